@@ -1,0 +1,5 @@
+import sys
+
+from evalui.cli import main
+
+sys.exit(main())

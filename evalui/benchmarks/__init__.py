@@ -1,0 +1,1 @@
+"""One package per benchmark or task: load, request, parse, score, metrics, export."""

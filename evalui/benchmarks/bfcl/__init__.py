@@ -1,0 +1,1 @@
+"""BFCL single-turn function calling."""

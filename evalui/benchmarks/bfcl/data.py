@@ -1,0 +1,82 @@
+"""BFCL v4 data as bfcl-eval ships it: questions with function docs, and possible answers."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalui.errors import InputError
+from evalui.scoring.bfcl import CATEGORIES, RELEVANCE_CATEGORIES
+from evalui.scoring.bfcl_official import INSTALL_HINT, BfclUnavailable
+
+VERSION_PREFIX = "BFCL_v4"
+
+
+@dataclass(frozen=True)
+class BfclEntry:
+    id: str
+    category: str
+    question: list  # turns of chat messages, as the dataset stores them
+    functions: list[dict]
+    possible_answer: list[dict] | None
+
+    def user_messages(self) -> list[dict]:
+        """The single-turn conversation: the first (and only) turn's messages."""
+        return list(self.question[0]) if self.question else []
+
+
+def bfcl_data_dir() -> Path:
+    """bfcl-eval's bundled data folder, found without importing the package's code."""
+    spec = importlib.util.find_spec("bfcl_eval")
+    if spec is None or not spec.submodule_search_locations:
+        raise BfclUnavailable(INSTALL_HINT)
+    return Path(next(iter(spec.submodule_search_locations))) / "data"
+
+
+def check_category(category: str) -> str:
+    if category not in CATEGORIES:
+        raise InputError(f"unknown BFCL category {category!r}; choose from: {', '.join(CATEGORIES)}")
+    return category
+
+
+def _read_json_lines(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+@functools.lru_cache(maxsize=32)
+def load_category(category: str) -> tuple[BfclEntry, ...]:
+    """All entries of one single-turn category, in dataset order."""
+    check_category(category)
+    data_dir = bfcl_data_dir()
+    questions = _read_json_lines(data_dir / f"{VERSION_PREFIX}_{category}.json")
+    answers: dict[str, list] = {}
+    if category not in RELEVANCE_CATEGORIES:
+        for record in _read_json_lines(data_dir / "possible_answer" / f"{VERSION_PREFIX}_{category}.json"):
+            answers[record["id"]] = record["ground_truth"]
+    return tuple(
+        BfclEntry(
+            id=q["id"],
+            category=category,
+            question=q["question"],
+            functions=q["function"],
+            possible_answer=answers.get(q["id"]) if category not in RELEVANCE_CATEGORIES else None,
+        )
+        for q in questions
+    )
+
+
+def entries_by_id(category: str) -> dict[str, BfclEntry]:
+    return {entry.id: entry for entry in load_category(category)}
+
+
+def category_of_id(entry_id: str) -> str | None:
+    """Category encoded in an entry id such as ``live_simple_12-5-3`` or ``simple_python_7``."""
+    stem = entry_id.split(":")[0]
+    for category in sorted(CATEGORIES, key=len, reverse=True):
+        if stem.startswith(category + "_"):
+            return category
+    return None

@@ -1,0 +1,73 @@
+"""Score an official-format BFCL result file (JSON lines ``{"id", "result"}``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from evalui.benchmarks.bfcl.data import category_of_id, check_category, entries_by_id
+from evalui.errors import InputError
+from evalui.jsonl import iter_jsonl
+from evalui.scoring.bfcl import result_shape, score_entry
+from evalui.scoring.metrics import accuracy
+
+
+def read_result_file(path: str | Path, category: str) -> list[tuple[int, str, object]]:
+    """(line, id, result) for every line, after checking each id belongs to ``category``."""
+    check_category(category)
+    known = entries_by_id(category)
+    seen: dict[str, int] = {}
+    rows = []
+    for line, record in iter_jsonl(path):
+        entry_id = record.get("id")
+        if not isinstance(entry_id, str):
+            raise InputError('missing string field "id"', path=str(path), line=line)
+        if "result" not in record:
+            raise InputError(f'missing field "result" for id {entry_id!r}', path=str(path), line=line)
+        if entry_id not in known:
+            other = category_of_id(entry_id)
+            if other and other != category:
+                raise InputError(
+                    f"id {entry_id!r} belongs to category {other!r}, not {category!r}; "
+                    f"is this the result file of another category?",
+                    path=str(path),
+                    line=line,
+                )
+            raise InputError(f"id {entry_id!r} is not in the {category} dataset", path=str(path), line=line)
+        if entry_id in seen:
+            raise InputError(f"id {entry_id!r} repeats line {seen[entry_id]}", path=str(path), line=line)
+        try:
+            result_shape(record["result"])
+        except ValueError as exc:
+            raise InputError(str(exc), path=str(path), line=line) from None
+        seen[entry_id] = line
+        rows.append((line, entry_id, record["result"]))
+    return rows
+
+
+def score_result_file(
+    path: str | Path, category: str, *, underscore_to_dot: bool = False
+) -> tuple[list[dict], dict]:
+    """Per-id verdict rows and a summary ``{"category", "total", "correct", "accuracy", …}``."""
+    rows = read_result_file(path, category)
+    known = entries_by_id(category)
+    verdicts = list(_verdict_rows(rows, known, category, underscore_to_dot))
+    overall = accuracy(v["correct"] for v in verdicts)
+    summary = {
+        "category": category,
+        "total": overall.total,
+        "correct": overall.successes,
+        "accuracy": overall.rate,
+        "ci95": [overall.low, overall.high],
+        "missing": len(known) - overall.total,
+    }
+    return verdicts, summary
+
+
+def _verdict_rows(rows, known, category, underscore_to_dot) -> Iterator[dict]:
+    for _line, entry_id, result in rows:
+        entry = known[entry_id]
+        verdict = score_entry(
+            category, entry.functions, entry.possible_answer, result, underscore_to_dot=underscore_to_dot
+        )
+        yield {"id": entry_id, **verdict.as_dict()}

@@ -1,0 +1,1 @@
+"""GAIA general-assistant benchmark."""

@@ -1,0 +1,45 @@
+"""GAIA metadata (``metadata.jsonl`` or ``metadata.parquet``): task ids, final answers, levels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evalui.errors import InputError
+from evalui.jsonl import iter_jsonl
+
+REQUIRED_FIELDS = ("task_id", "Final answer")
+
+
+def read_metadata(path: str | Path) -> list[dict]:
+    """Records with at least ``task_id``, ``Final answer`` and ``Level`` (None when absent)."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such file", path=str(path))
+    if path.suffix == ".parquet":
+        records = _read_parquet(path)
+        numbered = list(enumerate(records, start=1))
+    else:
+        numbered = list(iter_jsonl(path))
+    tasks = []
+    for line, record in numbered:
+        for name in REQUIRED_FIELDS:
+            if name not in record or record[name] is None:
+                raise InputError(f"missing field {name!r}", path=str(path), line=line)
+        record = dict(record)
+        record["task_id"] = str(record["task_id"])
+        record["Final answer"] = str(record["Final answer"])
+        level = record.get("Level")
+        record["Level"] = None if level is None else str(level)
+        tasks.append(record)
+    return tasks
+
+
+def _read_parquet(path: Path) -> list[dict]:
+    import pandas as pd
+
+    try:
+        frame = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several unrelated types for a bad file
+        raise InputError(f"cannot read parquet ({exc})", path=str(path)) from None
+    frame = frame.astype(object).where(frame.notna(), None)
+    return frame.to_dict(orient="records")

@@ -1,0 +1,41 @@
+"""The ``evalui`` command line. It never imports gradio."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from evalui.errors import InputError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from evalui.cli import bfcl, gaia
+
+    parser = argparse.ArgumentParser(prog="evalui", description="Evaluate LLM agents: BFCL, GAIA, AIME.")
+    benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="{bfcl,gaia}")
+    bfcl.register(benchmarks)
+    gaia.register(benchmarks)
+    return parser
+
+
+def print_summary(summary: dict) -> None:
+    """The JSON summary is always the last line printed, so scripts can read it with tail -1."""
+    sys.stdout.flush()
+    print(json.dumps(summary, ensure_ascii=False), flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except InputError as exc:
+        print(f"evalui: error: {exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:  # missing optional dependency, unreachable endpoint, …
+        print(f"evalui: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("evalui: interrupted; run again with the same --exp-id to resume", file=sys.stderr)
+        return 130

@@ -1,0 +1,36 @@
+"""Reading JSON-lines files with errors that name the file and the line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from evalui.errors import InputError
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for each non-blank line; raise InputError on bad input."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such file", path=str(path))
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON ({exc.msg})", path=str(path), line=number) from None
+            if not isinstance(record, dict):
+                raise InputError("expected a JSON object on this line", path=str(path), line=number)
+            yield number, record
+
+
+def write_jsonl(path: str | Path, records) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return path

@@ -1,0 +1,68 @@
+"""Lazy access to bfcl-eval's own decoder and AST checker.
+
+evalui delegates every BFCL verdict to these functions so that its numbers are the
+leaderboard's by construction. Importing the checker costs several seconds (it loads
+every provider SDK), so nothing is imported until the first verdict is needed.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+INSTALL_HINT = (
+    "bfcl-eval is not installed. Install it without its heavy dependencies: "
+    "pip install --no-deps bfcl-eval==2026.3.23 && pip install -r requirements-bfcl.txt"
+)
+
+# The checker only consults the model registry to decide whether dotted function names were
+# rewritten with underscores (OpenAI-style FC names). These two registered names select the two
+# behaviours; they say nothing else about the model being evaluated.
+_MODEL_KEEPING_DOTS = "gpt-4o-2024-11-20"
+_MODEL_UNDERSCORE_TO_DOT = "gpt-4o-2024-11-20-FC"
+
+
+class BfclUnavailable(RuntimeError):
+    """bfcl-eval (or a package its checker imports) is missing."""
+
+
+@dataclass(frozen=True)
+class OfficialBfcl:
+    ast_checker: Callable[..., dict]
+    decode_prompting: Callable[..., list]
+    is_function_calling_format: Callable[[Any], bool]
+    is_empty_output: Callable[[Any], bool]
+    language: Any
+    return_format: Any
+
+    def checker_model_name(self, underscore_to_dot: bool) -> str:
+        return _MODEL_UNDERSCORE_TO_DOT if underscore_to_dot else _MODEL_KEEPING_DOTS
+
+
+@functools.cache
+def load_official() -> OfficialBfcl:
+    # bfcl-eval creates result/score folders under BFCL_PROJECT_ROOT when imported; keep them
+    # out of site-packages and out of the user's working tree.
+    os.environ.setdefault(
+        "BFCL_PROJECT_ROOT", str(Path(tempfile.gettempdir()) / "evalui-bfcl-eval-root")
+    )
+    try:
+        from bfcl_eval.constants.enums import Language, ReturnFormat
+        from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
+        from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+        from bfcl_eval.utils import is_empty_output, is_function_calling_format_output
+    except ImportError as exc:
+        raise BfclUnavailable(f"{INSTALL_HINT} ({exc})") from exc
+    return OfficialBfcl(
+        ast_checker=ast_checker,
+        decode_prompting=default_decode_ast_prompting,
+        is_function_calling_format=is_function_calling_format_output,
+        is_empty_output=is_empty_output,
+        language=Language,
+        return_format=ReturnFormat,
+    )
+
