@@ -124,4 +124,6 @@ def extract_final_answer(response: str | None) -> str | None:
     if candidates:
         return candidates[-1]
     lines = [line for line in response.strip().splitlines() if line.strip()]
-    return _tidy_answer(lines[-1]) if lines else None
+    if not lines or _FINAL_ANSWER.search(lines[-1]):
+        return None  # nothing but an echo of the template
+    return _tidy_answer(lines[-1])

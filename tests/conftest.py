@@ -1,0 +1,20 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@pytest.fixture(scope="session")
+def official_runner():
+    """bfcl-eval's own per-entry evaluation functions and handlers, the reference for agreement."""
+    os.environ.setdefault("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    from evalui.scoring.bfcl_official import load_official
+
+    load_official()  # sets BFCL_PROJECT_ROOT before bfcl-eval is first imported
+    from bfcl_eval.eval_checker import eval_runner
+
+    return eval_runner
