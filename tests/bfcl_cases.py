@@ -6,72 +6,9 @@ Nothing here decides whether a result is right; the tests ask both evalui and bf
 from __future__ import annotations
 
 import copy
-import json
 import random
 
-
-def gold_calls(possible_answer: list[dict]) -> list[tuple[str, dict]]:
-    """One concrete call per ground-truth function: the first acceptable value, optional ones left out."""
-    calls = []
-    for item in possible_answer:
-        name, params = next(iter(item.items()))
-        args = {}
-        for param, values in params.items():
-            chosen = next((v for v in values if v != ""), "")
-            if chosen != "":
-                args[param] = _first_choice(chosen)
-        calls.append((name, args))
-    return calls
-
-
-def _first_choice(value):
-    # Nested dicts in possible answers hold lists of acceptable values per key.
-    if isinstance(value, dict):
-        return {k: _first_choice(next((x for x in v if x != ""), v[0]) if isinstance(v, list) and v else v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_first_choice(v) for v in value]
-    return value
-
-
-def render_value(value, language: str) -> str:
-    if language == "python":
-        return repr(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        inner = ", ".join(render_value(v, language) for v in value)
-        return f"[{inner}]" if language == "javascript" else f"new ArrayList<>(Arrays.asList({inner}))"
-    if isinstance(value, dict):
-        if language == "javascript":
-            return "{" + ", ".join(f"{k}: {render_value(v, language)}" for k, v in value.items()) + "}"
-        puts = " ".join(f"put({json.dumps(k)}, {render_value(v, language)});" for k, v in value.items())
-        return f"new HashMap<String, Object>() {{{{ {puts} }}}}"
-    return str(value)
-
-
-def prompt_text(calls: list[tuple[str, dict]], language: str) -> str:
-    rendered = []
-    for name, args in calls:
-        inner = ", ".join(f"{k}={render_value(v, language)}" for k, v in args.items())
-        rendered.append(f"{name}({inner})")
-    return "[" + ", ".join(rendered) + "]"
-
-
-def fc_value(value, language: str):
-    # FC-mode Java and JavaScript arguments are strings in their language's syntax.
-    return value if language == "python" else render_value(value, language)
-
-
-def fc_result(calls: list[tuple[str, dict]], language: str, underscore_names: bool) -> list[dict]:
-    out = []
-    for name, args in calls:
-        shown = name.replace(".", "_") if underscore_names else name
-        out.append({shown: json.dumps({k: fc_value(v, language) for k, v in args.items()})})
-    return out
+from evalui.benchmarks.bfcl.gold import fc_result, gold_calls, prompt_text  # noqa: F401  (re-exported for tests)
 
 
 def _changed_value(value, rng: random.Random):

@@ -1,0 +1,36 @@
+# Two entry points set up a fresh machine: `make app` and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: app test bench setup browser clean
+
+$(STAMP): pyproject.toml requirements-bfcl.txt
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	# bfcl-eval without its declared dependencies (numpy pin, torch via sentence-transformers);
+	# requirements-bfcl.txt lists what its checker really imports.
+	$(BIN)/pip install --quiet --no-deps bfcl-eval==2026.3.23
+	$(BIN)/pip install --quiet -r requirements-bfcl.txt
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+# Debian's Chromium for the Playwright browser tests; Playwright's own browser download is never used.
+browser:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+app: $(STAMP)
+	$(BIN)/python app.py
+
+test: $(STAMP) browser
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python bench/bfcl_scoring.py
+
+clean:
+	rm -rf $(VENV)
