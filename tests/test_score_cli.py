@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from bfcl_cases import gold_calls, prompt_text
@@ -13,7 +14,9 @@ from evalui.benchmarks.bfcl.data import load_category
 
 
 def run_cli(*args, module=True):
-    command = [sys.executable, "-m", "evalui", *args] if module else ["evalui", *args]
+    # The console script installed beside this interpreter, whether or not the venv is activated.
+    script = str(Path(sys.executable).parent / "evalui")
+    command = [sys.executable, "-m", "evalui", *args] if module else [script, *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=300)
 
 

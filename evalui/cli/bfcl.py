@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args
+from evalui.errors import InputError
 from evalui.jsonl import write_jsonl
 
 
@@ -14,19 +16,54 @@ def register(benchmarks) -> None:
     score.add_argument("--results", required=True, help='JSON lines {"id", "result"}')
     score.add_argument("--out", help="write one verdict line per id to this JSONL file")
     score.add_argument(
-        "--underscore-to-dot",
+        "--fc-names-dotted",
         action="store_true",
-        help="the model saw dotted function names with '_' instead of '.', as OpenAI-style FC models do",
+        help="FC results keep dotted function names (by default they are read as OpenAI-style FC "
+        "models and evalui write them: 'math.factorial' called as 'math_factorial')",
     )
     score.set_defaults(handler=run_score)
+
+    run = commands.add_parser("run", help="run BFCL against an OpenAI-compatible endpoint")
+    run.add_argument("--category", required=True, help="one category or several, comma-separated")
+    run.add_argument("--limit", type=int, help="at most N samples per category")
+    run.add_argument("--mode", choices=("fc", "prompt"), default="fc",
+                     help="fc: native tool calls; prompt: the model writes [func(param=value)]")
+    add_endpoint_flags(run)
+    add_run_flags(run)
+    run.set_defaults(handler=run_run)
 
 
 def run_score(args) -> int:
     from evalui.benchmarks.bfcl.score_file import score_result_file
     from evalui.cli import print_summary
 
-    verdicts, summary = score_result_file(args.results, args.category, underscore_to_dot=args.underscore_to_dot)
+    verdicts, summary = score_result_file(args.results, args.category, fc_names_underscored=not args.fc_names_dotted)
     if args.out:
         write_jsonl(args.out, verdicts)
     print_summary(summary)
+    return 0
+
+
+def run_run(args) -> int:
+    from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+    from evalui.cli import print_summary
+    from evalui.engine.store import RunStore
+
+    settings = endpoint_from_args(args)
+    if args.limit is not None and args.limit < 1:
+        raise InputError("--limit must be at least 1")
+    store = RunStore()
+    try:
+        exp_id = prepare_bfcl_run(store, settings, args.category.split(","), limit=args.limit,
+                                  mode=args.mode, exp_id=args.exp_id)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    bar = ProgressBar(f"BFCL {exp_id}")
+    try:
+        summary = execute_bfcl_run(store, settings, exp_id, concurrency=args.concurrency,
+                                   requests_per_minute=args.rpm, on_progress=bar, out=args.out)
+    finally:
+        bar.close()
+    print_summary({key: summary[key] for key in
+                   ("exp_id", "total", "correct", "accuracy", "errors", "duration_s", "out_dir", "status", "by_category")})
     return 0

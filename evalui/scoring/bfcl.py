@@ -95,10 +95,14 @@ def decode_fc(result: list) -> list[dict]:
     return decoded
 
 
-def decode_result(result: Any, category: str) -> list:
-    """Decode a model result to ``[{name: {param: value}}]``; raises on a decode failure."""
+def decode_result(result: Any, category: str, mode: str | None = None) -> list:
+    """Decode a model result to ``[{name: {param: value}}]``; raises on a decode failure.
+
+    ``mode`` is "fc" or "prompt"; by default it follows the result's shape. An FC run whose model
+    answered in plain text decodes in FC mode, and so fails, exactly as upstream.
+    """
     official = load_official()
-    if result_shape(result) == "fc":
+    if (mode or result_shape(result)) == "fc":
         return decode_fc(result)
     # Relevance checks decode as Python whatever the category, as the official runner does.
     language = "python" if category in RELEVANCE_CATEGORIES else language_of(category)
@@ -110,11 +114,11 @@ def decode_result(result: Any, category: str) -> list:
     return official.decode_prompting(result, return_format, False)
 
 
-def score_relevance(category: str, result: Any) -> BfclVerdict:
+def score_relevance(category: str, result: Any, mode: str | None = None) -> BfclVerdict:
     official = load_official()
     decoded = None
     try:
-        decoded = decode_result(result, category)
+        decoded = decode_result(result, category, mode)
         has_call = not official.is_empty_output(decoded)
         detail = "" if has_call else "decoded, but holds no function call"
     except Exception as exc:  # any decoder error means "no call", exactly as upstream
@@ -148,21 +152,23 @@ def score_entry(
     result: Any,
     *,
     underscore_to_dot: bool = False,
+    mode: str | None = None,
 ) -> BfclVerdict:
     """Judge one model result for one BFCL entry.
 
     ``functions`` is the entry's ``function`` list, ``possible_answer`` its ``ground_truth``
     (None for the relevance categories). ``underscore_to_dot`` says the model saw dotted
-    function names rewritten with underscores, as OpenAI-style FC handlers do.
+    function names rewritten with underscores, as OpenAI-style FC handlers do. ``mode``
+    forces "fc" or "prompt" decoding instead of inferring it from the result's shape.
     """
     if category not in CATEGORIES:
         raise ValueError(f"unknown BFCL category {category!r}; expected one of {', '.join(CATEGORIES)}")
     if category in RELEVANCE_CATEGORIES:
-        return score_relevance(category, result)
+        return score_relevance(category, result, mode)
 
     official = load_official()
     try:
-        decoded = decode_result(result, category)
+        decoded = decode_result(result, category, mode)
     except Exception as exc:
         return BfclVerdict(
             False, "decode_failure", f"Failed to decode the calls: {exc}", "ast_decoder:decoder_failed"

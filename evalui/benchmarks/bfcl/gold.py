@@ -62,10 +62,11 @@ def prompt_text(calls: list[tuple[str, dict]], language: str = "python") -> str:
 
 
 def fc_arguments(args: dict, language: str = "python") -> str:
-    """FC-mode arguments JSON; Java and JavaScript values are strings in their own syntax."""
+    """FC-mode arguments JSON; Java and JavaScript values are strings in their own syntax
+    (a plain string stays as it is, the way a model fills a string-typed parameter)."""
     if language == "python":
         return json.dumps(args)
-    return json.dumps({k: render_value(v, language) for k, v in args.items()})
+    return json.dumps({k: v if isinstance(v, str) else render_value(v, language) for k, v in args.items()})
 
 
 def fc_result(calls: list[tuple[str, dict]], language: str = "python", underscore_names: bool = False) -> list[dict]:

@@ -46,12 +46,16 @@ def read_result_file(path: str | Path, category: str) -> list[tuple[int, str, ob
 
 
 def score_result_file(
-    path: str | Path, category: str, *, underscore_to_dot: bool = False
+    path: str | Path, category: str, *, fc_names_underscored: bool = True
 ) -> tuple[list[dict], dict]:
-    """Per-id verdict rows and a summary ``{"category", "total", "correct", "accuracy", …}``."""
+    """Per-id verdict rows and a summary ``{"category", "total", "correct", "accuracy", …}``.
+
+    FC-mode results are read the way ``bfcl generate`` writes them for OpenAI-style FC models
+    (and the way evalui exports them): dotted function names appear with underscores.
+    """
     rows = read_result_file(path, category)
     known = entries_by_id(category)
-    verdicts = list(_verdict_rows(rows, known, category, underscore_to_dot))
+    verdicts = list(_verdict_rows(rows, known, category, fc_names_underscored))
     overall = accuracy(v["correct"] for v in verdicts)
     summary = {
         "category": category,
@@ -64,9 +68,10 @@ def score_result_file(
     return verdicts, summary
 
 
-def _verdict_rows(rows, known, category, underscore_to_dot) -> Iterator[dict]:
+def _verdict_rows(rows, known, category, fc_names_underscored) -> Iterator[dict]:
     for _line, entry_id, result in rows:
         entry = known[entry_id]
+        underscore_to_dot = fc_names_underscored and result_shape(result) == "fc"
         verdict = score_entry(
             category, entry.functions, entry.possible_answer, result, underscore_to_dot=underscore_to_dot
         )

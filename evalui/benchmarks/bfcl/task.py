@@ -1,0 +1,50 @@
+"""The BFCL task for the run engine: build the request, call the model, judge with the core."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evalui.benchmarks.bfcl.data import entries_by_id, load_category
+from evalui.benchmarks.bfcl.request import build_request, result_from_response
+from evalui.engine.store import Sample
+from evalui.scoring.bfcl import score_entry
+
+BENCHMARK = "bfcl"
+
+
+def sample_specs(categories: list[str], limit: int | None) -> list[tuple[str, str, dict]]:
+    """(sample_id, category, payload) for the first ``limit`` entries of each category."""
+    specs = []
+    for category in categories:
+        entries = load_category(category)
+        for entry in entries[: limit or None]:
+            specs.append((entry.id, category, {"category": category}))
+    return specs
+
+
+@dataclass
+class BfclTask:
+    mode: str = "fc"
+    benchmark: str = BENCHMARK
+
+    def _entry(self, sample: Sample):
+        return entries_by_id(sample.group)[sample.sample_id]
+
+    def build_request(self, sample: Sample) -> dict:
+        return build_request(self._entry(sample), self.mode)
+
+    def call(self, client, sample: Sample, request: dict):
+        return client.chat(request["messages"], tools=request.get("tools"))
+
+    def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
+        entry = self._entry(sample)
+        result = result_from_response(response, self.mode)
+        verdict = score_entry(
+            sample.group,
+            entry.functions,
+            entry.possible_answer,
+            result,
+            underscore_to_dot=self.mode == "fc",
+            mode=self.mode,
+        )
+        return result, verdict.correct, verdict.as_dict()

@@ -1,0 +1,65 @@
+"""Flags and helpers shared by the run commands."""
+
+from __future__ import annotations
+
+import os
+
+from evalui.errors import InputError
+
+
+def add_endpoint_flags(parser, *, model_help: str = "model name at the endpoint") -> None:
+    parser.add_argument("--base-url", help="OpenAI-compatible base URL (default: $OPENAI_BASE_URL)")
+    parser.add_argument("--model", help=model_help)
+    parser.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                        help="environment variable that holds the API key (the key itself is never a flag)")
+    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--max-tokens", type=int, default=1024)
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    parser.add_argument("--max-retries", type=int, default=4)
+
+
+def add_run_flags(parser) -> None:
+    parser.add_argument("--concurrency", type=int, default=8, help="requests in flight at once")
+    parser.add_argument("--rpm", type=float, help="at most this many requests per minute")
+    parser.add_argument("--exp-id", help="name of the run; an existing one resumes")
+    parser.add_argument("--out", help="folder for the exports (default: $EVALUI_DATA_DIR/runs/EXP_ID)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for any sampling the run does")
+
+
+def endpoint_from_args(args):
+    from evalui.engine.settings import EndpointSettings
+
+    base_url = args.base_url or os.environ.get("OPENAI_BASE_URL", "")
+    if not base_url:
+        raise InputError("--base-url is required (or set OPENAI_BASE_URL)")
+    if not args.model:
+        raise InputError("--model is required")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise InputError("--concurrency must be at least 1")
+    return EndpointSettings(
+        base_url=base_url,
+        model=args.model,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        timeout_s=args.timeout,
+        max_retries=args.max_retries,
+    ).with_key_from_env(args.api_key_env)
+
+
+class ProgressBar:
+    """A tqdm bar fed by the runner's progress events (which arrive from worker threads)."""
+
+    def __init__(self, description: str):
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=0, desc=description, unit="sample", dynamic_ncols=True)
+
+    def __call__(self, progress) -> None:
+        if self._bar.total != progress.total:
+            self._bar.total = progress.total
+        self._bar.n = progress.done
+        self._bar.set_postfix(correct=progress.correct, errors=progress.errors, tokens=progress.tokens, refresh=False)
+        self._bar.refresh()
+
+    def close(self) -> None:
+        self._bar.close()

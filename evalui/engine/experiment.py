@@ -1,0 +1,51 @@
+"""What every launcher does around the runner: name the run, register it, collect its numbers."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from pathlib import Path
+
+from evalui.config import runs_dir
+from evalui.engine.store import RunStore, Sample
+from evalui.scoring.metrics import accuracy, accuracy_by
+
+
+def new_exp_id(benchmark: str, model: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", model.split("/")[-1]).strip("-").lower() or "model"
+    return f"{benchmark}-{slug}-{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def check_exp_id(exp_id: str) -> str:
+    # exp_id names a folder under the data dir, so it must not escape it.
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", exp_id or ""):
+        raise ValueError(f"exp_id {exp_id!r}: use letters, digits, '.', '_' and '-' (at most 128)")
+    return exp_id
+
+
+def run_folder(exp_id: str, out: str | Path | None) -> Path:
+    folder = Path(out) if out else runs_dir() / exp_id
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def sample_summary(store: RunStore, exp_id: str) -> tuple[list[Sample], dict]:
+    """Judged samples and the figures every benchmark reports: accuracy, per group, errors, tokens."""
+    samples = store.samples(exp_id)
+    judged = [s for s in samples if s.stage == "judged"]
+    overall = accuracy(bool(s.correct) for s in judged)
+    per_group = accuracy_by((s.group, bool(s.correct)) for s in judged)
+    error_types = Counter((s.verdict or {}).get("error_type") or "endpoint_error" for s in judged if not s.correct)
+    return judged, {
+        "exp_id": exp_id,
+        "total": len(samples),
+        "judged": len(judged),
+        "correct": overall.successes,
+        "accuracy": overall.rate,
+        "ci95": [overall.low, overall.high],
+        "errors": sum(1 for s in samples if s.stage != "judged" and s.error),
+        "tokens": sum(s.prompt_tokens + s.completion_tokens for s in samples),
+        "by_group": {g: p.as_dict() for g, p in per_group.items()},
+        "error_types": dict(error_types.most_common()),
+    }

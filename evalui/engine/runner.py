@@ -1,0 +1,174 @@
+"""Concurrent, resumable execution of a task's samples, with progress events.
+
+A task says how to build a request, how to call the model and how to judge the answer; the
+runner owns concurrency, the rate limit, cancellation, the store and progress.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Protocol
+
+from evalui.engine.client import ChatReply, EndpointError
+from evalui.engine.store import RunStore, Sample
+
+
+class Task(Protocol):
+    benchmark: str
+
+    def build_request(self, sample: Sample) -> dict: ...
+
+    def call(self, client, sample: Sample, request: dict) -> ChatReply: ...
+
+    def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]: ...
+
+
+@dataclass(frozen=True)
+class Progress:
+    exp_id: str
+    total: int
+    done: int
+    correct: int
+    errors: int
+    tokens: int
+    elapsed_s: float
+    eta_s: float | None
+    message: str = ""
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 1.0
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class RateLimiter:
+    """At most ``per_minute`` starts per minute, evenly spaced; shared by all workers."""
+
+    def __init__(self, per_minute: float | None):
+        self._interval = 60.0 / per_minute if per_minute else 0.0
+        self._next = time.monotonic()
+        self._lock = threading.Lock()
+
+    def wait(self, cancel: threading.Event) -> None:
+        if not self._interval:
+            return
+        with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next)
+            self._next = start + self._interval
+        cancel.wait(max(0.0, start - now))
+
+
+def reply_to_response(reply: ChatReply) -> dict:
+    return {"text": reply.text, "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in reply.tool_calls]}
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
+def run_experiment(
+    store: RunStore,
+    exp_id: str,
+    task: Task,
+    client,
+    *,
+    concurrency: int = 8,
+    requests_per_minute: float | None = None,
+    cancel: threading.Event | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    secrets: Iterable[str] = (),
+) -> Progress:
+    """Run every unfinished sample of ``exp_id``: judged samples are never sent again."""
+    cancel = cancel or threading.Event()
+    secrets = tuple(secrets)
+    limiter = RateLimiter(requests_per_minute)
+    lock = threading.Lock()
+    counts = store.progress(exp_id)
+    started = time.perf_counter()
+    done_here = 0
+
+    def report(message: str) -> Progress:
+        nonlocal done_here
+        elapsed = time.perf_counter() - started
+        remaining = counts["total"] - counts["judged"]
+        eta = elapsed / done_here * remaining if done_here else None
+        progress = Progress(exp_id, counts["total"], counts["judged"], counts["correct"], counts["errors"],
+                            counts["tokens"], elapsed, eta, message)
+        if on_progress:
+            on_progress(progress)
+        return progress
+
+    def judge(sample: Sample, response: dict) -> bool:
+        prediction, correct, verdict = task.judge(sample, response)
+        store.record_judgement(exp_id, sample.sample_id, prediction=prediction, correct=correct, verdict=verdict)
+        return bool(correct)
+
+    def work(sample: Sample) -> None:
+        nonlocal done_here
+        if cancel.is_set():
+            return
+        had_error = sample.error is not None
+        if sample.stage == "rollout":  # answered before a crash: judge it, never ask again
+            correct = judge(sample, sample.response)
+            tokens = 0
+        else:
+            limiter.wait(cancel)
+            if cancel.is_set():
+                return
+            request = task.build_request(sample)
+            try:
+                reply = task.call(client, sample, request)
+            except EndpointError as exc:
+                store.record_error(exp_id, sample.sample_id, request=request,
+                                   error=redact(str(exc), secrets), attempts=exc.attempts)
+                with lock:
+                    counts["errors"] += 0 if had_error else 1
+                    report(f"{sample.sample_id}: {redact(str(exc), secrets)}")
+                return
+            response = reply_to_response(reply)
+            store.record_rollout(exp_id, sample.sample_id, request=request, response=response,
+                                 latency_s=reply.latency_s, prompt_tokens=reply.prompt_tokens,
+                                 completion_tokens=reply.completion_tokens, attempts=reply.attempts)
+            correct = judge(sample, response)
+            tokens = reply.total_tokens
+        with lock:
+            done_here += 1
+            counts["judged"] += 1
+            counts["correct"] += correct
+            counts["errors"] -= 1 if had_error else 0
+            counts["tokens"] += tokens
+            report(f"{sample.sample_id}: {'correct' if correct else 'wrong'}")
+
+    pending = store.samples(exp_id, stages=("init", "rollout"))
+    store.set_status(exp_id, "running")
+    report(f"{len(pending)} of {counts['total']} samples to run")
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="evalui-run") as pool:
+            for future in [pool.submit(work, s) for s in pending]:
+                future.result()
+    except KeyboardInterrupt:
+        cancel.set()  # workers stop before their next request; answered samples are kept
+        store.set_status(exp_id, "cancelled")
+        raise
+    except BaseException:
+        store.set_status(exp_id, "failed")
+        raise
+    counts = store.progress(exp_id)
+    if cancel.is_set() and counts["judged"] < counts["total"]:
+        status = "cancelled"
+    elif counts["judged"] < counts["total"]:
+        status = "incomplete"  # some samples failed for good; a resume retries them
+    else:
+        status = "finished"
+    store.set_status(exp_id, status)
+    return report(status)

@@ -1,0 +1,57 @@
+"""Endpoint settings for any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, HF router)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from urllib.parse import urlparse
+
+HF_ROUTER_URL = "https://router.huggingface.co/v1"
+
+
+@dataclass(frozen=True)
+class EndpointSettings:
+    base_url: str
+    model: str
+    # The key is held only in memory: repr() hides it and nothing persists it.
+    api_key: str = field(default="", repr=False)
+    temperature: float = 0.0
+    max_tokens: int | None = 1024
+    timeout_s: float = 60.0
+    max_retries: int = 4
+
+    def public(self) -> dict:
+        """What may be stored, logged or exported: everything but the key."""
+        return {
+            "base_url": self.base_url,
+            "host": self.host,
+            "model": self.model,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "timeout_s": self.timeout_s,
+            "max_retries": self.max_retries,
+        }
+
+    @property
+    def host(self) -> str:
+        return urlparse(self.base_url).netloc or self.base_url
+
+    def with_key_from_env(self, variable: str | None) -> "EndpointSettings":
+        if not variable:
+            return self
+        return replace(self, api_key=os.environ.get(variable, ""))
+
+
+def default_endpoint() -> tuple[str, str, str]:
+    """(base URL, key, where it came from) from the environment.
+
+    OPENAI_BASE_URL / OPENAI_API_KEY win; with only HF_TOKEN set, the Hugging Face router is used.
+    """
+    base = os.environ.get("OPENAI_BASE_URL", "")
+    key = os.environ.get("OPENAI_API_KEY", "")
+    if base or key:
+        return base or "https://api.openai.com/v1", key, "OPENAI_BASE_URL / OPENAI_API_KEY"
+    token = os.environ.get("HF_TOKEN", "")
+    if token:
+        return HF_ROUTER_URL, token, "HF_TOKEN (Hugging Face router)"
+    return "", "", "not set"

@@ -1,0 +1,243 @@
+"""The run store: experiments and their samples in SQLite, so runs resume and can be compared.
+
+Each sample moves init → rollout → judged, as in the utu eval framework. A rollout that failed
+for good stays at init with its error recorded, and is retried when the run resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalui.config import data_dir
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS experiments (
+    exp_id TEXT PRIMARY KEY,
+    benchmark TEXT NOT NULL,
+    model TEXT NOT NULL DEFAULT '',
+    endpoint_host TEXT NOT NULL DEFAULT '',
+    config TEXT NOT NULL DEFAULT '{}',
+    status TEXT NOT NULL DEFAULT 'created',
+    summary TEXT,
+    out_dir TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS samples (
+    exp_id TEXT NOT NULL REFERENCES experiments(exp_id) ON DELETE CASCADE,
+    sample_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    grp TEXT NOT NULL DEFAULT '',
+    stage TEXT NOT NULL DEFAULT 'init',
+    payload TEXT NOT NULL DEFAULT '{}',
+    request TEXT,
+    response TEXT,
+    prediction TEXT,
+    latency_s REAL,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    correct INTEGER,
+    verdict TEXT,
+    error TEXT,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (exp_id, sample_id)
+);
+CREATE INDEX IF NOT EXISTS samples_by_stage ON samples(exp_id, stage);
+"""
+
+STAGES = ("init", "rollout", "judged")
+
+
+@dataclass
+class Sample:
+    exp_id: str
+    sample_id: str
+    position: int
+    group: str
+    stage: str
+    payload: dict
+    request: object = None
+    response: object = None
+    prediction: object = None
+    latency_s: float | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    attempts: int = 0
+    correct: bool | None = None
+    verdict: dict | None = None
+    error: str | None = None
+
+
+def _dumps(value) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _loads(text):
+    return None if text is None else json.loads(text)
+
+
+class RunStore:
+    """Thread-safe access to one SQLite database; every write is committed at once."""
+
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path) if path else data_dir() / "evalui.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        self._db.row_factory = sqlite3.Row
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(SCHEMA)
+            self._db.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _write(self, sql: str, params: Iterable = ()) -> None:
+        with self._lock:
+            self._db.execute(sql, tuple(params))
+            self._db.commit()
+
+    def _read(self, sql: str, params: Iterable = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._db.execute(sql, tuple(params)).fetchall()
+
+    # experiments ------------------------------------------------------------------------------
+    def create_or_get_experiment(self, exp_id: str, benchmark: str, model: str, endpoint_host: str, config: dict) -> dict:
+        """The experiment ``exp_id``; created when new. An existing one must be the same benchmark."""
+        existing = self.experiment(exp_id)
+        if existing:
+            if existing["benchmark"] != benchmark:
+                raise ValueError(
+                    f"exp_id {exp_id!r} already holds a {existing['benchmark']} run, not {benchmark}"
+                )
+            return existing
+        now = time.time()
+        self._write(
+            "INSERT INTO experiments (exp_id, benchmark, model, endpoint_host, config, status, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, 'created', ?, ?)",
+            (exp_id, benchmark, model, endpoint_host, _dumps(config), now, now),
+        )
+        return self.experiment(exp_id)
+
+    def experiment(self, exp_id: str) -> dict | None:
+        rows = self._read("SELECT * FROM experiments WHERE exp_id = ?", (exp_id,))
+        return self._experiment_dict(rows[0]) if rows else None
+
+    def experiments(self, benchmark: str | None = None) -> list[dict]:
+        sql = "SELECT * FROM experiments"
+        params: tuple = ()
+        if benchmark:
+            sql += " WHERE benchmark = ?"
+            params = (benchmark,)
+        return [self._experiment_dict(r) for r in self._read(sql + " ORDER BY created_at DESC", params)]
+
+    @staticmethod
+    def _experiment_dict(row: sqlite3.Row) -> dict:
+        record = dict(row)
+        record["config"] = _loads(record["config"]) or {}
+        record["summary"] = _loads(record["summary"])
+        return record
+
+    def set_status(self, exp_id: str, status: str, *, summary: dict | None = None, out_dir: str | None = None) -> None:
+        fields, params = ["status = ?", "updated_at = ?"], [status, time.time()]
+        if summary is not None:
+            fields.append("summary = ?")
+            params.append(_dumps(summary))
+        if out_dir is not None:
+            fields.append("out_dir = ?")
+            params.append(out_dir)
+        self._write(f"UPDATE experiments SET {', '.join(fields)} WHERE exp_id = ?", (*params, exp_id))
+
+    def delete_experiment(self, exp_id: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM samples WHERE exp_id = ?", (exp_id,))
+            self._db.execute("DELETE FROM experiments WHERE exp_id = ?", (exp_id,))
+            self._db.commit()
+
+    # samples ----------------------------------------------------------------------------------
+    def add_samples(self, exp_id: str, samples: Iterable[tuple[str, str, dict]]) -> int:
+        """Register (sample_id, group, payload) at stage init; samples already known are kept as they are."""
+        now = time.time()
+        with self._lock:
+            start = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE exp_id = ?", (exp_id,)).fetchone()[0]
+            cursor = self._db.executemany(
+                "INSERT OR IGNORE INTO samples (exp_id, sample_id, position, grp, payload, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [(exp_id, sid, start + i, group, _dumps(payload), now) for i, (sid, group, payload) in enumerate(samples)],
+            )
+            self._db.commit()
+            return cursor.rowcount
+
+    def samples(self, exp_id: str, stages: Iterable[str] | None = None) -> list[Sample]:
+        sql = "SELECT * FROM samples WHERE exp_id = ?"
+        params: list = [exp_id]
+        if stages is not None:
+            stages = list(stages)
+            sql += f" AND stage IN ({','.join('?' * len(stages))})"
+            params += stages
+        return [self._sample(r) for r in self._read(sql + " ORDER BY position", params)]
+
+    @staticmethod
+    def _sample(row: sqlite3.Row) -> Sample:
+        return Sample(
+            exp_id=row["exp_id"],
+            sample_id=row["sample_id"],
+            position=row["position"],
+            group=row["grp"],
+            stage=row["stage"],
+            payload=_loads(row["payload"]) or {},
+            request=_loads(row["request"]),
+            response=_loads(row["response"]),
+            prediction=_loads(row["prediction"]),
+            latency_s=row["latency_s"],
+            prompt_tokens=row["prompt_tokens"],
+            completion_tokens=row["completion_tokens"],
+            attempts=row["attempts"],
+            correct=None if row["correct"] is None else bool(row["correct"]),
+            verdict=_loads(row["verdict"]),
+            error=row["error"],
+        )
+
+    def record_rollout(self, exp_id: str, sample_id: str, *, request, response, latency_s: float,
+                       prompt_tokens: int, completion_tokens: int, attempts: int) -> None:
+        self._write(
+            "UPDATE samples SET stage = 'rollout', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
+            " completion_tokens = ?, attempts = attempts + ?, error = NULL, updated_at = ? WHERE exp_id = ? AND sample_id = ?",
+            (_dumps(request), _dumps(response), latency_s, prompt_tokens, completion_tokens, attempts, time.time(), exp_id, sample_id),
+        )
+
+    def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int) -> None:
+        self._write(
+            "UPDATE samples SET stage = 'init', request = ?, error = ?, attempts = attempts + ?, updated_at = ?"
+            " WHERE exp_id = ? AND sample_id = ?",
+            (_dumps(request), error, attempts, time.time(), exp_id, sample_id),
+        )
+
+    def record_judgement(self, exp_id: str, sample_id: str, *, prediction, correct: bool, verdict: dict) -> None:
+        self._write(
+            "UPDATE samples SET stage = 'judged', prediction = ?, correct = ?, verdict = ?, updated_at = ?"
+            " WHERE exp_id = ? AND sample_id = ?",
+            (_dumps(prediction), int(bool(correct)), _dumps(verdict), time.time(), exp_id, sample_id),
+        )
+
+    def progress(self, exp_id: str) -> dict:
+        """Counts for a progress bar: total, judged, correct, errors (pending with an error), tokens."""
+        row = self._read(
+            "SELECT COUNT(*) AS total,"
+            " SUM(stage = 'judged') AS judged,"
+            " SUM(stage = 'judged' AND correct = 1) AS correct,"
+            " SUM(stage != 'judged' AND error IS NOT NULL) AS errors,"
+            " SUM(prompt_tokens + completion_tokens) AS tokens"
+            " FROM samples WHERE exp_id = ?",
+            (exp_id,),
+        )[0]
+        return {key: int(row[key] or 0) for key in ("total", "judged", "correct", "errors", "tokens")}

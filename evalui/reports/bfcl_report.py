@@ -1,0 +1,72 @@
+"""The Markdown report of a BFCL run, with its chart beside it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from evalui.benchmarks.bfcl.data import entries_by_id
+from evalui.reports.charts import accuracy_bars, count_bars, write_html
+from evalui.reports.markdown import inert, percent, table, text_bar
+
+SAMPLE_ROWS = 50
+
+
+def _question(sample) -> str:
+    entry = entries_by_id(sample.group).get(sample.sample_id)
+    messages = entry.user_messages() if entry else []
+    return next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
+
+
+def _truth(sample) -> str:
+    entry = entries_by_id(sample.group).get(sample.sample_id)
+    if entry is None or entry.possible_answer is None:
+        return "no call" if "irrelevance" in sample.group else "any call"
+    return json.dumps(entry.possible_answer, ensure_ascii=False)
+
+
+def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: list) -> Path:
+    write_html(accuracy_bars(summary["by_category"], "BFCL accuracy per category"), folder / "accuracy.html")
+    if summary["error_types"]:
+        write_html(count_bars(summary["error_types"], "Error types"), folder / "errors.html")
+    endpoint = experiment["config"].get("endpoint", {})
+    lines = [
+        "# BFCL evaluation report",
+        "",
+        "## Overview",
+        "",
+        f"- Experiment: `{inert(summary['exp_id'])}`",
+        f"- Model: {inert(summary['model'])} at {inert(endpoint.get('host', ''))} ({summary['mode']} mode)",
+        f"- Samples: {summary['judged']} judged of {summary['total']}; {summary['errors']} endpoint errors",
+        f"- Accuracy: **{percent(summary['accuracy'])}** (95% CI {percent(summary['ci95'][0])}–{percent(summary['ci95'][1])})",
+        f"- Tokens: {summary['tokens']}",
+        f"- Status: {summary['status']}",
+        "",
+        "## Accuracy per category",
+        "",
+        table(
+            ["category", "correct", "total", "accuracy", ""],
+            [[c, p["successes"], p["total"], percent(p["rate"]), text_bar(p["rate"])] for c, p in summary["by_category"].items()],
+        ),
+        "",
+        "Chart: [accuracy.html](accuracy.html)",
+        "",
+        "## Error types",
+        "",
+        table(["error type", "count"], summary["error_types"].items()) if summary["error_types"] else "No wrong answers.",
+        "",
+        f"## Samples (first {SAMPLE_ROWS})",
+        "",
+        table(
+            ["id", "question", "prediction", "ground truth", "verdict"],
+            [
+                [s.sample_id, _question(s), json.dumps(s.prediction, ensure_ascii=False), _truth(s),
+                 "✅" if s.correct else f"❌ {(s.verdict or {}).get('error_type', '')}"]
+                for s in judged[:SAMPLE_ROWS]
+            ],
+        ),
+        "",
+    ]
+    path = folder / "report.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path

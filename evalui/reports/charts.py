@@ -1,0 +1,46 @@
+"""Plotly figures used by the dashboard and written next to reports."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import plotly.graph_objects as go
+
+
+def accuracy_bars(per_group: Mapping[str, Mapping], title: str = "Accuracy") -> go.Figure:
+    """Bars of accuracy per group with 95 % Wilson intervals; values are dicts with rate/low/high."""
+    names = list(per_group)
+    rates = [per_group[n]["rate"] for n in names]
+    figure = go.Figure(
+        go.Bar(
+            x=names,
+            y=rates,
+            text=[f"{r * 100:.1f}% (n={per_group[n]['total']})" for n, r in zip(names, rates)],
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": [per_group[n]["high"] - per_group[n]["rate"] for n in names],
+                "arrayminus": [per_group[n]["rate"] - per_group[n]["low"] for n in names],
+            },
+        )
+    )
+    figure.update_layout(title=title, yaxis={"range": [0, 1.05], "tickformat": ".0%"}, margin={"t": 50, "b": 40})
+    return figure
+
+
+def count_bars(counts: Mapping[str, int], title: str) -> go.Figure:
+    names = list(counts)
+    figure = go.Figure(go.Bar(x=names, y=[counts[n] for n in names]))
+    figure.update_layout(title=title, margin={"t": 50, "b": 40})
+    return figure
+
+
+def histogram(values: list[float], title: str, x_title: str) -> go.Figure:
+    figure = go.Figure(go.Histogram(x=values, nbinsx=30))
+    figure.update_layout(title=title, xaxis_title=x_title, yaxis_title="count", margin={"t": 50, "b": 40})
+    return figure
+
+
+def write_html(figure: go.Figure, path) -> None:
+    # The page must open offline, so plotly.js is embedded rather than fetched from a CDN.
+    figure.write_html(str(path), include_plotlyjs=True, full_html=True)

@@ -1,0 +1,1 @@
+"""A scripted OpenAI-compatible HTTP peer, for tests, benchmarks and offline demos."""

@@ -1,0 +1,148 @@
+"""A real HTTP server on 127.0.0.1 that speaks chat completions, answering as a script says.
+
+The script is a function ``(request_body, call_number) -> Reply``. Every request is recorded,
+so a test can count how often each sample was asked.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: dict | str | None = None
+    delay_s: float = 0.0
+    headers: dict = field(default_factory=dict)
+
+
+def completion(text: str | None = "", tool_calls: list[tuple[str, str]] | None = None,
+               prompt_tokens: int = 20, completion_tokens: int = 10, model: str = "scripted") -> Reply:
+    """A well-formed chat completion with optional tool calls (name, arguments_json)."""
+    message: dict = {"role": "assistant", "content": text}
+    if tool_calls:
+        message["tool_calls"] = [
+            {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": arguments}}
+            for i, (name, arguments) in enumerate(tool_calls)
+        ]
+    return Reply(body={
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if tool_calls else "stop"}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
+    })
+
+
+def error(status: int, message: str = "scripted error", retry_after: float | None = None) -> Reply:
+    headers = {"retry-after": str(retry_after)} if retry_after is not None else {}
+    return Reply(status=status, body={"error": {"message": message, "type": "scripted"}}, headers=headers)
+
+
+@dataclass
+class RecordedRequest:
+    number: int
+    path: str
+    body: dict
+    authorization: str
+    received_at: float
+
+
+Script = Callable[[dict, int], Reply]
+
+
+class ScriptedPeer:
+    """``with ScriptedPeer(script) as peer: peer.base_url`` — a live endpoint for the block's duration."""
+
+    def __init__(self, script: Script, host: str = "127.0.0.1", port: int = 0):
+        self.script = script
+        self.requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._numbers = itertools.count(1)
+        peer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_GET(self):
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(Reply(body={"object": "list", "data": [{"id": "scripted", "object": "model"}]}))
+                else:
+                    self._send(error(404, "not found"))
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw or b"{}")
+                except json.JSONDecodeError:
+                    self._send(error(400, "request body is not JSON"))
+                    return
+                number = next(peer._numbers)
+                with peer._lock:
+                    peer.requests.append(RecordedRequest(number, self.path, body,
+                                                         self.headers.get("authorization", ""), time.time()))
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(error(404, "not found"))
+                    return
+                try:
+                    reply = peer.script(body, number)
+                except Exception as exc:  # a broken script shows up as a 500, not a hung client
+                    reply = error(500, f"script failed: {exc}")
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
+                self._send(reply)
+
+            def _send(self, reply: Reply):
+                payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body or {})
+                data = payload.encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    for key, value in reply.headers.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout); nothing to tell it
+
+        self._server = ThreadingHTTPServer((host, port), Handler)
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> "ScriptedPeer":
+        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-peer", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> "ScriptedPeer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def chat_requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return [r for r in self.requests if r.path.rstrip("/").endswith("/chat/completions")]
