@@ -94,6 +94,9 @@ class RunStore:
         self._db.row_factory = sqlite3.Row
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
+            # WAL with synchronous=NORMAL keeps every commit through a process crash (kill -9);
+            # only a power cut could lose the last few, and those samples would simply run again.
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(SCHEMA)
             self._db.commit()

@@ -12,13 +12,13 @@ from evalui.reports.markdown import inert, percent, table, text_bar
 SAMPLE_ROWS = 50
 
 
-def _question(sample) -> str:
+def question_of(sample) -> str:
     entry = entries_by_id(sample.group).get(sample.sample_id)
     messages = entry.user_messages() if entry else []
     return next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
 
 
-def _truth(sample) -> str:
+def truth_of(sample) -> str:
     entry = entries_by_id(sample.group).get(sample.sample_id)
     if entry is None or entry.possible_answer is None:
         return "no call" if "irrelevance" in sample.group else "any call"
@@ -60,7 +60,7 @@ def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: lis
         table(
             ["id", "question", "prediction", "ground truth", "verdict"],
             [
-                [s.sample_id, _question(s), json.dumps(s.prediction, ensure_ascii=False), _truth(s),
+                [s.sample_id, question_of(s), json.dumps(s.prediction, ensure_ascii=False), truth_of(s),
                  "✅" if s.correct else f"❌ {(s.verdict or {}).get('error_type', '')}"]
                 for s in judged[:SAMPLE_ROWS]
             ],

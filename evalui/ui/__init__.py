@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 
-def build_demo():
+def build_demo(store=None):
     import gradio as gr
 
-    from evalui.ui import score_tab
+    from evalui.engine.store import RunStore
+    from evalui.ui import bfcl_tab, score_tab
+    from evalui.ui.endpoint_panel import build_endpoint_panel
 
+    store = store or RunStore()
     with gr.Blocks(title="evalui") as demo:
         gr.Markdown("# evalui\nEvaluate LLM agents: BFCL function calling, GAIA, generated AIME problems.")
+        endpoint = build_endpoint_panel()
         with gr.Tabs():
-            with gr.Tab("Score files", id="score"):
+            with gr.Tab("BFCL", id="bfcl", elem_id="tab-bfcl"):
+                bfcl_tab.build(demo, store, endpoint)
+            with gr.Tab("Score files", id="score", elem_id="tab-score"):
                 score_tab.build()
     return demo

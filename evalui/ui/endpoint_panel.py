@@ -1,0 +1,62 @@
+"""The endpoint settings shared by every launcher tab: base URL, model and a masked key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gradio as gr
+
+from evalui.engine.settings import EndpointSettings, default_endpoint
+
+
+@dataclass
+class EndpointInputs:
+    base_url: gr.Textbox
+    model: gr.Textbox
+    api_key: gr.Textbox
+    temperature: gr.Slider
+    max_tokens: gr.Number
+    timeout: gr.Number
+
+    def components(self) -> list:
+        return [self.base_url, self.model, self.api_key, self.temperature, self.max_tokens, self.timeout]
+
+
+def build_endpoint_panel() -> EndpointInputs:
+    base_url, key, source = default_endpoint()
+    key_note = f"empty: use the server's key from {source}" if key else "no key in the server environment"
+    with gr.Accordion("Endpoint (any OpenAI-compatible server)", open=not base_url):
+        with gr.Row():
+            base = gr.Textbox(value=base_url, label="Base URL", placeholder="http://127.0.0.1:8000/v1", elem_id="endpoint-base-url")
+            model = gr.Textbox(label="Model", placeholder="gpt-4o-mini, Qwen/Qwen3-8B, llama3.1 …", elem_id="endpoint-model")
+            # The server's own key is never sent to the page; an empty box means "use it".
+            api_key = gr.Textbox(label="API key", type="password", placeholder=key_note, elem_id="endpoint-api-key")
+        with gr.Row():
+            temperature = gr.Slider(0.0, 2.0, value=0.0, step=0.1, label="Temperature")
+            max_tokens = gr.Number(value=1024, precision=0, label="Max tokens")
+            timeout = gr.Number(value=60, label="Timeout per request (s)")
+    return EndpointInputs(base, model, api_key, temperature, max_tokens, timeout)
+
+
+def endpoint_settings(base_url: str, model: str, api_key: str, temperature: float, max_tokens: float, timeout: float) -> EndpointSettings:
+    """Settings from the page. The server's key is used only for the server's own endpoint, so a
+    visitor cannot send it to a URL of their choosing."""
+    base_url = (base_url or "").strip()
+    model = (model or "").strip()
+    if not base_url:
+        raise gr.Error("Set the endpoint's base URL first.")
+    if not model:
+        raise gr.Error("Set the model name first.")
+    key = (api_key or "").strip()
+    if not key:
+        default_base, default_key, _ = default_endpoint()
+        if default_base.rstrip("/") == base_url.rstrip("/"):
+            key = default_key
+    return EndpointSettings(
+        base_url=base_url,
+        model=model,
+        api_key=key,
+        temperature=float(temperature or 0.0),
+        max_tokens=int(max_tokens) if max_tokens else None,
+        timeout_s=float(timeout or 60),
+    )

@@ -1,0 +1,41 @@
+"""Pieces every launcher tab shows: a progress line, the live log, and the list of stored runs."""
+
+from __future__ import annotations
+
+from evalui.engine.background import background_runs
+from evalui.engine.store import RunStore
+
+
+def status_line(store: RunStore, exp_id: str | None) -> str:
+    if not exp_id:
+        return "No run selected."
+    experiment = store.experiment(exp_id)
+    if experiment is None:
+        return f"No run named `{exp_id}`."
+    counts = store.progress(exp_id)
+    run = background_runs().get(exp_id)
+    status = "running" if run and run.running else experiment["status"]
+    accuracy = counts["correct"] / counts["judged"] if counts["judged"] else 0.0
+    return (
+        f"**{exp_id}** · {status} · {counts['judged']}/{counts['total']} done · "
+        f"{counts['correct']} correct ({accuracy:.1%}) · {counts['errors']} errors · {counts['tokens']} tokens"
+    )
+
+
+def log_text(exp_id: str | None) -> str:
+    run = background_runs().get(exp_id) if exp_id else None
+    return "\n".join(run.log) if run else ""
+
+
+def run_choices(store: RunStore, benchmark: str) -> list[tuple[str, str]]:
+    choices = []
+    for experiment in store.experiments(benchmark):
+        run = background_runs().get(experiment["exp_id"])
+        status = "running" if run and run.running else experiment["status"]
+        choices.append((f"{experiment['exp_id']} · {experiment['model']} · {status}", experiment["exp_id"]))
+    return choices
+
+
+def is_running(exp_id: str | None) -> bool:
+    run = background_runs().get(exp_id) if exp_id else None
+    return bool(run and run.running)

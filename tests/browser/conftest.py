@@ -1,0 +1,44 @@
+"""Headless Debian Chromium driven by Playwright, against the real app on 127.0.0.1."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not shutil.which("chromium"):
+        pytest.fail("Debian's chromium is not installed: run `make browser` (apt-get install chromium)")
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture()
+def launch_app(monkeypatch, tmp_path):
+    """Start the dashboard with the given environment; returns its URL. Closed after the test."""
+    demos = []
+
+    def launch(env: dict[str, str]) -> str:
+        monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        import app
+
+        demo = app.build_demo()
+        demo.queue()
+        _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+        demos.append(demo)
+        return url
+
+    yield launch
+    for demo in demos:
+        demo.close()

@@ -1,0 +1,58 @@
+"""Run BFCL from the browser: live progress, then accuracy, and the run survives a reload."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from peers import SENTINEL_KEY
+
+from evalui.testing.bfcl_oracle import BfclOracle
+from evalui.testing.openai_peer import ScriptedPeer
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture()
+def slow_gold_peer():
+    oracle = BfclOracle(["simple_python"])
+
+    def script(body, n):
+        reply = oracle.gold_reply(body)
+        reply.delay_s = 0.7  # slow enough that progress is seen between samples
+        return reply
+
+    with ScriptedPeer(script) as peer:
+        yield peer
+
+
+def test_run_bfcl_in_the_browser(browser, launch_app, slow_gold_peer, tmp_path):
+    url = launch_app({"OPENAI_BASE_URL": slow_gold_peer.base_url, "OPENAI_API_KEY": SENTINEL_KEY})
+    page = browser.new_page()
+    page.goto(url)
+    page.get_by_text("Endpoint (any OpenAI-compatible server)").click()
+    page.locator("#endpoint-model").get_by_role("textbox").fill("scripted-model")
+    concurrency = page.locator("#bfcl-concurrency input[type=number]")
+    concurrency.fill("1")
+    concurrency.press("Enter")
+    page.locator("#bfcl-start").click()
+
+    status = page.locator("#bfcl-status")
+    status.filter(has_text=re.compile(r"running · [1-4]/5 done")).wait_for(timeout=60_000)
+    page.screenshot(path=str(tmp_path / "bfcl-running.png"), full_page=True)
+    assert page.get_by_text(re.compile(r"BFCL \d/5")).count() >= 1  # the progress bar's label
+
+    status.filter(has_text="5/5 done").wait_for(timeout=60_000)
+    status.filter(has_text="(100.0%)").wait_for(timeout=30_000)
+    page.locator("#bfcl-accuracy-plot .js-plotly-plot").wait_for(timeout=30_000)
+    assert "simple_python_0" in page.locator("#bfcl-samples").inner_text()
+    page.screenshot(path=str(tmp_path / "bfcl-done.png"), full_page=True)
+    assert SENTINEL_KEY not in page.content()
+    assert len(slow_gold_peer.chat_requests()) == 5
+
+    # A reloaded page finds the run again in the store.
+    page.reload()
+    page.locator("#bfcl-runs input").click()
+    page.get_by_role("option", name=re.compile("bfcl-scripted-model")).first.click()
+    page.locator("#bfcl-status").filter(has_text="5/5 done").wait_for(timeout=30_000)
+    page.locator("#bfcl-accuracy-plot .js-plotly-plot").wait_for(timeout=30_000)
