@@ -109,7 +109,7 @@ def test_resume_sends_only_unfinished_samples(store, oracle):
 def test_mode_of_an_existing_run_cannot_change(store, oracle):
     with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
         prepare_bfcl_run(store, settings_for(peer), ["simple_python"], limit=1, mode="fc", exp_id="fixed")
-        with pytest.raises(ValueError, match="fc mode"):
+        with pytest.raises(ValueError, match="mode='fc'"):
             prepare_bfcl_run(store, settings_for(peer), ["simple_python"], limit=1, mode="prompt", exp_id="fixed")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args
+from evalui.errors import InputError
 from evalui.jsonl import write_jsonl
 
 
@@ -15,6 +17,19 @@ def register(benchmarks) -> None:
     score.add_argument("--out", help="write one verdict line per task to this JSONL file")
     score.set_defaults(handler=run_score)
 
+    run = commands.add_parser("run", help="run GAIA with a model endpoint or your own agent")
+    run.add_argument("--split", default="validation", choices=("validation", "test"))
+    run.add_argument("--level", choices=("1", "2", "3"), help="only this level")
+    source = run.add_mutually_exclusive_group()
+    source.add_argument("--data-dir", help="a local copy in GAIA's layout (2023/<split>/metadata.*)")
+    source.add_argument("--questions", help='a JSON array of {"Question", "Final answer"} records')
+    source.add_argument("--sample", action="store_true", help="the small sample bundled with evalui")
+    run.add_argument("--limit", type=int, help="at most N tasks")
+    run.add_argument("--agent", help="your agent as module:attr, with answer(record) -> str, instead of an endpoint")
+    add_endpoint_flags(run)
+    add_run_flags(run)
+    run.set_defaults(handler=run_run, concurrency=4)
+
 
 def run_score(args) -> int:
     from evalui.benchmarks.gaia.score_file import score_submission
@@ -24,4 +39,53 @@ def run_score(args) -> int:
     if args.out:
         write_jsonl(args.out, rows)
     print_summary(summary)
+    return 0
+
+
+def load_questions(args):
+    from evalui.benchmarks.gaia import data
+
+    if args.limit is not None and args.limit < 1:
+        raise InputError("--limit must be at least 1")
+    if args.data_dir:
+        return data.load_folder(args.data_dir, args.split, args.level, args.limit), f"folder {args.data_dir}"
+    if args.questions:
+        return data.load_questions_file(args.questions, args.level, args.limit), f"questions file {args.questions}"
+    if args.sample:
+        return data.load_bundled_sample(args.level, args.limit), "bundled sample"
+    return data.load_hf(args.split, args.level, args.limit), f"{data.HF_REPO} {args.split}"
+
+
+def run_run(args) -> int:
+    from evalui.benchmarks.gaia.agent import load_agent
+    from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
+    from evalui.cli import print_summary
+    from evalui.engine.store import RunStore
+
+    questions, source = load_questions(args)
+    if not questions:
+        raise InputError("the selection has no GAIA tasks (check --split, --level and the source)")
+    agent = settings = None
+    if args.agent:
+        agent = load_agent(args.agent)
+    else:
+        settings = endpoint_from_args(args)
+    store = RunStore()
+    try:
+        exp_id = prepare_gaia_run(store, questions, source=source, settings=settings,
+                                  agent_spec=args.agent, exp_id=args.exp_id)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    bar = ProgressBar(f"GAIA {exp_id}")
+    try:
+        summary = execute_gaia_run(store, exp_id, settings=settings, agent=agent, concurrency=args.concurrency,
+                                   requests_per_minute=args.rpm, on_progress=bar, out=args.out)
+    finally:
+        bar.close()
+    by_level = {level: {"total": p["total"], "correct": p["successes"], "accuracy": p["rate"]}
+                for level, p in summary["by_level"].items()}
+    print_summary({"exp_id": summary["exp_id"], "total": summary["total"], "correct": summary["correct"],
+                   "accuracy": summary["accuracy"], "lenient_accuracy": summary["lenient_accuracy"],
+                   "by_level": by_level, "errors": summary["errors"], "duration_s": summary["duration_s"],
+                   "out_dir": summary["out_dir"], "submission": summary["submission"], "status": summary["status"]})
     return 0

@@ -49,3 +49,23 @@ def sample_summary(store: RunStore, exp_id: str) -> tuple[list[Sample], dict]:
         "by_group": {g: p.as_dict() for g, p in per_group.items()},
         "error_types": dict(error_types.most_common()),
     }
+
+
+def register_experiment(store: RunStore, benchmark: str, exp_id: str | None, *, model: str, host: str,
+                        config: dict, specs: list[tuple[str, str, dict]], fixed: tuple[str, ...] = ()) -> str:
+    """Create the experiment (or reopen it to resume) and register its samples; returns the exp_id.
+
+    ``fixed`` names config keys that a resumed run must keep, since finished samples depend on them.
+    """
+    exp_id = check_exp_id(exp_id) if exp_id else new_exp_id(benchmark, model)
+    existing = store.experiment(exp_id)
+    if existing:
+        for key in fixed:
+            if existing["config"].get(key) not in (None, config.get(key)):
+                raise ValueError(f"exp_id {exp_id!r} was run with {key}={existing['config'][key]!r}, "
+                                 f"not {config.get(key)!r}")
+    if not specs:
+        raise ValueError("nothing to run: the selection has no samples")
+    store.create_or_get_experiment(exp_id, benchmark, model, host, config)
+    store.add_samples(exp_id, specs)
+    return exp_id

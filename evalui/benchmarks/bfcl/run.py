@@ -11,7 +11,7 @@ from pathlib import Path
 from evalui.benchmarks.bfcl.data import VERSION_PREFIX, check_category
 from evalui.benchmarks.bfcl.task import BENCHMARK, BfclTask, sample_specs
 from evalui.engine.client import ModelClient
-from evalui.engine.experiment import check_exp_id, new_exp_id, run_folder, sample_summary
+from evalui.engine.experiment import register_experiment, run_folder, sample_summary
 from evalui.engine.runner import Progress, run_experiment
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
@@ -28,14 +28,9 @@ def prepare_bfcl_run(store: RunStore, settings: EndpointSettings, categories: li
     categories = [check_category(c.strip()) for c in categories if c.strip()]
     if not categories:
         raise ValueError("choose at least one BFCL category")
-    exp_id = check_exp_id(exp_id) if exp_id else new_exp_id(BENCHMARK, settings.model)
-    existing = store.experiment(exp_id)
-    if existing and existing["config"].get("mode") not in (None, mode):
-        raise ValueError(f"exp_id {exp_id!r} was run in {existing['config']['mode']} mode, not {mode}")
     config = {"categories": categories, "limit": limit, "mode": mode, "endpoint": settings.public()}
-    store.create_or_get_experiment(exp_id, BENCHMARK, settings.model, settings.host, config)
-    store.add_samples(exp_id, sample_specs(categories, limit))
-    return exp_id
+    return register_experiment(store, BENCHMARK, exp_id, model=settings.model, host=settings.host, config=config,
+                               specs=sample_specs(categories, limit), fixed=("mode",))
 
 
 def execute_bfcl_run(store: RunStore, settings: EndpointSettings, exp_id: str, *, concurrency: int = 8,

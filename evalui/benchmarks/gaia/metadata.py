@@ -10,16 +10,19 @@ from evalui.jsonl import iter_jsonl
 REQUIRED_FIELDS = ("task_id", "Final answer")
 
 
-def read_metadata(path: str | Path) -> list[dict]:
-    """Records with at least ``task_id``, ``Final answer`` and ``Level`` (None when absent)."""
+def read_metadata_records(path: str | Path) -> list[tuple[int, dict]]:
+    """(line or row number, record) from a metadata.jsonl or metadata.parquet."""
     path = Path(path)
     if not path.is_file():
         raise InputError("no such file", path=str(path))
     if path.suffix == ".parquet":
-        records = _read_parquet(path)
-        numbered = list(enumerate(records, start=1))
-    else:
-        numbered = list(iter_jsonl(path))
+        return list(enumerate(_read_parquet(path), start=1))
+    return list(iter_jsonl(path))
+
+
+def read_metadata(path: str | Path) -> list[dict]:
+    """Records with at least ``task_id``, ``Final answer`` and ``Level`` (None when absent)."""
+    numbered = read_metadata_records(path)
     tasks = []
     for line, record in numbered:
         for name in REQUIRED_FIELDS:
