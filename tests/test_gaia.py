@@ -1,0 +1,224 @@
+"""GAIA loading (four sources, both metadata layouts), runs with attachments and agents, exports."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from fake_hub import FakeHub, folder_files
+from peers import SENTINEL_KEY
+
+from evalui.benchmarks.gaia import data
+from evalui.errors import InputError
+from evalui.testing.openai_peer import ScriptedPeer, completion, error
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "gaia_sample" / "2023" / "validation"
+ANSWERS = {"chemical symbol": "Au", "units were ordered": "10", "planets": "Mercury, Venus, Earth",
+           "colour": "red", "largest population": "Marseille", "total price": "$705", "spreadsheet": "42"}
+
+
+def tasks(level_answers):
+    return [{"task_id": f"t{i}", "Question": q, "Level": level, "Final answer": a, "file_name": f,
+             "Annotator Metadata": {"Number of steps": str(i + 1)}}
+            for i, (q, level, a, f) in enumerate(level_answers)]
+
+
+def write_layout(root: Path, records, *, parquet: bool, split="validation"):
+    folder = root / "2023" / split
+    folder.mkdir(parents=True)
+    if parquet:
+        pd.DataFrame(records).to_parquet(folder / "metadata.parquet")
+    else:
+        (folder / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return folder
+
+
+@pytest.mark.parametrize("parquet", [False, True], ids=["jsonl", "parquet"])
+def test_local_folder_in_both_metadata_layouts(tmp_path, parquet):
+    records = tasks([("Q one", 1, "1", ""), ("Q two", 2, "a, b", "notes.txt"), ("Q three", 2, "x", "")])
+    folder = write_layout(tmp_path, records, parquet=parquet)
+    (folder / "notes.txt").write_text("hello")
+    questions = data.load_folder(tmp_path, "validation")
+    assert [q.task_id for q in questions] == ["t0", "t1", "t2"]
+    assert questions[1].file_path == str((folder / "notes.txt").resolve())
+    assert questions[1].steps == 2 and questions[1].final_answer == "a, b"
+    assert [q.task_id for q in data.load_folder(tmp_path, "validation", level=2)] == ["t1", "t2"]
+    assert len(data.load_folder(tmp_path, "validation", limit=1)) == 1
+
+
+def test_attachment_outside_the_folder_is_ignored(tmp_path):
+    (tmp_path / "secret.txt").write_text("do not read")
+    write_layout(tmp_path / "gaia", tasks([("Q", 1, "1", "../../../secret.txt")]), parquet=False)
+    [question] = data.load_folder(tmp_path / "gaia", "validation")
+    assert question.file_path is None
+
+
+def test_json_array_questions_file(tmp_path):
+    path = tmp_path / "common_questions.json"
+    path.write_text(json.dumps([{"question": "What is 2+2?", "Final answer": "4"},
+                                {"Question": "Capital of France?", "Final answer": "Paris", "Level": 1}]))
+    first, second = data.load_questions_file(path)
+    assert first.question == "What is 2+2?" and first.final_answer == "4" and first.task_id == "q0001"
+    assert second.level == "1"
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [("[{\"question\": \"x\"", "malformed JSON"), ("{\"question\": \"x\"}", "expected a JSON array"),
+     ("[{\"Final answer\": \"4\"}]", 'missing "Question"'), ("[3]", "is not a JSON object")],
+)
+def test_bad_questions_files_are_named(tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(InputError, match=message) as caught:
+        data.load_questions_file(path)
+    assert "bad.json" in str(caught.value)
+
+
+def test_missing_metadata_is_a_clear_error(tmp_path):
+    with pytest.raises(InputError, match="no metadata.jsonl or metadata.parquet"):
+        data.load_folder(tmp_path, "validation")
+
+
+def test_bundled_sample_loads_offline():
+    questions = data.load_bundled_sample()
+    assert len(questions) == 6 and {q.level for q in questions} == {"1", "2", "3"}
+    assert all(q.has_truth for q in questions)
+
+
+def run_in_subprocess(code: str, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **env})
+
+
+def test_hf_download_through_huggingface_hub(tmp_path):
+    files = folder_files(SAMPLE, "2023/validation")
+    with FakeHub(data.HF_REPO, files) as hub:
+        done = run_in_subprocess(
+            "from evalui.benchmarks.gaia.data import load_hf; qs = load_hf('validation', level='2');"
+            "print([q.task_id for q in qs], all(q.file_path for q in qs))",
+            {"HF_ENDPOINT": hub.url, "HF_TOKEN": "hf_test", "EVALUI_DATA_DIR": str(tmp_path)},
+        )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "['evalui-sample-0003', 'evalui-sample-0004'] True"
+    assert (tmp_path / "cache" / "gaia" / "2023" / "validation" / "metadata.jsonl").is_file()
+
+
+def test_gated_repo_without_access_says_so(tmp_path):
+    with FakeHub(data.HF_REPO, gated=True) as hub:
+        done = subprocess.run(
+            [sys.executable, "-m", "evalui", "gaia", "run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"],
+            capture_output=True, text=True, timeout=120,
+            env={**os.environ, "HF_ENDPOINT": hub.url, "HF_TOKEN": "hf_test", "EVALUI_DATA_DIR": str(tmp_path)})
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "no access to the gated dataset gaia-benchmark/GAIA" in done.stderr
+
+
+def test_no_token_says_so(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")}
+    done = subprocess.run([sys.executable, "-m", "evalui", "gaia", "run", "--base-url", "http://127.0.0.1:9/v1",
+                           "--model", "m"], capture_output=True, text=True, timeout=120,
+                          env={**env, "EVALUI_DATA_DIR": str(tmp_path)})
+    assert done.returncode == 2 and "set HF_TOKEN" in done.stderr and "Traceback" not in done.stderr
+
+
+def answering_script(body, n):
+    content = body["messages"][-1]["content"]
+    text = content if isinstance(content, str) else content[0]["text"]
+    for key, answer in ANSWERS.items():
+        if key in text:
+            return completion(f"Let me think.\nFINAL ANSWER: [YOUR FINAL ANSWER]\n...\nFINAL ANSWER: {answer}")
+    return completion("I cannot tell.")
+
+
+def test_run_with_attachments_against_the_scripted_endpoint(tmp_path):
+    xlsx_dir = tmp_path / "xlsx"
+    folder = write_layout(xlsx_dir, tasks([("Read the spreadsheet: what is the total?", 1, "42", "book.xlsx")]), parquet=False)
+    pd.DataFrame({"value": [40, 2]}).to_excel(folder / "book.xlsx", index=False)
+    env = {"EVALUI_DATA_DIR": str(tmp_path / "data"), "OPENAI_API_KEY": SENTINEL_KEY}
+    with ScriptedPeer(answering_script) as peer:
+        sample = subprocess.run([sys.executable, "-m", "evalui", "gaia", "run", "--sample", "--base-url", peer.base_url,
+                                 "--model", "m", "--exp-id", "gaia-sample"], capture_output=True, text=True,
+                                timeout=300, env={**os.environ, **env})
+        spreadsheet = subprocess.run([sys.executable, "-m", "evalui", "gaia", "run", "--data-dir", str(xlsx_dir),
+                                      "--base-url", peer.base_url, "--model", "m"], capture_output=True, text=True,
+                                     timeout=300, env={**os.environ, **env})
+        bodies = [r.body for r in peer.chat_requests()]
+    assert sample.returncode == 0, sample.stderr[-2000:]
+    summary = json.loads(sample.stdout.splitlines()[-1])
+    assert summary["total"] == 6 and summary["correct"] == 6
+    assert summary["by_level"]["3"] == {"total": 2, "correct": 2, "accuracy": 1.0}
+    assert set(summary) >= {"exp_id", "total", "correct", "accuracy", "by_level", "duration_s", "out_dir", "submission"}
+    assert all(b["messages"][0]["content"].startswith("You are a general AI assistant.") for b in bodies)
+    user_turns = [b["messages"][1]["content"] for b in bodies]
+    assert any(isinstance(c, str) and "lamp,3,20" in c for c in user_turns)  # CSV inlined
+    images = [c for c in user_turns if isinstance(c, list)]
+    assert len(images) == 1 and images[0][1]["image_url"]["url"].startswith("data:image/png;base64,")
+    assert spreadsheet.returncode == 0, spreadsheet.stderr[-2000:]
+    assert any(isinstance(c, str) and "40" in c and "Sheet" in c for c in user_turns)
+    assert json.loads(spreadsheet.stdout.splitlines()[-1])["correct"] == 1
+
+    lines = [json.loads(x) for x in Path(summary["submission"]).read_text().splitlines()]
+    assert [set(x) for x in lines] == [{"task_id", "model_answer", "reasoning_trace"}] * 6
+    planets = next(x for x in lines if x["task_id"] == "evalui-sample-0003")
+    assert planets["model_answer"] == "Mercury, Venus, Earth"  # never sorted
+    out = Path(summary["out_dir"])
+    guide = (out / "SUBMISSION_GUIDE.md").read_text()
+    assert "in order" in guide and "do not sort" in guide and "Validation answers are public" in guide
+    report = (out / "report.md").read_text()
+    assert "## Accuracy per level" in report and "Latency: median" in report
+    for artefact in out.iterdir():
+        assert SENTINEL_KEY.encode() not in artefact.read_bytes()
+
+
+def test_wrong_and_lenient_answers_and_resume(tmp_path):
+    wrong = {"planets": "Earth, Venus, Mercury", "largest population": "the Marseille"}
+
+    def script(body, n):
+        content = body["messages"][-1]["content"]
+        text = content if isinstance(content, str) else content[0]["text"]
+        for key, answer in wrong.items():
+            if key in text:
+                return completion(f"FINAL ANSWER: {answer}")
+        if "total price" in text:
+            return error(500)
+        return answering_script(body, n)
+
+    env = {**os.environ, "EVALUI_DATA_DIR": str(tmp_path)}
+    with ScriptedPeer(script) as peer:
+        command = [sys.executable, "-m", "evalui", "gaia", "run", "--sample", "--base-url", peer.base_url,
+                   "--model", "m", "--exp-id", "lenient", "--max-retries", "0"]
+        first = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+        summary = json.loads(first.stdout.splitlines()[-1])
+        assert summary["errors"] == 1 and summary["correct"] == 3 and summary["status"] == "incomplete"
+        assert summary["lenient_accuracy"] == pytest.approx(5 / 5)
+        asked = len(peer.chat_requests())
+        again = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+        assert len(peer.chat_requests()) == asked + 1  # only the failed task is asked again
+
+
+def test_user_agent_module(tmp_path):
+    (tmp_path / "my_agent.py").write_text(
+        "class MyAgent:\n"
+        "    def answer(self, record):\n"
+        "        if 'gold' in record['question']:\n"
+        "            return 'Au'\n"
+        "        if record.get('file_path') and record['file_path'].endswith('.csv'):\n"
+        "            return '10'\n"
+        "        raise RuntimeError('tool crashed')\n"
+    )
+    done = subprocess.run([sys.executable, "-m", "evalui", "gaia", "run", "--sample", "--level", "1",
+                           "--agent", "my_agent:MyAgent"], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env={**os.environ, "EVALUI_DATA_DIR": str(tmp_path / "data")})
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["total"] == 2 and summary["correct"] == 2
+    bad = subprocess.run([sys.executable, "-m", "evalui", "gaia", "run", "--sample", "--agent", "my_agent:Nope"],
+                         capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                         env={**os.environ, "EVALUI_DATA_DIR": str(tmp_path / "data")})
+    assert bad.returncode == 2 and "has no attribute 'Nope'" in bad.stderr
