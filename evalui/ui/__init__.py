@@ -7,7 +7,7 @@ def build_demo(store=None):
     import gradio as gr
 
     from evalui.engine.store import RunStore
-    from evalui.ui import bfcl_tab, score_tab
+    from evalui.ui import bfcl_tab, gaia_tab, score_tab
     from evalui.ui.endpoint_panel import build_endpoint_panel
 
     store = store or RunStore()
@@ -17,6 +17,8 @@ def build_demo(store=None):
         with gr.Tabs():
             with gr.Tab("BFCL", id="bfcl", elem_id="tab-bfcl"):
                 bfcl_tab.build(demo, store, endpoint)
+            with gr.Tab("GAIA", id="gaia", elem_id="tab-gaia"):
+                gaia_tab.build(demo, store, endpoint)
             with gr.Tab("Score files", id="score", elem_id="tab-score"):
                 score_tab.build()
     return demo

@@ -1,0 +1,129 @@
+"""The GAIA tab: choose a source and the model or an allowed agent, run, and read the results."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import gradio as gr
+
+from evalui.benchmarks.gaia import data
+from evalui.benchmarks.gaia.agent import load_agent
+from evalui.benchmarks.gaia.run import execute_gaia_run, export_gaia_run, prepare_gaia_run, tasks_frame
+from evalui.config import data_dir
+from evalui.engine.store import RunStore
+from evalui.reports.charts import accuracy_bars, histogram
+from evalui.ui import launcher
+from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings
+from evalui.ui.run_view import is_running
+
+SOURCES = ("Bundled sample", "Hugging Face (gated)", "Local folder", "Uploaded JSON file")
+ENDPOINT_CHOICE = "The endpoint above"
+AGENTS_ENV = "EVALUI_AGENTS"
+
+
+def allowed_agents() -> list[str]:
+    """Agents the server's operator allows (EVALUI_AGENTS=module:attr,…); visitors cannot name others."""
+    return [spec.strip() for spec in os.environ.get(AGENTS_ENV, "").split(",") if spec.strip()]
+
+
+def token_note() -> str:
+    present = bool(os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN"))
+    return "HF_TOKEN is set on the server." if present else "HF_TOKEN is not set: the gated dataset cannot be fetched."
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def load_selected(source, split, level, limit, folder, upload):
+    level = None if level == "All" else level
+    limit = int(limit or 0) or None
+    if source == "Bundled sample":
+        return data.load_bundled_sample(level, limit), "bundled sample"
+    if source == "Hugging Face (gated)":
+        return data.load_hf(split, level, limit), f"{data.HF_REPO} {split}"
+    if source == "Local folder":
+        if not (folder or "").strip():
+            raise ValueError("Give the local folder's path.")
+        path = Path(folder).expanduser().resolve()
+        # Visitors may only read folders the operator put under the data folder.
+        if not _inside(path, data_dir()):
+            raise ValueError(f"Local folders must be inside the data folder ({data_dir()}).")
+        return data.load_folder(path, split, level, limit), f"folder {path.name}"
+    if upload is None:
+        raise ValueError("Upload a JSON file of questions first.")
+    path = upload if isinstance(upload, str) else upload.name
+    return data.load_questions_file(path, level, limit), f"uploaded {Path(path).name}"
+
+
+def results_view(store: RunStore, exp_id: str):
+    experiment = store.experiment(exp_id)
+    if experiment is None:
+        return None, None, None, None
+    if not experiment.get("summary") and not is_running(exp_id) and store.progress(exp_id)["judged"]:
+        export_gaia_run(store, exp_id)
+        experiment = store.experiment(exp_id)
+    summary = experiment.get("summary")
+    if not summary or is_running(exp_id):
+        return None, None, tasks_frame(store, exp_id), None
+    by_level = accuracy_bars(summary["by_level"], "Exact match per level (95% CI)") if summary["by_level"] else None
+    table = tasks_frame(store, exp_id)
+    latencies = [v for v in table["latency s"].tolist() if v is not None]
+    latency = histogram(latencies, "Latency per task", "seconds") if latencies else None
+    folder = Path(summary["out_dir"])
+    names = ("submission.jsonl", "SUBMISSION_GUIDE.md", "report.md", "tasks.jsonl", "accuracy_by_level.html", "latency.html")
+    files = [str(folder / n) for n in names if (folder / n).exists()]
+    return by_level, latency, table, files
+
+
+def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
+    with gr.Row():
+        source = gr.Radio(list(SOURCES), value="Bundled sample", label="Source", elem_id="gaia-source")
+        split = gr.Radio(list(data.SPLITS), value="validation", label="Split")
+        level = gr.Radio(["All", "1", "2", "3"], value="All", label="Level", elem_id="gaia-level")
+    gr.Markdown(token_note())
+    with gr.Row():
+        folder = gr.Textbox(label="Local folder (GAIA layout, inside the data folder)", elem_id="gaia-folder")
+        upload = gr.File(label="Questions (JSON array)", file_types=[".json"], elem_id="gaia-upload")
+    with gr.Row():
+        solver = gr.Dropdown([ENDPOINT_CHOICE, *allowed_agents()], value=ENDPOINT_CHOICE, label="Answered by",
+                             info=f"agents are listed by the server's {AGENTS_ENV}", elem_id="gaia-solver")
+        limit = gr.Number(value=0, precision=0, minimum=0, label="Limit (0 = all)", elem_id="gaia-limit")
+        concurrency = gr.Slider(1, 32, value=4, step=1, label="Concurrency", elem_id="gaia-concurrency")
+    exp_id = gr.Textbox(label="Run id (optional)", placeholder="empty: a new run · an existing id resumes it",
+                        elem_id="gaia-exp-id")
+    parts = launcher.build_controls("gaia", "Start GAIA run")
+    with gr.Row():
+        level_plot = gr.Plot(label="Accuracy per level", elem_id="gaia-level-plot")
+        latency_plot = gr.Plot(label="Latency", elem_id="gaia-latency-plot")
+    table = gr.Dataframe(label="Tasks", wrap=True, max_height=480, interactive=False, elem_id="gaia-tasks")
+    downloads = gr.File(label="Submission, guide and report", file_count="multiple", elem_id="gaia-downloads")
+
+    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, source_value, split_value, level_value,
+                folder_value, upload_value, solver_value, limit_value, concurrency_value, exp_id_value):
+        questions, described = load_selected(source_value, split_value, level_value, limit_value, folder_value, upload_value)
+        if not questions:
+            raise ValueError("The selection has no GAIA tasks.")
+        agent = settings = None
+        agent_spec = None
+        if solver_value and solver_value != ENDPOINT_CHOICE:
+            if solver_value not in allowed_agents():
+                raise ValueError("That agent is not allowed on this server.")
+            agent_spec, agent = solver_value, load_agent(solver_value)
+        else:
+            settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
+        run_id = prepare_gaia_run(store, questions, source=described, settings=settings, agent_spec=agent_spec,
+                                  exp_id=(exp_id_value or "").strip() or None)
+
+        def work(run):
+            run.say(f"run {run_id}: {len(questions)} tasks from {described}")
+            return execute_gaia_run(store, run_id, settings=settings, agent=agent, concurrency=int(concurrency_value),
+                                    cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+
+        return run_id, work
+
+    launcher.wire(demo, store, parts, benchmark="gaia",
+                  inputs=[*endpoint.components(), source, split, level, folder, upload, solver, limit, concurrency, exp_id],
+                  prepare=prepare, results=[level_plot, latency_plot, table, downloads],
+                  results_view=lambda run_id: results_view(store, run_id), api_prefix="gaia")

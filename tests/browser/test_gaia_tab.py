@@ -1,0 +1,40 @@
+"""Run GAIA's bundled sample from the browser and read the per-task verdicts."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from peers import SENTINEL_KEY
+from test_gaia import answering_script
+
+from evalui.testing.openai_peer import ScriptedPeer
+
+pytestmark = pytest.mark.browser
+
+
+def test_run_gaia_sample_in_the_browser(browser, launch_app, tmp_path):
+    def slow(body, n):
+        reply = answering_script(body, n)
+        reply.delay_s = 0.4
+        return reply
+
+    with ScriptedPeer(slow) as peer:
+        url = launch_app({"OPENAI_BASE_URL": peer.base_url, "OPENAI_API_KEY": SENTINEL_KEY})
+        page = browser.new_page()
+        page.goto(url)
+        page.get_by_text("Endpoint (any OpenAI-compatible server)").click()
+        page.locator("#endpoint-model").get_by_role("textbox").fill("scripted-model")
+        page.get_by_role("tab", name="GAIA").click()
+        page.locator("#gaia-level").get_by_text("2", exact=True).click()
+        page.locator("#gaia-start").click()
+        status = page.locator("#gaia-status")
+        status.filter(has_text=re.compile(r"2/2 done")).wait_for(timeout=60_000)
+        status.filter(has_text="(100.0%)").wait_for(timeout=30_000)
+        page.locator("#gaia-level-plot .js-plotly-plot").wait_for(timeout=30_000)
+        tasks = page.locator("#gaia-tasks").inner_text()
+        assert "Mercury, Venus, Earth" in tasks and "red" in tasks
+        assert "evalui-sample-0001" not in tasks  # level 1 was filtered out
+        page.screenshot(path=str(tmp_path / "gaia-done.png"), full_page=True)
+        assert SENTINEL_KEY not in page.content()
+        assert len(peer.chat_requests()) == 2
