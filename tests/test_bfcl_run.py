@@ -175,7 +175,8 @@ def test_report_and_samples_are_written(store, oracle):
     for heading in ("## Overview", "## Accuracy per category", "## Error types", "## Samples"):
         assert heading in report
     assert "simple_python" in report and "irrelevance" in report
-    assert (folder / "accuracy.html").stat().st_size > 10_000
+    assert "plotly" in (folder / "accuracy.html").read_text()
+    assert (folder / "plotly.min.js").stat().st_size > 1_000_000  # charts open offline
     rows = [json.loads(line) for line in (folder / "samples.jsonl").read_text().splitlines()]
     assert len(rows) == 6 and all(r["correct"] for r in rows)
 

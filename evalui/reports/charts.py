@@ -42,5 +42,6 @@ def histogram(values: list[float], title: str, x_title: str) -> go.Figure:
 
 
 def write_html(figure: go.Figure, path) -> None:
-    # The page must open offline, so plotly.js is embedded rather than fetched from a CDN.
-    figure.write_html(str(path), include_plotlyjs=True, full_html=True)
+    # Charts must open offline, so plotly.js is not fetched from a CDN; one copy per run folder
+    # (plotly.min.js beside the charts) is shared by all its charts.
+    figure.write_html(str(path), include_plotlyjs="directory", full_html=True)

@@ -30,7 +30,7 @@ def results_view(store: RunStore, exp_id: str):
     errors = count_bars(summary["error_types"], "Error types") if summary["error_types"] else None
     folder = Path(summary["out_dir"])
     files = [str(p) for p in sorted(folder.glob("BFCL_v4_*_result.json"))]
-    files += [str(folder / name) for name in ("report.md", "samples.jsonl", "accuracy.html") if (folder / name).exists()]
+    files += [str(folder / name) for name in ("report.md", "samples.jsonl", "accuracy.html", "plotly.min.js") if (folder / name).exists()]
     return accuracy, errors, samples_frame(store, exp_id), files
 
 

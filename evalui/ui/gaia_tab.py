@@ -72,7 +72,7 @@ def results_view(store: RunStore, exp_id: str):
     latencies = [v for v in table["latency s"].tolist() if v is not None]
     latency = histogram(latencies, "Latency per task", "seconds") if latencies else None
     folder = Path(summary["out_dir"])
-    names = ("submission.jsonl", "SUBMISSION_GUIDE.md", "report.md", "tasks.jsonl", "accuracy_by_level.html", "latency.html")
+    names = ("submission.jsonl", "SUBMISSION_GUIDE.md", "report.md", "tasks.jsonl", "accuracy_by_level.html", "latency.html", "plotly.min.js")
     files = [str(folder / n) for n in names if (folder / n).exists()]
     return by_level, latency, table, files
 
