@@ -10,12 +10,13 @@ from evalui.errors import InputError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from evalui.cli import bfcl, gaia
+    from evalui.cli import aime, bfcl, gaia
 
     parser = argparse.ArgumentParser(prog="evalui", description="Evaluate LLM agents: BFCL, GAIA, AIME.")
-    benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="{bfcl,gaia}")
+    benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="{bfcl,gaia,aime}")
     bfcl.register(benchmarks)
     gaia.register(benchmarks)
+    aime.register(benchmarks)
     return parser
 
 

@@ -45,3 +45,27 @@ def write_html(figure: go.Figure, path) -> None:
     # Charts must open offline, so plotly.js is not fetched from a CDN; one copy per run folder
     # (plotly.min.js beside the charts) is shared by all its charts.
     figure.write_html(str(path), include_plotlyjs="directory", full_html=True)
+
+
+def judge_dimension_bars(dimensions: Mapping[str, float]) -> go.Figure:
+    names = list(dimensions)
+    figure = go.Figure(go.Bar(x=names, y=[dimensions[n] for n in names], text=[f"{dimensions[n]:.2f}" for n in names]))
+    figure.update_layout(title="LLM judge: average score per dimension", yaxis={"range": [0, 5.2]}, margin={"t": 50, "b": 40})
+    return figure
+
+
+def score_distribution(distribution: Mapping[float, int]) -> go.Figure:
+    keys = sorted(float(k) for k in distribution)
+    values = [distribution.get(k, distribution.get(str(k), 0)) for k in keys]
+    figure = go.Figure(go.Bar(x=[f"{k:.1f}" for k in keys], y=values))
+    figure.update_layout(title="Distribution of average judge scores", xaxis_title="average score",
+                         yaxis_title="problems", margin={"t": 50, "b": 40})
+    return figure
+
+
+def win_loss_tie(rates: Mapping[str, Mapping]) -> go.Figure:
+    labels = ["win", "loss", "tie"]
+    values = [rates[f"{label}_rate"]["successes"] for label in labels]
+    figure = go.Figure(go.Pie(labels=["generated better", "real better", "tie"], values=values, hole=0.4, sort=False))
+    figure.update_layout(title="Win rate against real AIME problems (both orders agree)", margin={"t": 50, "b": 20})
+    return figure

@@ -1,0 +1,1 @@
+"""AIME-style data generation, its LLM judge, and its win rate against real AIME problems."""
