@@ -7,7 +7,7 @@ def build_demo(store=None):
     import gradio as gr
 
     from evalui.engine.store import RunStore
-    from evalui.ui import bfcl_tab, gaia_tab, score_tab
+    from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, score_tab
     from evalui.ui.endpoint_panel import build_endpoint_panel
 
     store = store or RunStore()
@@ -19,6 +19,10 @@ def build_demo(store=None):
                 bfcl_tab.build(demo, store, endpoint)
             with gr.Tab("GAIA", id="gaia", elem_id="tab-gaia"):
                 gaia_tab.build(demo, store, endpoint)
+            with gr.Tab("AIME generation", id="aime", elem_id="tab-aime"):
+                aime_tabs.build_generation(demo, store, endpoint)
+            with gr.Tab("AIME results", id="aime-results", elem_id="tab-aime-results"):
+                aime_tabs.build_results(demo, store, endpoint)
             with gr.Tab("Score files", id="score", elem_id="tab-score"):
                 score_tab.build()
     return demo

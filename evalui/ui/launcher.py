@@ -44,7 +44,8 @@ def build_controls(prefix: str, start_label: str) -> LauncherParts:
 
 
 def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs: list, prepare: Prepare,
-         results: list, results_view: ResultsView, api_prefix: str) -> None:
+         results: list, results_view: ResultsView, api_prefix: str, live_results: bool = False) -> None:
+    """``live_results`` refreshes the results while the run goes (for views that are cheap to build)."""
     current = gr.State(None)
     timer = gr.Timer(value=2.0, active=False)
     nothing = tuple(gr.skip() for _ in results)
@@ -62,7 +63,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
             counts = store.progress(run_id)
             progress((counts["judged"], counts["total"]), desc=f"{benchmark.upper()} {counts['judged']}/{counts['total']}",
                      unit="samples")
-            yield (run_id, status_line(store, run_id), log_text(run_id), *nothing)
+            yield (run_id, status_line(store, run_id), log_text(run_id), *(view(run_id) if live_results else nothing))
             time.sleep(POLL_S)
         if run.error:
             gr.Warning(f"The run stopped: {run.error}")
@@ -82,7 +83,8 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
 
     def poll(run_id):
         if is_running(run_id):
-            return (status_line(store, run_id), log_text(run_id), *nothing, gr.Timer(active=True))
+            live = view(run_id) if live_results else nothing
+            return (status_line(store, run_id), log_text(run_id), *live, gr.Timer(active=True))
         return (status_line(store, run_id), log_text(run_id), *view(run_id), gr.Timer(active=False))
 
     started = parts.start.click(start_run, inputs, [current, parts.status, parts.log, *results],

@@ -1,0 +1,168 @@
+"""The AIME tabs: generate problems (shown as they are made), then judge them and measure their
+win rate against real AIME problems, with charts and the report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gradio as gr
+
+from evalui.benchmarks.aime import run as aime
+from evalui.benchmarks.aime.prompts import TOPICS
+from evalui.config import runs_dir
+from evalui.engine.store import RunStore
+from evalui.reports.charts import judge_dimension_bars, score_distribution, win_loss_tie
+from evalui.ui import launcher
+from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings
+from evalui.ui.latex import LATEX_DELIMITERS, problem_markdown
+
+REFERENCE_SOURCES = {"Hub, else bundled": "auto", "Hugging Face Hub": "hub", "Bundled sample": "bundled"}
+SHOWN_PROBLEMS = 20
+
+
+def generation_view(store: RunStore, exp_id: str):
+    experiment = store.experiment(exp_id)
+    if experiment is None:
+        return "", None
+    problems = aime.generated_problems(store, exp_id)
+    text = "\n\n---\n\n".join(problem_markdown(p) for p in reversed(problems[-SHOWN_PROBLEMS:]))
+    summary = experiment.get("summary") or {}
+    files = [summary[k] for k in ("output", "report") if summary.get(k) and Path(summary[k]).exists()]
+    return text or "_No problem yet._", files or None
+
+
+def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
+    gr.Markdown("Generate AIME-style problems with the endpoint above. Each is parsed as JSON (LaTeX intact), "
+                "checked (answer 0–999, no duplicates) and retried when invalid; invalid output is never kept.")
+    with gr.Row():
+        count = gr.Number(value=5, precision=0, minimum=1, label="Problems", elem_id="aime-count")
+        topics = gr.Dropdown(list(TOPICS), value=list(TOPICS), multiselect=True, label="Topics", elem_id="aime-topics")
+        seed = gr.Number(value=0, precision=0, label="Seed", elem_id="aime-seed")
+        references = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label="Reference examples")
+        concurrency = gr.Slider(1, 16, value=4, step=1, label="Concurrency")
+    exp_id = gr.Textbox(label="Run id (optional)", placeholder="empty: a new run · an existing id resumes it",
+                        elem_id="aime-exp-id")
+    parts = launcher.build_controls("aime", "Generate problems")
+    problems = gr.Markdown(latex_delimiters=LATEX_DELIMITERS, elem_id="aime-problems")
+    downloads = gr.File(label="Generated file and report", file_count="multiple", elem_id="aime-downloads")
+
+    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, count_value, topic_values, seed_value,
+                reference_label, concurrency_value, exp_id_value):
+        settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
+        run_id = aime.prepare_generation(store, settings, n=int(count_value or 0), topics=list(topic_values or []),
+                                         seed=int(seed_value or 0), reference_source=REFERENCE_SOURCES[reference_label],
+                                         exp_id=(exp_id_value or "").strip() or None)
+
+        def work(run):
+            run.say(f"generating {int(count_value)} problems with {settings.model}")
+            return aime.execute_generation(store, settings, run_id, concurrency=int(concurrency_value),
+                                           cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+
+        return run_id, work
+
+    launcher.wire(demo, store, parts, benchmark=aime.GENERATE,
+                  inputs=[*endpoint.components(), count, topics, seed, references, concurrency, exp_id],
+                  prepare=prepare, results=[problems, downloads],
+                  results_view=lambda run_id: generation_view(store, run_id), api_prefix="aime_generate",
+                  live_results=True)
+
+
+def file_choices() -> list[tuple[str, str]]:
+    root = runs_dir()
+    return [(str(p.relative_to(root)), str(p)) for p in aime.generated_files(root)]
+
+
+def checked_file(path: str | None) -> Path:
+    if not path:
+        raise gr.Error("Choose a generated file first.")
+    resolved = Path(path).resolve()
+    if runs_dir().resolve() not in resolved.parents:
+        raise gr.Error("Generated files are read from the runs folder only.")
+    return resolved
+
+
+def generation_summary(store: RunStore, generated: Path) -> dict | None:
+    for experiment in store.experiments(aime.GENERATE):
+        summary = experiment.get("summary") or {}
+        if summary.get("output") and Path(summary["output"]).resolve() == generated.resolve():
+            return summary
+    return None
+
+
+def file_view(store: RunStore, path: str | None):
+    """(judge dimensions, score distribution, win/loss/tie, files) for a generated file."""
+    if not path:
+        return None, None, None, None
+    generated = Path(path)
+    judge = aime.read_companion_summary(generated, "_judge.json")
+    winrate = aime.read_companion_summary(generated, "_winrate.json")
+    generation = generation_summary(store, generated)
+    files = [generated]
+    if judge and winrate and generation:
+        files.append(Path(aime.write_evaluation_report(generation, judge, winrate)))
+    files += [aime.companion(generated, s) for s in ("_judge_report.md", "_winrate_report.md", "_judge.json",
+                                                     "_winrate.json")]
+    return (judge_dimension_bars(judge["dimensions"]) if judge else None,
+            score_distribution(judge["score_distribution"]) if judge else None,
+            win_loss_tie(winrate) if winrate else None,
+            [str(f) for f in files if f.exists()])
+
+
+def build_results(demo, store: RunStore, endpoint: EndpointInputs) -> None:
+    gr.Markdown("Pick a generated file, judge it and compare it with real AIME 2025 problems. The judge is the "
+                "model named here (same base URL and key as above), at low temperature.")
+    with gr.Row():
+        generated = gr.Dropdown(choices=[], label="Generated file", elem_id="aime-file", scale=4)
+        refresh = gr.Button("Refresh", scale=1, elem_id="aime-file-refresh")
+    with gr.Row():
+        judge_model = gr.Textbox(label="Judge model", placeholder="e.g. gpt-4o", elem_id="aime-judge-model")
+        real_source = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label="Real AIME 2025 problems")
+        seed = gr.Number(value=0, precision=0, label="Pairing seed")
+    with gr.Row():
+        with gr.Column():
+            judge_parts = launcher.build_controls("aime-judge", "Run LLM judge")
+        with gr.Column():
+            winrate_parts = launcher.build_controls("aime-winrate", "Run win rate")
+    with gr.Row():
+        dimensions = gr.Plot(label="Judge dimensions", elem_id="aime-judge-plot")
+        distribution = gr.Plot(label="Score distribution", elem_id="aime-score-plot")
+        outcomes = gr.Plot(label="Win / loss / tie", elem_id="aime-winrate-plot")
+    downloads = gr.File(label="Reports and results", file_count="multiple", elem_id="aime-results-downloads")
+    results = [dimensions, distribution, outcomes, downloads]
+
+    def judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model):
+        return endpoint_settings(base_url, model, api_key, min(float(temperature or 0), 0.2), max_tokens, timeout)
+
+    def prepare_judge(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, *_):
+        settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, judge_name)
+        run_id = aime.prepare_judge(store, settings, checked_file(path))
+
+        def work(run):
+            return aime.execute_judge(store, settings, run_id, cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+
+        return run_id, work
+
+    def prepare_winrate(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, source, seed_value):
+        settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, judge_name)
+        run_id = aime.prepare_winrate(store, settings, checked_file(path), seed=int(seed_value or 0),
+                                      real_source=REFERENCE_SOURCES[source])
+
+        def work(run):
+            return aime.execute_winrate(store, settings, run_id, cancel=run.cancel,
+                                        on_progress=lambda p: run.say(p.message))
+
+        return run_id, work
+
+    def view_for_run(run_id):
+        experiment = store.experiment(run_id)
+        return file_view(store, experiment["config"]["input"]) if experiment else (None, None, None, None)
+
+    inputs = [*endpoint.components(), generated, judge_model, real_source, seed]
+    launcher.wire(demo, store, judge_parts, benchmark=aime.JUDGE, inputs=inputs, prepare=prepare_judge,
+                  results=results, results_view=view_for_run, api_prefix="aime_judge")
+    launcher.wire(demo, store, winrate_parts, benchmark=aime.WINRATE, inputs=inputs, prepare=prepare_winrate,
+                  results=results, results_view=view_for_run, api_prefix="aime_winrate")
+    refresh.click(lambda: gr.update(choices=file_choices()), None, [generated], api_name="aime_files")
+    generated.input(lambda path: file_view(store, str(checked_file(path)) if path else None), [generated], results,
+                    api_name="aime_results")
+    demo.load(lambda: gr.update(choices=file_choices()), None, [generated], api_visibility="private")

@@ -1,0 +1,48 @@
+"""Generate AIME problems in the browser (LaTeX rendered as they arrive), then judge and compare them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from aime_script import AimeScript
+
+from evalui.testing.openai_peer import ScriptedPeer
+
+pytestmark = pytest.mark.browser
+
+
+def test_generate_judge_and_winrate_in_the_browser(browser, launch_app, tmp_path):
+    with ScriptedPeer(AimeScript()) as peer:
+        url = launch_app({"OPENAI_BASE_URL": peer.base_url, "OPENAI_API_KEY": "sk-x", "HF_HUB_OFFLINE": "1"})
+        page = browser.new_page()
+        page.goto(url)
+        page.get_by_text("Endpoint (any OpenAI-compatible server)").click()
+        page.locator("#endpoint-model").get_by_role("textbox").fill("generator")
+        page.get_by_role("tab", name="AIME generation").click()
+        page.locator("#aime-count input").fill("3")
+        page.get_by_text("Bundled sample", exact=True).first.click()
+        page.locator("#aime-start").click()
+        page.locator("#aime-status").filter(has_text="3/3 done").wait_for(timeout=60_000)
+        problems = page.locator("#aime-problems")
+        problems.locator(".katex").first.wait_for(timeout=30_000)  # LaTeX is rendered, not shown raw
+        assert problems.locator(".katex").count() >= 6
+        assert "gen-0003" in problems.inner_text()
+        page.screenshot(path=str(tmp_path / "aime-generated.png"), full_page=True)
+
+        page.get_by_role("tab", name="AIME results").click()
+        page.locator("#aime-file-refresh").click()
+        page.locator("#aime-file input").click()
+        page.get_by_role("option", name=re.compile("aime_generated_")).first.click()
+        page.locator("#aime-judge-model").get_by_role("textbox").fill("judge")
+        page.locator("#aime-judge-start").click()
+        page.locator("#aime-judge-status").filter(has_text="3/3 done").wait_for(timeout=60_000)
+        page.locator("#aime-judge-plot .js-plotly-plot").wait_for(timeout=30_000)
+        page.locator("#aime-winrate-start").click()
+        page.locator("#aime-winrate-status").filter(has_text="3/3 done").wait_for(timeout=60_000)
+        page.locator("#aime-winrate-plot .js-plotly-plot").wait_for(timeout=30_000)
+        downloads = page.locator("#aime-results-downloads").inner_text()
+        assert "_report" in downloads and "_judge_report" in downloads and "_winrate" in downloads
+        page.screenshot(path=str(tmp_path / "aime-results.png"), full_page=True)
+    judge_models = {r.body["model"] for r in peer.chat_requests()}
+    assert judge_models == {"generator", "judge"}
