@@ -6,6 +6,7 @@ import threading
 
 from evalui.config import runs_dir
 from evalui.ui import build_demo
+from evalui.ui.verify_tab import KEYBOARD_SHORTCUTS_JS
 
 MAX_UPLOAD = "50mb"
 
@@ -17,6 +18,7 @@ def launch_options() -> dict:
         # Only run artefacts are served, nothing else of the data folder.
         "allowed_paths": [str(runs_dir())],
         "max_file_size": MAX_UPLOAD,
+        "head": KEYBOARD_SHORTCUTS_JS,
     }
 
 

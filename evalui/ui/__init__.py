@@ -7,14 +7,14 @@ def build_demo(store=None):
     import gradio as gr
 
     from evalui.engine.store import RunStore
-    from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, score_tab
+    from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, score_tab, verify_tab
     from evalui.ui.endpoint_panel import build_endpoint_panel
 
     store = store or RunStore()
     with gr.Blocks(title="evalui") as demo:
         gr.Markdown("# evalui\nEvaluate LLM agents: BFCL function calling, GAIA, generated AIME problems.")
         endpoint = build_endpoint_panel()
-        with gr.Tabs():
+        with gr.Tabs() as tabs:
             with gr.Tab("BFCL", id="bfcl", elem_id="tab-bfcl"):
                 bfcl_tab.build(demo, store, endpoint)
             with gr.Tab("GAIA", id="gaia", elem_id="tab-gaia"):
@@ -22,7 +22,12 @@ def build_demo(store=None):
             with gr.Tab("AIME generation", id="aime", elem_id="tab-aime"):
                 aime_tabs.build_generation(demo, store, endpoint)
             with gr.Tab("AIME results", id="aime-results", elem_id="tab-aime-results"):
-                aime_tabs.build_results(demo, store, endpoint)
+                review_button, chosen_file = aime_tabs.build_results(demo, store, endpoint)
+            with gr.Tab("Verification", id="verify", elem_id="tab-verify"):
+                verify_file = verify_tab.build(demo)
             with gr.Tab("Score files", id="score", elem_id="tab-score"):
                 score_tab.build()
+        # "Review these problems" in the AIME results tab opens the same file in the panel.
+        review_button.click(lambda path: (gr.Tabs(selected="verify"), gr.update(choices=aime_tabs.file_choices(), value=path)),
+                            [chosen_file], [tabs, verify_file], api_visibility="private")
     return demo

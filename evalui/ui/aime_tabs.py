@@ -108,7 +108,7 @@ def file_view(store: RunStore, path: str | None):
             [str(f) for f in files if f.exists()])
 
 
-def build_results(demo, store: RunStore, endpoint: EndpointInputs) -> None:
+def build_results(demo, store: RunStore, endpoint: EndpointInputs):
     gr.Markdown("Pick a generated file, judge it and compare it with real AIME 2025 problems. The judge is the "
                 "model named here (same base URL and key as above), at low temperature.")
     with gr.Row():
@@ -128,6 +128,7 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         distribution = gr.Plot(label="Score distribution", elem_id="aime-score-plot")
         outcomes = gr.Plot(label="Win / loss / tie", elem_id="aime-winrate-plot")
     downloads = gr.File(label="Reports and results", file_count="multiple", elem_id="aime-results-downloads")
+    review = gr.Button("Review these problems in the verification panel", elem_id="aime-review")
     results = [dimensions, distribution, outcomes, downloads]
 
     def judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model):
@@ -166,3 +167,4 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     generated.input(lambda path: file_view(store, str(checked_file(path)) if path else None), [generated], results,
                     api_name="aime_results")
     demo.load(lambda: gr.update(choices=file_choices()), None, [generated], api_visibility="private")
+    return review, generated
