@@ -7,7 +7,7 @@ def build_demo(store=None):
     import gradio as gr
 
     from evalui.engine.store import RunStore
-    from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, score_tab, verify_tab
+    from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, runs_tab, score_tab, verify_tab
     from evalui.ui.endpoint_panel import build_endpoint_panel
 
     store = store or RunStore()
@@ -25,6 +25,8 @@ def build_demo(store=None):
                 review_button, chosen_file = aime_tabs.build_results(demo, store, endpoint)
             with gr.Tab("Verification", id="verify", elem_id="tab-verify"):
                 verify_file = verify_tab.build(demo)
+            with gr.Tab("Runs", id="runs", elem_id="tab-runs"):
+                runs_tab.build(demo, store, endpoint)
             with gr.Tab("Score files", id="score", elem_id="tab-score"):
                 score_tab.build()
         # "Review these problems" in the AIME results tab opens the same file in the panel.

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from evalui.engine.default_key import key_for
 from evalui.engine.settings import EndpointSettings, default_endpoint
 
 
@@ -47,11 +48,7 @@ def endpoint_settings(base_url: str, model: str, api_key: str, temperature: floa
         raise gr.Error("Set the endpoint's base URL first.")
     if not model:
         raise gr.Error("Set the model name first.")
-    key = (api_key or "").strip()
-    if not key:
-        default_base, default_key, _ = default_endpoint()
-        if default_base.rstrip("/") == base_url.rstrip("/"):
-            key = default_key
+    key = (api_key or "").strip() or key_for(base_url)
     return EndpointSettings(
         base_url=base_url,
         model=model,

@@ -12,7 +12,7 @@ import gradio as gr
 from evalui.engine.background import BackgroundRun, background_runs
 from evalui.engine.store import RunStore
 from evalui.errors import InputError
-from evalui.ui.run_view import is_running, log_text, run_choices, status_line
+from evalui.ui.run_view import is_running, log_text, run_choices, status_line  # noqa: F401 (is_running re-exported)
 
 POLL_S = 0.5
 
@@ -44,8 +44,12 @@ def build_controls(prefix: str, start_label: str) -> LauncherParts:
 
 
 def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs: list, prepare: Prepare,
-         results: list, results_view: ResultsView, api_prefix: str, live_results: bool = False) -> None:
-    """``live_results`` refreshes the results while the run goes (for views that are cheap to build)."""
+         results: list, results_view: ResultsView, api_prefix: str, live_results: bool = False) -> gr.State:
+    """Wire the controls; returns the session's current run id (a gr.State).
+
+    ``live_results`` refreshes the results while the run goes (for views that are cheap to build).
+    ``benchmark`` "" lists the runs of every benchmark.
+    """
     current = gr.State(None)
     timer = gr.Timer(value=2.0, active=False)
     nothing = tuple(gr.skip() for _ in results)
@@ -61,7 +65,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         run = background_runs().start(run_id, work)
         while run.running:
             counts = store.progress(run_id)
-            progress((counts["judged"], counts["total"]), desc=f"{benchmark.upper()} {counts['judged']}/{counts['total']}",
+            progress((counts["judged"], counts["total"]), desc=f"{(benchmark or 'run').upper()} {counts['judged']}/{counts['total']}",
                      unit="samples")
             yield (run_id, status_line(store, run_id), log_text(run_id), *(view(run_id) if live_results else nothing))
             time.sleep(POLL_S)
@@ -96,3 +100,4 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
                      api_name=f"{api_prefix}_show")
     timer.tick(poll, [current], [parts.status, parts.log, *results, timer], api_visibility="private")
     demo.load(list_runs, None, [parts.runs], api_visibility="private")
+    return current

@@ -29,7 +29,7 @@ def log_text(exp_id: str | None) -> str:
 
 def run_choices(store: RunStore, benchmark: str) -> list[tuple[str, str]]:
     choices = []
-    for experiment in store.experiments(benchmark):
+    for experiment in store.experiments(benchmark or None):
         run = background_runs().get(experiment["exp_id"])
         status = "running" if run and run.running else experiment["status"]
         choices.append((f"{experiment['exp_id']} · {experiment['model']} · {status}", experiment["exp_id"]))

@@ -1,0 +1,152 @@
+"""Every stored run, across benchmarks: list, compare, browse, resume and delete."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from evalui.config import runs_dir
+from evalui.engine.runner import Progress
+from evalui.engine.settings import EndpointSettings
+from evalui.engine.store import RunStore
+
+
+def headline(experiment: dict) -> tuple[str, float | None]:
+    """(what the number is, the number) that sums a run up."""
+    summary = experiment.get("summary") or {}
+    benchmark = experiment["benchmark"]
+    if benchmark in ("bfcl", "gaia"):
+        return "accuracy", summary.get("accuracy")
+    if benchmark == "aime-judge":
+        return "pass rate", (summary.get("pass_rate") or {}).get("rate")
+    if benchmark == "aime-winrate":
+        return "win rate", (summary.get("win_rate") or {}).get("rate")
+    if benchmark == "aime-generate" and summary.get("requested"):
+        return "generated", summary["generated"] / summary["requested"]
+    return "", None
+
+
+def groups(experiment: dict) -> dict[str, dict]:
+    summary = experiment.get("summary") or {}
+    return summary.get("by_category") or summary.get("by_level") or {}
+
+
+def runs_frame(store: RunStore) -> pd.DataFrame:
+    rows = []
+    for experiment in store.experiments():
+        counts = store.progress(experiment["exp_id"])
+        label, value = headline(experiment)
+        summary = experiment.get("summary") or {}
+        rows.append({
+            "exp_id": experiment["exp_id"],
+            "benchmark": experiment["benchmark"],
+            "model": experiment["model"],
+            "endpoint": experiment["endpoint_host"],
+            "date": datetime.fromtimestamp(experiment["created_at"]).strftime("%Y-%m-%d %H:%M"),
+            "status": experiment["status"],
+            "done": f"{counts['judged']}/{counts['total']}",
+            "metric": label,
+            "value": round(value, 4) if value is not None else None,
+            "tokens": counts["tokens"],
+            "duration s": round(summary["duration_s"], 1) if summary.get("duration_s") is not None else None,
+        })
+    return pd.DataFrame(rows, columns=["exp_id", "benchmark", "model", "endpoint", "date", "status", "done", "metric",
+                                       "value", "tokens", "duration s"])
+
+
+def comparison_figures(store: RunStore, exp_ids: list[str]) -> tuple[go.Figure | None, go.Figure | None]:
+    """Accuracy per category or level, side by side; and the headline figure against tokens."""
+    experiments = [e for e in (store.experiment(i) for i in exp_ids) if e]
+    if not experiments:
+        return None, None
+    bars = go.Figure()
+    for experiment in experiments:
+        per_group = groups(experiment)
+        if per_group:
+            names = list(per_group)
+            bars.add_bar(name=f"{experiment['exp_id']} ({experiment['model']})", x=names,
+                         y=[per_group[n]["rate"] for n in names])
+    bars.update_layout(barmode="group", title="Accuracy per category or level", yaxis={"range": [0, 1.05], "tickformat": ".0%"})
+    scatter = go.Figure()
+    for experiment in experiments:
+        label, value = headline(experiment)
+        if value is not None:
+            scatter.add_scatter(x=[store.progress(experiment["exp_id"])["tokens"]], y=[value], mode="markers+text",
+                                name=experiment["exp_id"], text=[experiment["model"]], textposition="top center",
+                                marker={"size": 14})
+    scatter.update_layout(title="Headline figure against tokens", xaxis_title="tokens", yaxis_title="accuracy / rate",
+                          yaxis={"range": [0, 1.05], "tickformat": ".0%"})
+    return bars, scatter
+
+
+def samples_frame(store: RunStore, exp_id: str) -> pd.DataFrame:
+    rows = []
+    for sample in store.samples(exp_id):
+        prediction = sample.prediction
+        rows.append({"sample": sample.sample_id, "group": sample.group, "stage": sample.stage,
+                     "correct": sample.correct, "prediction": str(prediction)[:300] if prediction is not None else "",
+                     "error": (sample.error or "")[:200], "latency s": sample.latency_s,
+                     "tokens": sample.prompt_tokens + sample.completion_tokens})
+    return pd.DataFrame(rows, columns=["sample", "group", "stage", "correct", "prediction", "error", "latency s", "tokens"])
+
+
+def artefacts(experiment: dict) -> list[str]:
+    folder = experiment.get("out_dir")
+    if not folder or not Path(folder).is_dir():
+        return []
+    return [str(p) for p in sorted(Path(folder).iterdir()) if p.is_file()][:50]
+
+
+def delete_run(store: RunStore, exp_id: str) -> None:
+    """Remove the run from the store, and its folder when that folder is evalui's own."""
+    experiment = store.experiment(exp_id)
+    if experiment is None:
+        raise ValueError(f"no run named {exp_id!r}")
+    folder = Path(experiment["out_dir"]).resolve() if experiment.get("out_dir") else None
+    store.delete_experiment(exp_id)
+    if folder and folder.parent == runs_dir().resolve() and folder.name == exp_id:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def resume_run(store: RunStore, exp_id: str, settings: EndpointSettings, *, concurrency: int = 4,
+               cancel: threading.Event | None = None, on_progress: Callable[[Progress], None] | None = None) -> dict:
+    """Run the unfinished samples of a stored run again, with the given endpoint (its key is not stored)."""
+    experiment = store.experiment(exp_id)
+    if experiment is None:
+        raise ValueError(f"no run named {exp_id!r}")
+    options = {"concurrency": concurrency, "cancel": cancel, "on_progress": on_progress}
+    benchmark = experiment["benchmark"]
+    if benchmark == "bfcl":
+        from evalui.benchmarks.bfcl.run import execute_bfcl_run
+
+        return execute_bfcl_run(store, settings, exp_id, **options)
+    if benchmark == "gaia":
+        if experiment["config"].get("agent"):
+            raise ValueError("runs of a user's agent resume from the command line, with --agent")
+        from evalui.benchmarks.gaia.run import execute_gaia_run
+
+        return execute_gaia_run(store, exp_id, settings=settings, **options)
+    from evalui.benchmarks.aime import run as aime
+
+    executors = {aime.GENERATE: aime.execute_generation, aime.JUDGE: aime.execute_judge,
+                 aime.WINRATE: aime.execute_winrate}
+    if benchmark not in executors:
+        raise ValueError(f"runs of {benchmark} cannot be resumed here")
+    return executors[benchmark](store, settings, exp_id, **options)
+
+
+def stored_endpoint(experiment: dict, api_key: str) -> EndpointSettings:
+    """The run's own endpoint settings, with a key supplied now (keys are never stored)."""
+    saved = experiment["config"].get("endpoint") or {}
+    if not saved.get("base_url"):
+        raise ValueError("this run has no stored endpoint")
+    return EndpointSettings(base_url=saved["base_url"], model=saved.get("model") or experiment["model"],
+                            api_key=api_key, temperature=saved.get("temperature", 0.0),
+                            max_tokens=saved.get("max_tokens"), timeout_s=saved.get("timeout_s", 60.0),
+                            max_retries=saved.get("max_retries", 4))
