@@ -1,25 +1,43 @@
-"""Entry point of the evalui dashboard (also the Hugging Face Space's app_file)."""
+"""Entry point of the evalui dashboard (also the Hugging Face Space's app_file).
+
+    python app.py [--host 0.0.0.0] [--port 7860] [--auth user:pass]
+"""
 
 from __future__ import annotations
 
+import argparse
+import os
+import subprocess
+import sys
 import threading
 
-from evalui.config import runs_dir
+from evalui.config import data_dir, runs_dir
 from evalui.ui import build_demo
 from evalui.ui.verify_tab import KEYBOARD_SHORTCUTS_JS
 
 MAX_UPLOAD = "50mb"
+BFCL_EVAL = "bfcl-eval==2026.3.23"
 
 
 def launch_options() -> dict:
+    uploads = data_dir() / "uploads"
+    uploads.mkdir(parents=True, exist_ok=True)
     return {
         # Keys are typed into the page; the browser must not keep them in its run history.
         "run_history": False,
-        # Only run artefacts are served, nothing else of the data folder.
-        "allowed_paths": [str(runs_dir())],
+        # Only run artefacts and reviewers' uploads are served, nothing else of the data folder.
+        "allowed_paths": [str(runs_dir()), str(uploads)],
         "max_file_size": MAX_UPLOAD,
         "head": KEYBOARD_SHORTCUTS_JS,
     }
+
+
+def ensure_bfcl_eval_on_space() -> None:
+    """Spaces install requirements.txt, which cannot say --no-deps; install bfcl-eval that way once."""
+    import importlib.util
+
+    if os.environ.get("SPACE_ID") and importlib.util.find_spec("bfcl_eval") is None:
+        subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", BFCL_EVAL], check=False)
 
 
 def warm_up_checker() -> None:
@@ -32,11 +50,25 @@ def warm_up_checker() -> None:
         print(f"evalui: BFCL scoring is unavailable: {exc}")
 
 
-def main() -> None:
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description="The evalui dashboard")
+    parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME"), help="default 127.0.0.1")
+    parser.add_argument("--port", type=int, default=int(os.environ["GRADIO_SERVER_PORT"]) if os.environ.get("GRADIO_SERVER_PORT") else None)
+    parser.add_argument("--auth", help="user:pass required to open the dashboard (for shared deployments)")
+    args = parser.parse_args(argv)
+    if args.auth and ":" not in args.auth:
+        parser.error("--auth takes user:pass")
+    return args
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    ensure_bfcl_eval_on_space()
     threading.Thread(target=warm_up_checker, name="evalui-warm-up", daemon=True).start()
     demo = build_demo()
     demo.queue(default_concurrency_limit=4)
-    demo.launch(**launch_options())
+    auth = tuple(args.auth.split(":", 1)) if args.auth else None
+    demo.launch(server_name=args.host, server_port=args.port, auth=auth, **launch_options())
 
 
 if __name__ == "__main__":

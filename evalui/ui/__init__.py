@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
+
+def on_space() -> bool:
+    """Hugging Face sets both on every Space; Gradio itself goes by SYSTEM."""
+    return bool(os.environ.get("SPACE_ID")) and os.environ.get("SYSTEM") == "spaces"
+
 
 def build_demo(store=None):
     import gradio as gr
@@ -13,6 +20,9 @@ def build_demo(store=None):
     store = store or RunStore()
     with gr.Blocks(title="evalui") as demo:
         gr.Markdown("# evalui\nEvaluate LLM agents: BFCL function calling, GAIA, generated AIME problems.")
+        if on_space():
+            # Only on a Space: elsewhere the button makes Gradio call whoami() while building the page.
+            gr.LoginButton()
         endpoint = build_endpoint_panel()
         with gr.Tabs() as tabs:
             with gr.Tab("BFCL", id="bfcl", elem_id="tab-bfcl"):

@@ -12,6 +12,7 @@ import gradio as gr
 from evalui.engine.background import BackgroundRun, background_runs
 from evalui.engine.store import RunStore
 from evalui.errors import InputError
+from evalui.ui.access import require_access
 from evalui.ui.run_view import is_running, log_text, run_choices, status_line  # noqa: F401 (is_running re-exported)
 
 POLL_S = 0.5
@@ -58,6 +59,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         return results_view(run_id) if run_id else tuple(None for _ in results)
 
     def start_run(*values, progress=gr.Progress()):
+        require_access("start runs")
         try:
             run_id, work = prepare(*values)
         except (ValueError, InputError) as exc:
@@ -74,6 +76,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         yield (run_id, status_line(store, run_id), log_text(run_id), *view(run_id))
 
     def cancel_run(run_id):
+        require_access("cancel runs")
         if run_id and background_runs().cancel(run_id):
             gr.Info("Cancelling: requests in flight finish; the rest waits for a resume.")
         return status_line(store, run_id)

@@ -8,6 +8,7 @@ from evalui import history
 from evalui.engine.default_key import key_for
 from evalui.engine.store import RunStore
 from evalui.ui import launcher
+from evalui.ui.access import require_access
 from evalui.ui.endpoint_panel import EndpointInputs
 
 
@@ -56,6 +57,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         return selected, work
 
     def delete_run(selected):
+        require_access("delete runs")
         if not selected:
             raise gr.Error("Pick a stored run first.")
         if launcher.is_running(selected):

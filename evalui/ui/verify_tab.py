@@ -18,6 +18,7 @@ from evalui import verification as reviews_file
 from evalui.benchmarks.aime.run import read_problems
 from evalui.config import data_dir, runs_dir
 from evalui.errors import InputError
+from evalui.ui.access import require_access
 from evalui.scoring.metrics import JUDGE_DIMENSIONS
 from evalui.ui.aime_tabs import file_choices
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown, problem_markdown
@@ -152,6 +153,7 @@ def build(demo) -> gr.Dropdown:
         return (state, *render(state), *progress_view(state))
 
     def store_upload(upload_value):
+        require_access("upload files")
         if upload_value is None:
             return gr.skip(), *([gr.skip()] * (len(view) + len(summary) + 1))
         source = Path(upload_value if isinstance(upload_value, str) else upload_value.name)
@@ -186,6 +188,7 @@ def build(demo) -> gr.Dropdown:
         return move({**state, "index": ids.index(problem_id) if problem_id in ids else state.get("index", 0)}, 0)
 
     def save_current(state, name, *values):
+        require_access("save reviews")
         *scores, status_value, comment = values
         problems = _problems(state.get("file"))
         if not problems:
