@@ -38,7 +38,8 @@ def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         count = gr.Number(value=5, precision=0, minimum=1, label="Problems", elem_id="aime-count")
         topics = gr.Dropdown(list(TOPICS), value=list(TOPICS), multiselect=True, label="Topics", elem_id="aime-topics")
         seed = gr.Number(value=0, precision=0, label="Seed", elem_id="aime-seed")
-        references = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label="Reference examples")
+        references = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label="Reference examples",
+                              elem_id="aime-references")
         concurrency = gr.Slider(1, 16, value=4, step=1, label="Concurrency")
     exp_id = gr.Textbox(label="Run id (optional)", placeholder="empty: a new run · an existing id resumes it",
                         elem_id="aime-exp-id")

@@ -21,7 +21,7 @@ def test_generate_judge_and_winrate_in_the_browser(browser, launch_app, tmp_path
         page.locator("#endpoint-model").get_by_role("textbox").fill("generator")
         page.get_by_role("tab", name="AIME generation").click()
         page.locator("#aime-count input").fill("3")
-        page.get_by_text("Bundled sample", exact=True).first.click()
+        page.locator("#aime-references").get_by_text("Bundled sample", exact=True).click()
         page.locator("#aime-start").click()
         page.locator("#aime-status").filter(has_text="3/3 done").wait_for(timeout=60_000)
         problems = page.locator("#aime-problems")
