@@ -6,11 +6,15 @@ STAMP := $(VENV)/.installed
 
 .PHONY: app test bench setup browser clean
 
+# llama-cpp-python's native build (-march=native) crashes at the first token on these machines;
+# this instruction set runs fine. The build takes about five minutes, once per machine (pip caches the wheel).
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+
 $(STAMP): pyproject.toml requirements-bfcl.txt
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet -e '.[test,local]'
 	# bfcl-eval without its declared dependencies (numpy pin, torch via sentence-transformers);
 	# requirements-bfcl.txt lists what its checker really imports.
 	$(BIN)/pip install --quiet --no-deps bfcl-eval==2026.3.23

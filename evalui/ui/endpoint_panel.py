@@ -8,6 +8,7 @@ import gradio as gr
 
 from evalui.engine.default_key import key_for
 from evalui.engine.settings import EndpointSettings, default_endpoint
+from evalui.ui.access import require_access
 
 
 @dataclass
@@ -36,7 +37,37 @@ def build_endpoint_panel() -> EndpointInputs:
             temperature = gr.Slider(0.0, 2.0, value=0.0, step=0.1, label="Temperature")
             max_tokens = gr.Number(value=1024, precision=0, label="Max tokens")
             timeout = gr.Number(value=60, label="Timeout per request (s)")
+        build_local_model_row(base, model)
     return EndpointInputs(base, model, api_key, temperature, max_tokens, timeout)
+
+
+def build_local_model_row(base: gr.Textbox, model: gr.Textbox) -> None:
+    """Start or stop the offline local model, and point the endpoint at it."""
+    from evalui.engine import local_model as local
+
+    with gr.Row():
+        start = gr.Button("Use the offline local model", size="sm", elem_id="local-model-start",
+                          interactive=local.is_installed())
+        stop = gr.Button("Stop it", size="sm", elem_id="local-model-stop", interactive=local.is_installed())
+        note = gr.Markdown(local.NOTICE if local.is_installed() else
+                           "Offline local model: not installed (`pip install 'evalui[local]'`).")
+
+    def start_local():
+        require_access("start the local model")
+        try:
+            url = local.local_model().start()
+        except local.LocalModelUnavailable as exc:
+            raise gr.Error(str(exc)) from None
+        gr.Info(local.NOTICE)
+        return url, local.MODEL_NAME, f"**Local model running at {url}.** {local.NOTICE}"
+
+    def stop_local():
+        require_access("stop the local model")
+        local.local_model().stop()
+        return "Local model stopped."
+
+    start.click(start_local, None, [base, model, note], api_name="local_model_start")
+    stop.click(stop_local, None, [note], api_name="local_model_stop")
 
 
 def endpoint_settings(base_url: str, model: str, api_key: str, temperature: float, max_tokens: float, timeout: float) -> EndpointSettings:
