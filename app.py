@@ -13,6 +13,7 @@ import threading
 
 from evalui.config import data_dir, runs_dir
 from evalui.ui import build_demo
+from evalui.ui.strings import i18n
 from evalui.ui.verify_tab import KEYBOARD_SHORTCUTS_JS
 
 MAX_UPLOAD = "50mb"
@@ -29,6 +30,8 @@ def launch_options() -> dict:
         "allowed_paths": [str(runs_dir()), str(uploads)],
         "max_file_size": MAX_UPLOAD,
         "head": KEYBOARD_SHORTCUTS_JS,
+        # English or Chinese, following the browser's language.
+        "i18n": i18n(),
     }
 
 

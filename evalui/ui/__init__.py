@@ -16,28 +16,29 @@ def build_demo(store=None):
     from evalui.engine.store import RunStore
     from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, runs_tab, score_tab, verify_tab
     from evalui.ui.endpoint_panel import build_endpoint_panel
+    from evalui.ui.strings import t
 
     store = store or RunStore()
     with gr.Blocks(title="evalui") as demo:
-        gr.Markdown("# evalui\nEvaluate LLM agents: BFCL function calling, GAIA, generated AIME problems.")
+        gr.Markdown(t("app.title"))
         if on_space():
             # Only on a Space: elsewhere the button makes Gradio call whoami() while building the page.
             gr.LoginButton()
         endpoint = build_endpoint_panel()
         with gr.Tabs() as tabs:
-            with gr.Tab("BFCL", id="bfcl", elem_id="tab-bfcl"):
+            with gr.Tab(t("tab.bfcl"), id="bfcl", elem_id="tab-bfcl"):
                 bfcl_tab.build(demo, store, endpoint)
-            with gr.Tab("GAIA", id="gaia", elem_id="tab-gaia"):
+            with gr.Tab(t("tab.gaia"), id="gaia", elem_id="tab-gaia"):
                 gaia_tab.build(demo, store, endpoint)
-            with gr.Tab("AIME generation", id="aime", elem_id="tab-aime"):
+            with gr.Tab(t("tab.aime"), id="aime", elem_id="tab-aime"):
                 aime_tabs.build_generation(demo, store, endpoint)
-            with gr.Tab("AIME results", id="aime-results", elem_id="tab-aime-results"):
+            with gr.Tab(t("tab.aime_results"), id="aime-results", elem_id="tab-aime-results"):
                 review_button, chosen_file = aime_tabs.build_results(demo, store, endpoint)
-            with gr.Tab("Verification", id="verify", elem_id="tab-verify"):
+            with gr.Tab(t("tab.verify"), id="verify", elem_id="tab-verify"):
                 verify_file = verify_tab.build(demo)
-            with gr.Tab("Runs", id="runs", elem_id="tab-runs"):
+            with gr.Tab(t("tab.runs"), id="runs", elem_id="tab-runs"):
                 runs_tab.build(demo, store, endpoint)
-            with gr.Tab("Score files", id="score", elem_id="tab-score"):
+            with gr.Tab(t("tab.score"), id="score", elem_id="tab-score"):
                 score_tab.build()
         # "Review these problems" in the AIME results tab opens the same file in the panel.
         review_button.click(lambda path: (gr.Tabs(selected="verify"), gr.update(choices=aime_tabs.file_choices(), value=path)),

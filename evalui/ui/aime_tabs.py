@@ -15,6 +15,7 @@ from evalui.reports.charts import judge_dimension_bars, score_distribution, win_
 from evalui.ui import launcher
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings
 from evalui.ui.latex import LATEX_DELIMITERS, problem_markdown
+from evalui.ui.strings import t
 
 REFERENCE_SOURCES = {"Hub, else bundled": "auto", "Hugging Face Hub": "hub", "Bundled sample": "bundled"}
 SHOWN_PROBLEMS = 20
@@ -32,20 +33,19 @@ def generation_view(store: RunStore, exp_id: str):
 
 
 def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
-    gr.Markdown("Generate AIME-style problems with the endpoint above. Each is parsed as JSON (LaTeX intact), "
-                "checked (answer 0–999, no duplicates) and retried when invalid; invalid output is never kept.")
+    gr.Markdown(t("aime.intro"))
     with gr.Row():
-        count = gr.Number(value=5, precision=0, minimum=1, label="Problems", elem_id="aime-count")
-        topics = gr.Dropdown(list(TOPICS), value=list(TOPICS), multiselect=True, label="Topics", elem_id="aime-topics")
-        seed = gr.Number(value=0, precision=0, label="Seed", elem_id="aime-seed")
-        references = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label="Reference examples",
+        count = gr.Number(value=5, precision=0, minimum=1, label=t("aime.count"), elem_id="aime-count")
+        topics = gr.Dropdown(list(TOPICS), value=list(TOPICS), multiselect=True, label=t("aime.topics"), elem_id="aime-topics")
+        seed = gr.Number(value=0, precision=0, label=t("aime.seed"), elem_id="aime-seed")
+        references = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label=t("aime.references"),
                               elem_id="aime-references")
-        concurrency = gr.Slider(1, 16, value=4, step=1, label="Concurrency")
-    exp_id = gr.Textbox(label="Run id (optional)", placeholder="empty: a new run · an existing id resumes it",
+        concurrency = gr.Slider(1, 16, value=4, step=1, label=t("run.concurrency"))
+    exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"),
                         elem_id="aime-exp-id")
-    parts = launcher.build_controls("aime", "Generate problems")
+    parts = launcher.build_controls("aime", t("aime.start"))
     problems = gr.Markdown(latex_delimiters=LATEX_DELIMITERS, elem_id="aime-problems")
-    downloads = gr.File(label="Generated file and report", file_count="multiple", elem_id="aime-downloads")
+    downloads = gr.File(label=t("aime.downloads"), file_count="multiple", elem_id="aime-downloads")
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, count_value, topic_values, seed_value,
                 reference_label, concurrency_value, exp_id_value):
@@ -110,26 +110,25 @@ def file_view(store: RunStore, path: str | None):
 
 
 def build_results(demo, store: RunStore, endpoint: EndpointInputs):
-    gr.Markdown("Pick a generated file, judge it and compare it with real AIME 2025 problems. The judge is the "
-                "model named here (same base URL and key as above), at low temperature.")
+    gr.Markdown(t("aime.results_intro"))
     with gr.Row():
-        generated = gr.Dropdown(choices=[], label="Generated file", elem_id="aime-file", scale=4)
-        refresh = gr.Button("Refresh", scale=1, elem_id="aime-file-refresh")
+        generated = gr.Dropdown(choices=[], label=t("aime.file"), elem_id="aime-file", scale=4)
+        refresh = gr.Button(t("run.refresh"), scale=1, elem_id="aime-file-refresh")
     with gr.Row():
-        judge_model = gr.Textbox(label="Judge model", placeholder="e.g. gpt-4o", elem_id="aime-judge-model")
-        real_source = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label="Real AIME 2025 problems")
-        seed = gr.Number(value=0, precision=0, label="Pairing seed")
+        judge_model = gr.Textbox(label=t("aime.judge_model"), placeholder="e.g. gpt-4o", elem_id="aime-judge-model")
+        real_source = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label=t("aime.real"))
+        seed = gr.Number(value=0, precision=0, label=t("aime.pair_seed"))
     with gr.Row():
         with gr.Column():
-            judge_parts = launcher.build_controls("aime-judge", "Run LLM judge")
+            judge_parts = launcher.build_controls("aime-judge", t("aime.judge_start"))
         with gr.Column():
-            winrate_parts = launcher.build_controls("aime-winrate", "Run win rate")
+            winrate_parts = launcher.build_controls("aime-winrate", t("aime.winrate_start"))
     with gr.Row():
-        dimensions = gr.Plot(label="Judge dimensions", elem_id="aime-judge-plot")
-        distribution = gr.Plot(label="Score distribution", elem_id="aime-score-plot")
-        outcomes = gr.Plot(label="Win / loss / tie", elem_id="aime-winrate-plot")
-    downloads = gr.File(label="Reports and results", file_count="multiple", elem_id="aime-results-downloads")
-    review = gr.Button("Review these problems in the verification panel", elem_id="aime-review")
+        dimensions = gr.Plot(label=t("aime.dimensions"), elem_id="aime-judge-plot")
+        distribution = gr.Plot(label=t("aime.distribution"), elem_id="aime-score-plot")
+        outcomes = gr.Plot(label=t("aime.outcomes"), elem_id="aime-winrate-plot")
+    downloads = gr.File(label=t("aime.results_downloads"), file_count="multiple", elem_id="aime-results-downloads")
+    review = gr.Button(t("aime.review"), elem_id="aime-review")
     results = [dimensions, distribution, outcomes, downloads]
 
     def judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model):

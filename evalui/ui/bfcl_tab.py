@@ -13,6 +13,7 @@ from evalui.scoring.bfcl import CATEGORIES
 from evalui.ui import launcher
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings
 from evalui.ui.run_view import is_running
+from evalui.ui.strings import t
 
 
 def results_view(store: RunStore, exp_id: str):
@@ -36,20 +37,20 @@ def results_view(store: RunStore, exp_id: str):
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
-        categories = gr.Dropdown(list(CATEGORIES), value=["simple_python"], multiselect=True, label="Categories",
+        categories = gr.Dropdown(list(CATEGORIES), value=["simple_python"], multiselect=True, label=t("bfcl.categories"),
                                  elem_id="bfcl-categories")
-        limit = gr.Number(value=5, precision=0, minimum=0, label="Limit per category (0 = all)", elem_id="bfcl-limit")
-        mode = gr.Radio(["fc", "prompt"], value="fc", label="Mode",
-                        info="fc: native tool calls · prompt: [func(param=value)] text")
-        concurrency = gr.Slider(1, 64, value=8, step=1, label="Concurrency", elem_id="bfcl-concurrency")
-    exp_id = gr.Textbox(label="Run id (optional)", placeholder="empty: a new run · an existing id resumes it",
+        limit = gr.Number(value=5, precision=0, minimum=0, label=t("bfcl.limit"), elem_id="bfcl-limit")
+        mode = gr.Radio(["fc", "prompt"], value="fc", label=t("bfcl.mode"),
+                        info=t("bfcl.mode_info"))
+        concurrency = gr.Slider(1, 64, value=8, step=1, label=t("run.concurrency"), elem_id="bfcl-concurrency")
+    exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"),
                         elem_id="bfcl-exp-id")
-    parts = launcher.build_controls("bfcl", "Start BFCL run")
+    parts = launcher.build_controls("bfcl", t("bfcl.start"))
     with gr.Row():
-        accuracy_plot = gr.Plot(label="Accuracy per category", elem_id="bfcl-accuracy-plot")
-        error_plot = gr.Plot(label="Error types", elem_id="bfcl-error-plot")
-    samples = gr.Dataframe(label="Samples", wrap=True, max_height=480, interactive=False, elem_id="bfcl-samples")
-    downloads = gr.File(label="Result files and report", file_count="multiple", elem_id="bfcl-downloads")
+        accuracy_plot = gr.Plot(label=t("bfcl.accuracy"), elem_id="bfcl-accuracy-plot")
+        error_plot = gr.Plot(label=t("bfcl.errors"), elem_id="bfcl-error-plot")
+    samples = gr.Dataframe(label=t("bfcl.samples"), wrap=True, max_height=480, interactive=False, elem_id="bfcl-samples")
+    downloads = gr.File(label=t("bfcl.downloads"), file_count="multiple", elem_id="bfcl-downloads")
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, chosen, limit_value, mode_value,
                 concurrency_value, exp_id_value):

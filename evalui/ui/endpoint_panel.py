@@ -9,6 +9,7 @@ import gradio as gr
 from evalui.engine.default_key import key_for
 from evalui.engine.settings import EndpointSettings, default_endpoint
 from evalui.ui.access import require_access
+from evalui.ui.strings import t
 
 
 @dataclass
@@ -25,18 +26,18 @@ class EndpointInputs:
 
 
 def build_endpoint_panel() -> EndpointInputs:
-    base_url, key, source = default_endpoint()
-    key_note = f"empty: use the server's key from {source}" if key else "no key in the server environment"
-    with gr.Accordion("Endpoint (any OpenAI-compatible server)", open=not base_url):
+    base_url, key, _ = default_endpoint()
+    key_note = t("endpoint.key_server") if key else t("endpoint.key_none")
+    with gr.Accordion(t("endpoint.title"), open=not base_url):
         with gr.Row():
-            base = gr.Textbox(value=base_url, label="Base URL", placeholder="http://127.0.0.1:8000/v1", elem_id="endpoint-base-url")
-            model = gr.Textbox(label="Model", placeholder="gpt-4o-mini, Qwen/Qwen3-8B, llama3.1 …", elem_id="endpoint-model")
+            base = gr.Textbox(value=base_url, label=t("endpoint.base_url"), placeholder="http://127.0.0.1:8000/v1", elem_id="endpoint-base-url")
+            model = gr.Textbox(label=t("endpoint.model"), placeholder=t("endpoint.model_hint"), elem_id="endpoint-model")
             # The server's own key is never sent to the page; an empty box means "use it".
-            api_key = gr.Textbox(label="API key", type="password", placeholder=key_note, elem_id="endpoint-api-key")
+            api_key = gr.Textbox(label=t("endpoint.key"), type="password", placeholder=key_note, elem_id="endpoint-api-key")
         with gr.Row():
-            temperature = gr.Slider(0.0, 2.0, value=0.0, step=0.1, label="Temperature")
-            max_tokens = gr.Number(value=1024, precision=0, label="Max tokens")
-            timeout = gr.Number(value=60, label="Timeout per request (s)")
+            temperature = gr.Slider(0.0, 2.0, value=0.0, step=0.1, label=t("endpoint.temperature"))
+            max_tokens = gr.Number(value=1024, precision=0, label=t("endpoint.max_tokens"))
+            timeout = gr.Number(value=60, label=t("endpoint.timeout"))
         build_local_model_row(base, model)
     return EndpointInputs(base, model, api_key, temperature, max_tokens, timeout)
 
@@ -46,11 +47,10 @@ def build_local_model_row(base: gr.Textbox, model: gr.Textbox) -> None:
     from evalui.engine import local_model as local
 
     with gr.Row():
-        start = gr.Button("Use the offline local model", size="sm", elem_id="local-model-start",
+        start = gr.Button(t("local.start"), size="sm", elem_id="local-model-start",
                           interactive=local.is_installed())
-        stop = gr.Button("Stop it", size="sm", elem_id="local-model-stop", interactive=local.is_installed())
-        note = gr.Markdown(local.NOTICE if local.is_installed() else
-                           "Offline local model: not installed (`pip install 'evalui[local]'`).")
+        stop = gr.Button(t("local.stop"), size="sm", elem_id="local-model-stop", interactive=local.is_installed())
+        note = gr.Markdown(t("local.notice") if local.is_installed() else t("local.missing"))
 
     def start_local():
         require_access("start the local model")

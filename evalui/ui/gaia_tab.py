@@ -16,6 +16,7 @@ from evalui.reports.charts import accuracy_bars, histogram
 from evalui.ui import launcher
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings
 from evalui.ui.run_view import is_running
+from evalui.ui.strings import t
 
 SOURCES = ("Bundled sample", "Hugging Face (gated)", "Local folder", "Uploaded JSON file")
 ENDPOINT_CHOICE = "The endpoint above"
@@ -27,9 +28,9 @@ def allowed_agents() -> list[str]:
     return [spec.strip() for spec in os.environ.get(AGENTS_ENV, "").split(",") if spec.strip()]
 
 
-def token_note() -> str:
+def token_note():
     present = bool(os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN"))
-    return "HF_TOKEN is set on the server." if present else "HF_TOKEN is not set: the gated dataset cannot be fetched."
+    return t("gaia.token_present") if present else t("gaia.token_missing")
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -79,26 +80,26 @@ def results_view(store: RunStore, exp_id: str):
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
-        source = gr.Radio(list(SOURCES), value="Bundled sample", label="Source", elem_id="gaia-source")
-        split = gr.Radio(list(data.SPLITS), value="validation", label="Split")
-        level = gr.Radio(["All", "1", "2", "3"], value="All", label="Level", elem_id="gaia-level")
+        source = gr.Radio(list(SOURCES), value="Bundled sample", label=t("gaia.source"), elem_id="gaia-source")
+        split = gr.Radio(list(data.SPLITS), value="validation", label=t("gaia.split"))
+        level = gr.Radio(["All", "1", "2", "3"], value="All", label=t("gaia.level"), elem_id="gaia-level")
     gr.Markdown(token_note())
     with gr.Row():
-        folder = gr.Textbox(label="Local folder (GAIA layout, inside the data folder)", elem_id="gaia-folder")
-        upload = gr.File(label="Questions (JSON array)", file_types=[".json"], elem_id="gaia-upload")
+        folder = gr.Textbox(label=t("gaia.folder"), elem_id="gaia-folder")
+        upload = gr.File(label=t("gaia.upload"), file_types=[".json"], elem_id="gaia-upload")
     with gr.Row():
-        solver = gr.Dropdown([ENDPOINT_CHOICE, *allowed_agents()], value=ENDPOINT_CHOICE, label="Answered by",
-                             info=f"agents are listed by the server's {AGENTS_ENV}", elem_id="gaia-solver")
-        limit = gr.Number(value=0, precision=0, minimum=0, label="Limit (0 = all)", elem_id="gaia-limit")
-        concurrency = gr.Slider(1, 32, value=4, step=1, label="Concurrency", elem_id="gaia-concurrency")
-    exp_id = gr.Textbox(label="Run id (optional)", placeholder="empty: a new run · an existing id resumes it",
+        solver = gr.Dropdown([ENDPOINT_CHOICE, *allowed_agents()], value=ENDPOINT_CHOICE, label=t("gaia.solver"),
+                             info=t("gaia.solver_info"), elem_id="gaia-solver")
+        limit = gr.Number(value=0, precision=0, minimum=0, label=t("gaia.limit"), elem_id="gaia-limit")
+        concurrency = gr.Slider(1, 32, value=4, step=1, label=t("run.concurrency"), elem_id="gaia-concurrency")
+    exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"),
                         elem_id="gaia-exp-id")
-    parts = launcher.build_controls("gaia", "Start GAIA run")
+    parts = launcher.build_controls("gaia", t("gaia.start"))
     with gr.Row():
-        level_plot = gr.Plot(label="Accuracy per level", elem_id="gaia-level-plot")
-        latency_plot = gr.Plot(label="Latency", elem_id="gaia-latency-plot")
-    table = gr.Dataframe(label="Tasks", wrap=True, max_height=480, interactive=False, elem_id="gaia-tasks")
-    downloads = gr.File(label="Submission, guide and report", file_count="multiple", elem_id="gaia-downloads")
+        level_plot = gr.Plot(label=t("gaia.by_level"), elem_id="gaia-level-plot")
+        latency_plot = gr.Plot(label=t("gaia.latency"), elem_id="gaia-latency-plot")
+    table = gr.Dataframe(label=t("gaia.tasks"), wrap=True, max_height=480, interactive=False, elem_id="gaia-tasks")
+    downloads = gr.File(label=t("gaia.downloads"), file_count="multiple", elem_id="gaia-downloads")
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, source_value, split_value, level_value,
                 folder_value, upload_value, solver_value, limit_value, concurrency_value, exp_id_value):

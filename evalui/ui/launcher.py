@@ -13,6 +13,7 @@ from evalui.engine.background import BackgroundRun, background_runs
 from evalui.engine.store import RunStore
 from evalui.errors import InputError
 from evalui.ui.access import require_access
+from evalui.ui.strings import t
 from evalui.ui.run_view import is_running, log_text, run_choices, status_line  # noqa: F401 (is_running re-exported)
 
 POLL_S = 0.5
@@ -35,12 +36,12 @@ class LauncherParts:
 def build_controls(prefix: str, start_label: str) -> LauncherParts:
     with gr.Row():
         start = gr.Button(start_label, variant="primary", elem_id=f"{prefix}-start")
-        cancel = gr.Button("Cancel", variant="stop", elem_id=f"{prefix}-cancel")
-    status = gr.Markdown("No run selected.", elem_id=f"{prefix}-status")
-    log = gr.Textbox(label="Log", lines=6, max_lines=6, autoscroll=True, interactive=False, elem_id=f"{prefix}-log")
+        cancel = gr.Button(t("run.cancel"), variant="stop", elem_id=f"{prefix}-cancel")
+    status = gr.Markdown(t("run.none"), elem_id=f"{prefix}-status")
+    log = gr.Textbox(label=t("run.log"), lines=6, max_lines=6, autoscroll=True, interactive=False, elem_id=f"{prefix}-log")
     with gr.Row():
-        runs = gr.Dropdown(choices=[], label="Stored runs", elem_id=f"{prefix}-runs", scale=4)
-        refresh = gr.Button("Refresh", scale=1, elem_id=f"{prefix}-refresh")
+        runs = gr.Dropdown(choices=[], label=t("run.stored"), elem_id=f"{prefix}-runs", scale=4)
+        refresh = gr.Button(t("run.refresh"), scale=1, elem_id=f"{prefix}-refresh")
     return LauncherParts(start, cancel, status, log, runs, refresh)
 
 

@@ -10,25 +10,24 @@ from evalui.engine.store import RunStore
 from evalui.ui import launcher
 from evalui.ui.access import require_access
 from evalui.ui.endpoint_panel import EndpointInputs
+from evalui.ui.strings import t
 
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
-        refresh = gr.Button("Refresh list", elem_id="runs-refresh")
-    table = gr.Dataframe(label="Runs", interactive=False, wrap=True, max_height=360, elem_id="runs-table")
+        refresh = gr.Button(t("runs.refresh"), elem_id="runs-refresh")
+    table = gr.Dataframe(label=t("tab.runs"), interactive=False, wrap=True, max_height=360, elem_id="runs-table")
     with gr.Row():
-        chosen = gr.Dropdown(choices=[], multiselect=True, label="Compare runs", elem_id="runs-compare-choice", scale=4)
-        compare = gr.Button("Compare", scale=1, elem_id="runs-compare")
+        chosen = gr.Dropdown(choices=[], multiselect=True, label=t("runs.compare_choice"), elem_id="runs-compare-choice", scale=4)
+        compare = gr.Button(t("runs.compare"), scale=1, elem_id="runs-compare")
     with gr.Row():
-        per_group = gr.Plot(label="Accuracy per category or level", elem_id="runs-compare-groups")
-        against_tokens = gr.Plot(label="Accuracy against tokens", elem_id="runs-compare-tokens")
-    gr.Markdown("### One run\nPick a stored run to browse its samples. **Resume** sends only its unfinished "
-                "samples, to the run's own endpoint, with the key from the endpoint panel (or the server's own "
-                "key for the server's own endpoint).")
-    parts = launcher.build_controls("runs", "Resume the selected run")
-    delete = gr.Button("Delete the selected run", variant="stop", elem_id="runs-delete")
-    samples = gr.Dataframe(label="Samples", interactive=False, wrap=True, max_height=420, elem_id="runs-samples")
-    files = gr.File(label="Artefacts", file_count="multiple", elem_id="runs-files")
+        per_group = gr.Plot(label=t("runs.groups"), elem_id="runs-compare-groups")
+        against_tokens = gr.Plot(label=t("runs.tokens"), elem_id="runs-compare-tokens")
+    gr.Markdown(t("runs.one"))
+    parts = launcher.build_controls("runs", t("runs.resume"))
+    delete = gr.Button(t("runs.delete"), variant="stop", elem_id="runs-delete")
+    samples = gr.Dataframe(label=t("bfcl.samples"), interactive=False, wrap=True, max_height=420, elem_id="runs-samples")
+    files = gr.File(label=t("runs.files"), file_count="multiple", elem_id="runs-files")
 
     def listing():
         frame = history.runs_frame(store)

@@ -12,6 +12,7 @@ import pandas as pd
 from evalui.errors import InputError
 from evalui.jsonl import write_jsonl
 from evalui.scoring.bfcl import CATEGORIES
+from evalui.ui.strings import t
 
 
 def _file_path(upload) -> str:
@@ -47,17 +48,17 @@ def score_gaia_file(submission, metadata):
 def build() -> None:
     with gr.Row():
         with gr.Column():
-            gr.Markdown("### BFCL result file\nJSON lines `{\"id\", \"result\"}`, as `bfcl generate` writes them.")
-            category = gr.Dropdown(list(CATEGORIES), value="simple_python", label="Category", elem_id="score-bfcl-category")
-            results = gr.File(label="Result file", file_types=[".json", ".jsonl"], elem_id="score-bfcl-file")
-            bfcl_button = gr.Button("Score BFCL file", variant="primary", elem_id="score-bfcl-button")
+            gr.Markdown(t("score.bfcl_intro"))
+            category = gr.Dropdown(list(CATEGORIES), value="simple_python", label=t("score.category"), elem_id="score-bfcl-category")
+            results = gr.File(label=t("score.results"), file_types=[".json", ".jsonl"], elem_id="score-bfcl-file")
+            bfcl_button = gr.Button(t("score.bfcl_button"), variant="primary", elem_id="score-bfcl-button")
         with gr.Column():
-            gr.Markdown("### GAIA submission\nJSON lines `{\"task_id\", \"model_answer\"}` and GAIA's metadata.")
-            submission = gr.File(label="Submission", file_types=[".jsonl", ".json"], elem_id="score-gaia-submission")
-            metadata = gr.File(label="Metadata (jsonl or parquet)", file_types=[".jsonl", ".parquet"], elem_id="score-gaia-metadata")
-            gaia_button = gr.Button("Score GAIA submission", variant="primary", elem_id="score-gaia-button")
-    summary = gr.Code(label="Summary", language="json", elem_id="score-summary")
-    table = gr.Dataframe(label="Verdicts", wrap=True, max_height=420, elem_id="score-table")
-    download = gr.File(label="Verdicts (JSONL)", elem_id="score-download")
+            gr.Markdown(t("score.gaia_intro"))
+            submission = gr.File(label=t("score.submission"), file_types=[".jsonl", ".json"], elem_id="score-gaia-submission")
+            metadata = gr.File(label=t("score.metadata"), file_types=[".jsonl", ".parquet"], elem_id="score-gaia-metadata")
+            gaia_button = gr.Button(t("score.gaia_button"), variant="primary", elem_id="score-gaia-button")
+    summary = gr.Code(label=t("score.summary"), language="json", elem_id="score-summary")
+    table = gr.Dataframe(label=t("score.verdicts"), wrap=True, max_height=420, elem_id="score-table")
+    download = gr.File(label=t("score.download"), elem_id="score-download")
     bfcl_button.click(score_bfcl_file, [category, results], [summary, table, download], api_name="score_bfcl_file")
     gaia_button.click(score_gaia_file, [submission, metadata], [summary, table, download], api_name="score_gaia_file")

@@ -22,6 +22,7 @@ from evalui.ui.access import require_access
 from evalui.scoring.metrics import JUDGE_DIMENSIONS
 from evalui.ui.aime_tabs import file_choices
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown, problem_markdown
+from evalui.ui.strings import t
 
 # Alt+→ next, Alt+← previous, Alt+U next unverified, Alt+S save: clicks on the panel's buttons.
 KEYBOARD_SHORTCUTS_JS = """
@@ -115,10 +116,10 @@ def progress_view(position: dict):
 def build(demo) -> gr.Dropdown:
     position = gr.State({"file": None, "index": 0})
     with gr.Row():
-        data_file = gr.Dropdown(choices=[], label="Generated file", elem_id="verify-file", scale=4)
-        refresh = gr.Button("Refresh", scale=1)
-        upload = gr.File(label="…or upload one", file_types=[".json"], elem_id="verify-upload", scale=2)
-    reviewer = gr.Textbox(label="Your name", placeholder="shown in the file beside your reviews", elem_id="verify-reviewer")
+        data_file = gr.Dropdown(choices=[], label=t("aime.file"), elem_id="verify-file", scale=4)
+        refresh = gr.Button(t("run.refresh"), scale=1)
+        upload = gr.File(label=t("verify.upload"), file_types=[".json"], elem_id="verify-upload", scale=2)
+    reviewer = gr.Textbox(label=t("verify.reviewer"), placeholder=t("verify.reviewer_hint"), elem_id="verify-reviewer")
     where = gr.Markdown(elem_id="verify-where")
     with gr.Row():
         with gr.Column(scale=3):
@@ -128,22 +129,22 @@ def build(demo) -> gr.Dropdown:
     with gr.Row():
         sliders = [gr.Slider(1, 5, value=DEFAULT_SCORE, step=1, label=d, elem_id=f"verify-{d}") for d in JUDGE_DIMENSIONS]
     with gr.Row():
-        status = gr.Radio(list(reviews_file.STATUSES), label="Status", elem_id="verify-status")
-        comments = gr.Textbox(label="Comments", lines=2, elem_id="verify-comments")
+        status = gr.Radio(list(reviews_file.STATUSES), label=t("verify.status"), elem_id="verify-status")
+        comments = gr.Textbox(label=t("verify.comments"), lines=2, elem_id="verify-comments")
     with gr.Row():
-        previous = gr.Button("← Previous", elem_id="verify-prev")
-        following = gr.Button("Next →", elem_id="verify-next")
-        unverified = gr.Button("Next unverified", elem_id="verify-next-unverified")
-        goto = gr.Dropdown(choices=[], label="Go to", elem_id="verify-goto")
-        save = gr.Button("Save review", variant="primary", elem_id="verify-save")
-    gr.Markdown("Keyboard: Alt+→ next · Alt+← previous · Alt+U next unverified · Alt+S save")
+        previous = gr.Button(t("verify.previous"), elem_id="verify-prev")
+        following = gr.Button(t("verify.next"), elem_id="verify-next")
+        unverified = gr.Button(t("verify.next_unverified"), elem_id="verify-next-unverified")
+        goto = gr.Dropdown(choices=[], label=t("verify.goto"), elem_id="verify-goto")
+        save = gr.Button(t("verify.save"), variant="primary", elem_id="verify-save")
+    gr.Markdown(t("verify.keys"))
     progress = gr.Markdown(elem_id="verify-progress")
     with gr.Row():
-        agreement_plot = gr.Plot(label="Human vs LLM judge", elem_id="verify-agreement")
-        disagreements = gr.Dataframe(label="Largest disagreements", interactive=False)
+        agreement_plot = gr.Plot(label=t("verify.agreement"), elem_id="verify-agreement")
+        disagreements = gr.Dataframe(label=t("verify.disagreements"), interactive=False)
     with gr.Row():
-        export = gr.Button("Export approved problems", elem_id="verify-export")
-        exported = gr.File(label="Approved dataset", elem_id="verify-exported")
+        export = gr.Button(t("verify.export"), elem_id="verify-export")
+        exported = gr.File(label=t("verify.exported"), elem_id="verify-exported")
 
     view = [shown, judged, *sliders, status, comments, where, goto]
     summary = [progress, agreement_plot, disagreements]

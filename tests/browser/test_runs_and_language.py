@@ -1,0 +1,60 @@
+"""The Runs tab lists and compares stored runs; the page speaks Chinese to a Chinese browser."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from peers import settings_for
+
+from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.engine.store import RunStore
+from evalui.testing.bfcl_oracle import BfclOracle
+from evalui.testing.openai_peer import ScriptedPeer
+from evalui.ui.strings import STRINGS
+
+pytestmark = pytest.mark.browser
+
+
+def test_runs_tab_lists_compares_and_opens_runs(browser, launch_app, tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
+    oracle = BfclOracle(["simple_python"])
+    with ScriptedPeer(lambda body, n: oracle.gold_reply(body) if n % 2 else oracle.wrong_reply(body)) as peer:
+        store = RunStore()
+        for name, model in (("cmp-a", "model-a"), ("cmp-b", "model-b")):
+            settings = settings_for(peer, model=model)
+            execute_bfcl_run(store, settings, prepare_bfcl_run(store, settings, ["simple_python"], limit=4, mode="fc",
+                                                               exp_id=name))
+        store.close()
+    url = launch_app({})
+    page = browser.new_page()
+    page.goto(url)
+    page.get_by_role("tab", name="Runs").click()
+    table = page.locator("#runs-table")
+    table.filter(has_text="cmp-a").wait_for(timeout=30_000)
+    assert "model-b" in table.inner_text() and "finished" in table.inner_text()
+
+    page.locator("#runs-compare-choice input").click()
+    page.get_by_role("option", name="cmp-a").click()
+    page.locator("#runs-compare-choice input").click()
+    page.get_by_role("option", name="cmp-b").click()
+    page.locator("#runs-compare").click()
+    page.locator("#runs-compare-groups .js-plotly-plot").wait_for(timeout=30_000)
+    page.locator("#runs-compare-tokens .js-plotly-plot").wait_for(timeout=30_000)
+
+    page.locator("#runs-runs input").click()
+    page.get_by_role("option", name=re.compile("^cmp-b")).click()
+    page.locator("#runs-samples").filter(has_text="simple_python_3").wait_for(timeout=30_000)
+    assert "BFCL_v4_simple_python_result" in page.locator("#runs-files").inner_text()
+
+
+def test_page_follows_the_browser_language(browser, launch_app):
+    url = launch_app({})
+    for locale, tab, button in (("zh-CN", "运行记录", "开始 BFCL 评估"), ("en-US", "Runs", "Start BFCL run")):
+        context = browser.new_context(locale=locale)
+        page = context.new_page()
+        page.goto(url)
+        page.get_by_role("tab", name=tab).wait_for(timeout=30_000)
+        assert page.locator("#bfcl-start").inner_text().strip() == button
+        context.close()
+    assert all(zh and en for en, zh in STRINGS.values())
