@@ -61,6 +61,16 @@ class RecordedRequest:
 Script = Callable[[dict, int], Reply]
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A client that went away (timed out, or was killed) is part of the script, not a failure.
+        import sys
+
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class ScriptedPeer:
     """``with ScriptedPeer(script) as peer: peer.base_url`` — a live endpoint for the block's duration."""
 
@@ -126,7 +136,7 @@ class ScriptedPeer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout); nothing to tell it
 
-        self._server = ThreadingHTTPServer((host, port), Handler)
+        self._server = _QuietServer((host, port), Handler)
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
 
