@@ -12,33 +12,21 @@ import os
 import tempfile
 from pathlib import Path
 
-from common import PeerProcess
+from common import PeerProcess, gold_script
 
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
 from evalui.scoring.bfcl_official import load_official
-from evalui.testing.bfcl_oracle import BfclOracle
 
 N = 400
 LATENCY_S = 0.1
 
 
-def gold_script():
-    oracle = BfclOracle(["simple_python"])
-
-    def script(body, n):
-        reply = oracle.gold_reply(body)
-        reply.delay_s = LATENCY_S
-        return reply
-
-    return script
-
-
 def main() -> None:
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
     load_official()
-    peer = PeerProcess(gold_script)
+    peer = PeerProcess(lambda: gold_script(LATENCY_S))
     with tempfile.TemporaryDirectory() as folder:
         store = RunStore(Path(folder) / "bench.sqlite")
         settings = EndpointSettings(base_url=peer.base_url, model="bench", api_key="sk-bench")

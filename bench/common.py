@@ -11,6 +11,20 @@ from pathlib import Path
 from evalui.testing.openai_peer import ScriptedPeer
 
 
+def gold_script(latency_s: float = 0.1):
+    """A script that answers simple_python questions with their gold calls after ``latency_s``."""
+    from evalui.testing.bfcl_oracle import BfclOracle
+
+    oracle = BfclOracle(["simple_python"])
+
+    def script(body, n):
+        reply = oracle.gold_reply(body)
+        reply.delay_s = latency_s
+        return reply
+
+    return script
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from common import PeerProcess, finished_ids
+from common import PeerProcess, gold_script, finished_ids
 
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import Reply, error
@@ -29,17 +29,6 @@ from evalui.testing.openai_peer import Reply, error
 N = 400
 LATENCY_S = 0.1
 KILLS = 10
-
-
-def gold_script():
-    oracle = BfclOracle(["simple_python"])
-
-    def script(body, n):
-        reply = oracle.gold_reply(body)
-        reply.delay_s = LATENCY_S
-        return reply
-
-    return script
 
 
 def faulty_script():
@@ -76,7 +65,7 @@ def crash_and_resume() -> None:
     kills: list[tuple[float, set[str]]] = []  # (when, samples finished at that moment)
     with tempfile.TemporaryDirectory() as folder:
         database = Path(folder) / "evalui.sqlite"
-        peer = PeerProcess(gold_script, Path(folder) / "requests.log")
+        peer = PeerProcess(lambda: gold_script(LATENCY_S), Path(folder) / "requests.log")
         command, env = cli(peer.base_url, "kill9", folder, ["--concurrency", "8"])
         for point in kill_points:
             process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -34,3 +34,19 @@ def write_jsonl(path: str | Path, records) -> Path:
         for record in records:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     return path
+
+
+def read_json_array(path: str | Path, what: str) -> list:
+    """A file holding one JSON array (of ``what``), with errors that name the file and line."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such file", path=str(path))
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg})", path=str(path), line=exc.lineno) from None
+    except UnicodeDecodeError:
+        raise InputError("not a UTF-8 text file", path=str(path)) from None
+    if not isinstance(value, list):
+        raise InputError(f"expected a JSON array of {what}", path=str(path))
+    return value

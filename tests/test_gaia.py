@@ -200,6 +200,7 @@ def test_wrong_and_lenient_answers_and_resume(tmp_path):
         asked = len(peer.chat_requests())
         again = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
         assert len(peer.chat_requests()) == asked + 1  # only the failed task is asked again
+        assert json.loads(again.stdout.splitlines()[-1])["errors"] == 1  # and it failed again
 
 
 def test_user_agent_module(tmp_path):

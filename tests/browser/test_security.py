@@ -15,7 +15,6 @@ import pytest
 from aime_script import SCENARIOS
 from peers import SENTINEL_KEY
 
-from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion
 
 pytestmark = pytest.mark.browser

@@ -19,6 +19,7 @@ from evalui.engine.runner import Progress, run_experiment
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
 from evalui.errors import InputError
+from evalui.jsonl import read_json_array
 from evalui.reports import aime_report
 from evalui.scoring.metrics import judge_summary, win_rates
 
@@ -45,15 +46,7 @@ def _judged(store: RunStore, exp_id: str) -> list:
 
 def read_problems(path: str | Path) -> list[dict]:
     """A generated file: a JSON array of problems with problem_id, problem and answer."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("no such file", path=str(path))
-    try:
-        problems = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", path=str(path), line=exc.lineno) from None
-    if not isinstance(problems, list):
-        raise InputError("expected a JSON array of problems", path=str(path))
+    problems = read_json_array(path, "problems")
     for index, problem in enumerate(problems, start=1):
         if not isinstance(problem, dict) or not {"problem_id", "problem", "answer"} <= set(problem):
             raise InputError(f"problem {index} needs problem_id, problem and answer", path=str(path))
@@ -141,12 +134,22 @@ def execute_judge(store: RunStore, settings: EndpointSettings, exp_id: str, *, c
     return export_judge(store, exp_id, duration_s=duration)
 
 
+def _companion_target(experiment: dict) -> tuple[Path, Path]:
+    """(the generated file judged, the folder for what is written beside it)."""
+    input_path = Path(experiment["config"]["input"])
+    folder = Path(experiment["config"]["out"]) if experiment["config"].get("out") else input_path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return input_path, folder
+
+
+def _write_companion(folder: Path, output: Path, summary: dict, results: list) -> None:
+    output.write_text(json.dumps({"summary": summary, "results": results}, indent=2, ensure_ascii=False), encoding="utf-8")
+    summary.update(output=str(output), out_dir=str(folder))
+
+
 def export_judge(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> dict:
     experiment = store.experiment(exp_id)
-    config = experiment["config"]
-    input_path = Path(config["input"])
-    folder = Path(config["out"]) if config.get("out") else input_path.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    input_path, folder = _companion_target(experiment)
     judged = _judged(store, exp_id)
     results = [{**s.prediction, "topic": s.group} for s in judged]
     scores = [{d: r["scores"][d]["score"] for d in r["scores"]} for r in results]
@@ -154,9 +157,7 @@ def export_judge(store: RunStore, exp_id: str, *, duration_s: float | None = Non
                "judged": len(results), "failures": store.progress(exp_id)["errors"], **judge_summary(scores),
                "status": experiment["status"], "duration_s": duration_s}
     summary["average_score"] = summary["average"]
-    output = folder / f"{input_path.stem}_judge.json"
-    output.write_text(json.dumps({"summary": summary, "results": results}, indent=2, ensure_ascii=False), encoding="utf-8")
-    summary.update(output=str(output), out_dir=str(folder))
+    _write_companion(folder, folder / f"{input_path.stem}_judge.json", summary, results)
     summary["report"] = str(aime_report.write_judge_report(folder, input_path.stem, summary, results))
     store.set_status(exp_id, experiment["status"], summary=summary, out_dir=str(folder))
     return summary
@@ -184,9 +185,7 @@ def execute_winrate(store: RunStore, settings: EndpointSettings, exp_id: str, *,
 def export_winrate(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> dict:
     experiment = store.experiment(exp_id)
     config = experiment["config"]
-    input_path = Path(config["input"])
-    folder = Path(config["out"]) if config.get("out") else input_path.parent
-    folder.mkdir(parents=True, exist_ok=True)
+    input_path, folder = _companion_target(experiment)
     results = [s.prediction for s in _judged(store, exp_id)]
     rates = win_rates(r["outcome"] for r in results)
     summary = {"exp_id": exp_id, "benchmark": WINRATE, "judge_model": experiment["model"], "input": str(input_path),
@@ -194,9 +193,7 @@ def export_winrate(store: RunStore, exp_id: str, *, duration_s: float | None = N
                "inconsistent_pairs": sum(1 for r in results if not r["consistent"]),
                "failures": store.progress(exp_id)["errors"], **rates, "status": experiment["status"],
                "duration_s": duration_s}
-    output = folder / f"{input_path.stem}_winrate.json"
-    output.write_text(json.dumps({"summary": summary, "results": results}, indent=2, ensure_ascii=False), encoding="utf-8")
-    summary.update(output=str(output), out_dir=str(folder))
+    _write_companion(folder, folder / f"{input_path.stem}_winrate.json", summary, results)
     summary["report"] = str(aime_report.write_winrate_report(folder, input_path.stem, summary))
     store.set_status(exp_id, experiment["status"], summary=summary, out_dir=str(folder))
     return summary

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalui.errors import InputError
+from evalui.jsonl import read_json_array
 
 HF_REPO = "gaia-benchmark/GAIA"
 SPLITS = ("validation", "test")
@@ -111,16 +112,7 @@ def load_folder(folder: str | Path, split: str = "validation", level=None, limit
 def load_questions_file(path: str | Path, level=None, limit: int | None = None) -> list[GaiaQuestion]:
     """A JSON array of records with "Question" or "question" and "Final answer" (the testing recipe's format)."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError("no such file", path=str(path))
-    try:
-        records = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg})", path=str(path), line=exc.lineno) from None
-    except UnicodeDecodeError:
-        raise InputError("not a UTF-8 text file", path=str(path)) from None
-    if not isinstance(records, list):
-        raise InputError("expected a JSON array of question records", path=str(path))
+    records = read_json_array(path, "question records")
     questions = []
     for index, record in enumerate(records, start=1):
         if not isinstance(record, dict):
