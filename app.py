@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 from evalui.config import data_dir, runs_dir
 from evalui.ui import build_demo
@@ -17,6 +18,7 @@ from evalui.ui.strings import i18n
 from evalui.ui.verify_tab import KEYBOARD_SHORTCUTS_JS
 
 MAX_UPLOAD = "50mb"
+FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
 BFCL_EVAL = "bfcl-eval==2026.3.23"
 
 
@@ -32,6 +34,7 @@ def launch_options() -> dict:
         "head": KEYBOARD_SHORTCUTS_JS,
         # English or Chinese, following the browser's language.
         "i18n": i18n(),
+        "favicon_path": str(FAVICON),
     }
 
 

@@ -196,3 +196,13 @@ def test_the_key_never_reaches_the_store_or_the_exports(store, oracle, tmp_path)
     assert files
     for path in files:
         assert SENTINEL_KEY.encode() not in path.read_bytes(), path
+
+
+def test_requests_per_minute_spaces_the_requests(store, oracle):
+    with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
+        settings = settings_for(peer)
+        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=6, mode="fc")
+        execute_bfcl_run(store, settings, exp_id, concurrency=6, requests_per_minute=300)  # one every 0.2 s
+        times = sorted(r.received_at for r in peer.chat_requests())
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert len(times) == 6 and min(gaps) >= 0.15

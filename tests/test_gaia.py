@@ -223,3 +223,20 @@ def test_user_agent_module(tmp_path):
                          capture_output=True, text=True, timeout=300, cwd=tmp_path,
                          env={**os.environ, "EVALUI_DATA_DIR": str(tmp_path / "data")})
     assert bad.returncode == 2 and "has no attribute 'Nope'" in bad.stderr
+
+
+def test_text_only_endpoint_gets_the_image_named_instead(tmp_path):
+    def text_only(body, n):
+        content = body["messages"][-1]["content"]
+        if isinstance(content, list):
+            return error(400, "image content is not supported by this model")
+        return answering_script(body, n)
+
+    with ScriptedPeer(text_only) as peer:
+        done = subprocess.run([sys.executable, "-m", "evalui", "gaia", "run", "--sample", "--level", "2",
+                               "--base-url", peer.base_url, "--model", "m"], capture_output=True, text=True,
+                              timeout=300, env={**os.environ, "EVALUI_DATA_DIR": str(tmp_path)})
+        contents = [r.body["messages"][-1]["content"] for r in peer.chat_requests()]
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["errors"] == 0 and summary["total"] == 2
+    assert any(isinstance(c, str) and "Attached file: red_square.png" in c for c in contents)

@@ -40,6 +40,11 @@ def judge_answer(question: GaiaQuestion, response_text: str) -> tuple[object, bo
                            "error_type": None if exact else "wrong_answer"}
 
 
+def _has_image(messages: list[dict]) -> bool:
+    return any(isinstance(m.get("content"), list) and any(p.get("type") == "image_url" for p in m["content"])
+               for m in messages)
+
+
 @dataclass
 class GaiaTask:
     agent: object | None = None
@@ -54,7 +59,13 @@ class GaiaTask:
 
     def call(self, client, sample: Sample, request: dict) -> ChatReply:
         if self.agent is None:
-            return client.chat(request["messages"])
+            try:
+                return client.chat(request["messages"])
+            except EndpointError as exc:
+                # A text-only endpoint refuses image content with a 400: name the image instead.
+                if exc.kind != "http_400" or not _has_image(request["messages"]):
+                    raise
+                return client.chat(build_messages(question_from_payload(sample.payload), images=False))
         started = time.perf_counter()
         try:
             answer = self.agent.answer(request["record"])
