@@ -113,34 +113,42 @@ def run_experiment(
         store.record_judgement(exp_id, sample.sample_id, prediction=prediction, correct=correct, verdict=verdict)
         return bool(correct)
 
+    def fail(sample: Sample, request, error: str, attempts: int, had_error: bool) -> None:
+        message = redact(error, secrets)
+        store.record_error(exp_id, sample.sample_id, request=request, error=message, attempts=attempts)
+        with lock:
+            counts["errors"] += 0 if had_error else 1
+            report(f"{sample.sample_id}: {message}")
+
     def work(sample: Sample) -> None:
         nonlocal done_here
         if cancel.is_set():
             return
         had_error = sample.error is not None
-        if sample.stage == "rollout":  # answered before a crash: judge it, never ask again
-            correct = judge(sample, sample.response)
-            tokens = 0
-        else:
-            limiter.wait(cancel)
-            if cancel.is_set():
-                return
-            request = task.build_request(sample)
-            try:
-                reply = task.call(client, sample, request)
-            except EndpointError as exc:
-                store.record_error(exp_id, sample.sample_id, request=request,
-                                   error=redact(str(exc), secrets), attempts=exc.attempts)
-                with lock:
-                    counts["errors"] += 0 if had_error else 1
-                    report(f"{sample.sample_id}: {redact(str(exc), secrets)}")
-                return
-            response = reply_to_response(reply)
-            store.record_rollout(exp_id, sample.sample_id, request=request, response=response,
-                                 latency_s=reply.latency_s, prompt_tokens=reply.prompt_tokens,
-                                 completion_tokens=reply.completion_tokens, attempts=reply.attempts)
-            correct = judge(sample, response)
-            tokens = reply.total_tokens
+        request = None
+        try:
+            if sample.stage == "rollout":  # answered before a crash: judge it, never ask again
+                correct = judge(sample, sample.response)
+                tokens = 0
+            else:
+                limiter.wait(cancel)
+                if cancel.is_set():
+                    return
+                request = task.build_request(sample)
+                try:
+                    reply = task.call(client, sample, request)
+                except EndpointError as exc:
+                    fail(sample, request, str(exc), exc.attempts, had_error)
+                    return
+                response = reply_to_response(reply)
+                store.record_rollout(exp_id, sample.sample_id, request=request, response=response,
+                                     latency_s=reply.latency_s, prompt_tokens=reply.prompt_tokens,
+                                     completion_tokens=reply.completion_tokens, attempts=reply.attempts)
+                correct = judge(sample, response)
+                tokens = reply.total_tokens
+        except Exception as exc:  # one sample's bad data or a task bug must not stop the run
+            fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
+            return
         with lock:
             done_here += 1
             counts["judged"] += 1
