@@ -6,6 +6,9 @@ from evalui.engine.background import background_runs
 from evalui.engine.store import RunStore
 
 
+SUCCESS_WORDS = {"aime-generate": "valid", "aime-judge": "pass (≥ 3.5)", "aime-winrate": "wins"}
+
+
 def status_line(store: RunStore, exp_id: str | None) -> str:
     if not exp_id:
         return "No run selected."
@@ -15,10 +18,12 @@ def status_line(store: RunStore, exp_id: str | None) -> str:
     counts = store.progress(exp_id)
     run = background_runs().get(exp_id)
     status = "running" if run and run.running else experiment["status"]
-    accuracy = counts["correct"] / counts["judged"] if counts["judged"] else 0.0
+    share = counts["correct"] / counts["judged"] if counts["judged"] else 0.0
+    # What a "correct" sample means differs by task.
+    word = SUCCESS_WORDS.get(experiment["benchmark"], "correct")
     return (
         f"**{exp_id}** · {status} · {counts['judged']}/{counts['total']} done · "
-        f"{counts['correct']} correct ({accuracy:.1%}) · {counts['errors']} errors · {counts['tokens']} tokens"
+        f"{counts['correct']} {word} ({share:.1%}) · {counts['errors']} errors · {counts['tokens']} tokens"
     )
 
 
