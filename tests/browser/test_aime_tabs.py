@@ -44,5 +44,10 @@ def test_generate_judge_and_winrate_in_the_browser(browser, launch_app, tmp_path
         downloads = page.locator("#aime-results-downloads").inner_text()
         assert "_report" in downloads and "_judge_report" in downloads and "_winrate" in downloads
         page.screenshot(path=str(tmp_path / "aime-results.png"), full_page=True)
+
+        # "Review these problems" opens the same file in the verification panel.
+        page.locator("#aime-review").click()
+        page.locator("#verify-where").filter(has_text="Problem 1 of 3").wait_for(timeout=30_000)
+        page.locator("#verify-judge").filter(has_text="correctness").wait_for(timeout=30_000)  # judge scores beside it
     judge_models = {r.body["model"] for r in peer.chat_requests()}
     assert judge_models == {"generator", "judge"}
