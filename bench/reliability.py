@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from common import PeerProcess, gold_script, finished_ids
+from common import PeerProcess, finished_ids, gold_script
 
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import Reply, error

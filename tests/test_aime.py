@@ -11,8 +11,13 @@ from pathlib import Path
 import pytest
 from aime_script import AimeScript
 
-from evalui.benchmarks.aime.parse import (InvalidOutput, parse_generated_problem, parse_judgement,
-                                          parse_json_with_latex, parse_preference)
+from evalui.benchmarks.aime.parse import (
+    InvalidOutput,
+    parse_generated_problem,
+    parse_json_with_latex,
+    parse_judgement,
+    parse_preference,
+)
 from evalui.benchmarks.aime.tasks import combine_orders
 from evalui.testing.openai_peer import ScriptedPeer, error
 

@@ -13,8 +13,8 @@ from evalui.engine.background import BackgroundRun, background_runs
 from evalui.engine.store import RunStore
 from evalui.errors import InputError
 from evalui.ui.access import require_access
+from evalui.ui.run_view import is_running, log_text, run_choices, status_line
 from evalui.ui.strings import t
-from evalui.ui.run_view import is_running, log_text, run_choices, status_line  # noqa: F401 (is_running re-exported)
 
 POLL_S = 0.5
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from evalui.engine.background import background_runs
 from evalui.engine.store import RunStore
 
-
 SUCCESS_WORDS = {"aime-generate": "valid", "aime-judge": "pass (≥ 3.5)", "aime-winrate": "wins"}
 
 

@@ -10,6 +10,7 @@ from evalui.engine.store import RunStore
 from evalui.ui import launcher
 from evalui.ui.access import require_access
 from evalui.ui.endpoint_panel import EndpointInputs
+from evalui.ui.run_view import is_running
 from evalui.ui.strings import t
 
 
@@ -59,7 +60,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         require_access("delete runs")
         if not selected:
             raise gr.Error("Pick a stored run first.")
-        if launcher.is_running(selected):
+        if is_running(selected):
             raise gr.Error("Cancel the run before deleting it.")
         history.delete_run(store, selected)
         gr.Info(f"Deleted {selected}.")

@@ -18,8 +18,8 @@ from evalui import verification as reviews_file
 from evalui.benchmarks.aime.run import read_problems
 from evalui.config import data_dir, runs_dir
 from evalui.errors import InputError
-from evalui.ui.access import require_access
 from evalui.scoring.metrics import JUDGE_DIMENSIONS
+from evalui.ui.access import require_access
 from evalui.ui.aime_tabs import file_choices
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown, problem_markdown
 from evalui.ui.strings import t

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from evalui.benchmarks.aime import references
 from evalui.benchmarks.aime.prompts import TOPICS
-from evalui.benchmarks.aime.tasks import (GenerationTask, JudgeTask, WinRateTask, generation_specs, judge_specs,
-                                          pairing_specs)
+from evalui.benchmarks.aime.tasks import GenerationTask, JudgeTask, WinRateTask, generation_specs, judge_specs, pairing_specs
 from evalui.engine.client import ModelClient
 from evalui.engine.experiment import register_experiment, run_folder
 from evalui.engine.runner import Progress, run_experiment
