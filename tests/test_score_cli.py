@@ -58,10 +58,12 @@ def test_console_script_and_module_agree(live_simple_results):
     assert by_module.stdout.splitlines()[-1] == by_script.stdout.splitlines()[-1]
 
 
-def test_score_path_does_not_import_gradio():
+def test_cli_paths_do_not_import_gradio():
     code = (
-        "import sys; from evalui.cli import main; "
+        "import sys; from evalui.cli import build_parser; build_parser(); "
         "import evalui.benchmarks.bfcl.score_file, evalui.benchmarks.gaia.score_file; "
+        "import evalui.benchmarks.bfcl.run, evalui.benchmarks.gaia.run, evalui.benchmarks.aime.run; "
+        "import evalui.verification, evalui.history, evalui.engine.local_model; "
         "print('gradio' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

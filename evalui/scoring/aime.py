@@ -1,4 +1,8 @@
-"""AIME answers: integers from 0 to 999, compared as integers, so "025" and "25.0" equal 25."""
+"""AIME answers: integers from 0 to 999, compared as integers, so "025" and "25.0" equal 25.
+
+String comparison (lm-eval-harness) counts "025" wrong, and math-verify reads a response with two
+boxes as a set; an AIME answer is one integer, so it is extracted and compared as one.
+"""
 
 from __future__ import annotations
 
