@@ -60,54 +60,48 @@ def _judge_settings(args):
     return endpoint_from_args(judge_args)
 
 
-def _with_bar(label: str, run):
-    bar = ProgressBar(label)
-    try:
-        return run(bar)
-    finally:
-        bar.close()
-
-
 def _store():
     from evalui.engine.store import RunStore
 
     return RunStore()
 
 
+def _step(args, store, settings, label: str, prepare, execute) -> dict:
+    """Register a step's run (bad input becomes a one-line error), then run it under a progress bar."""
+    try:
+        run_id = prepare()
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    bar = ProgressBar(f"{label} {run_id}")
+    try:
+        return execute(store, settings, run_id, concurrency=args.concurrency, requests_per_minute=args.rpm,
+                       on_progress=bar)
+    finally:
+        bar.close()
+
+
 def _generate(args, store, settings) -> dict:
     from evalui.benchmarks.aime.run import execute_generation, prepare_generation
 
     topics = args.topics.split(",") if args.topics else None
-    try:
-        exp_id = prepare_generation(store, settings, n=args.n, topics=topics, seed=args.seed,
-                                    reference_source=args.references, exp_id=args.exp_id, out=args.out)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    return _with_bar(f"generate {exp_id}", lambda bar: execute_generation(
-        store, settings, exp_id, concurrency=args.concurrency, requests_per_minute=args.rpm, on_progress=bar))
+    return _step(args, store, settings, "generate", lambda: prepare_generation(
+        store, settings, n=args.n, topics=topics, seed=args.seed, reference_source=args.references,
+        exp_id=args.exp_id, out=args.out), execute_generation)
 
 
 def _judge(args, store, settings, input_file, exp_id) -> dict:
     from evalui.benchmarks.aime.run import execute_judge, prepare_judge
 
-    try:
-        run_id = prepare_judge(store, settings, input_file, exp_id=exp_id, out=args.out)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    return _with_bar(f"judge {run_id}", lambda bar: execute_judge(
-        store, settings, run_id, concurrency=args.concurrency, requests_per_minute=args.rpm, on_progress=bar))
+    return _step(args, store, settings, "judge", lambda: prepare_judge(
+        store, settings, input_file, exp_id=exp_id, out=args.out), execute_judge)
 
 
 def _winrate(args, store, settings, input_file, exp_id) -> dict:
     from evalui.benchmarks.aime.run import execute_winrate, prepare_winrate
 
-    try:
-        run_id = prepare_winrate(store, settings, input_file, seed=args.seed, real_source=args.real,
-                                 exp_id=exp_id, out=args.out)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
-    return _with_bar(f"win rate {run_id}", lambda bar: execute_winrate(
-        store, settings, run_id, concurrency=args.concurrency, requests_per_minute=args.rpm, on_progress=bar))
+    return _step(args, store, settings, "win rate", lambda: prepare_winrate(
+        store, settings, input_file, seed=args.seed, real_source=args.real, exp_id=exp_id, out=args.out),
+        execute_winrate)
 
 
 def _generation_summary(summary: dict) -> dict:
