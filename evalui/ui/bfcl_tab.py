@@ -12,20 +12,16 @@ from evalui.reports.charts import accuracy_bars, count_bars
 from evalui.scoring.bfcl import CATEGORIES
 from evalui.ui import launcher
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings
-from evalui.ui.run_view import is_running
+from evalui.ui.run_view import finished_summary
 from evalui.ui.strings import t
 
 
 def results_view(store: RunStore, exp_id: str):
     """(accuracy chart, error chart, sample table, files) of a run, from the store."""
-    experiment = store.experiment(exp_id)
-    if experiment is None:
+    if store.experiment(exp_id) is None:
         return None, None, None, None
-    if not experiment.get("summary") and not is_running(exp_id) and store.progress(exp_id)["judged"]:
-        export_bfcl_run(store, exp_id)  # a run that stopped before its exports were written
-        experiment = store.experiment(exp_id)
-    summary = experiment.get("summary")
-    if not summary or is_running(exp_id):
+    summary = finished_summary(store, exp_id, export_bfcl_run)
+    if not summary:
         return None, None, samples_frame(store, exp_id), None
     accuracy = accuracy_bars(summary["by_category"], "Accuracy per category (95% CI)")
     errors = count_bars(summary["error_types"], "Error types") if summary["error_types"] else None

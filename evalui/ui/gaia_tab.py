@@ -15,7 +15,7 @@ from evalui.engine.store import RunStore
 from evalui.reports.charts import accuracy_bars, histogram
 from evalui.ui import launcher
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings
-from evalui.ui.run_view import is_running
+from evalui.ui.run_view import finished_summary
 from evalui.ui.strings import t
 
 SOURCES = ("Bundled sample", "Hugging Face (gated)", "Local folder", "Uploaded JSON file")
@@ -59,14 +59,10 @@ def load_selected(source, split, level, limit, folder, upload):
 
 
 def results_view(store: RunStore, exp_id: str):
-    experiment = store.experiment(exp_id)
-    if experiment is None:
+    if store.experiment(exp_id) is None:
         return None, None, None, None
-    if not experiment.get("summary") and not is_running(exp_id) and store.progress(exp_id)["judged"]:
-        export_gaia_run(store, exp_id)
-        experiment = store.experiment(exp_id)
-    summary = experiment.get("summary")
-    if not summary or is_running(exp_id):
+    summary = finished_summary(store, exp_id, export_gaia_run)
+    if not summary:
         return None, None, tasks_frame(store, exp_id), None
     by_level = accuracy_bars(summary["by_level"], "Exact match per level (95% CI)") if summary["by_level"] else None
     table = tasks_frame(store, exp_id)

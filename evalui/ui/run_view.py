@@ -43,3 +43,15 @@ def run_choices(store: RunStore, benchmark: str) -> list[tuple[str, str]]:
 def is_running(exp_id: str | None) -> bool:
     run = background_runs().get(exp_id) if exp_id else None
     return bool(run and run.running)
+
+
+def finished_summary(store: RunStore, exp_id: str, export) -> dict | None:
+    """The summary of a run that is not going; ``export`` writes it first for a run that stopped
+    (crash, kill) before its exports were written. None while the run goes or before any answer."""
+    experiment = store.experiment(exp_id)
+    if experiment is None or is_running(exp_id):
+        return None
+    if not experiment.get("summary") and store.progress(exp_id)["judged"]:
+        export(store, exp_id)
+        experiment = store.experiment(exp_id)
+    return experiment.get("summary")
