@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlparse
 
+from evalui.engine.url_policy import redact_url, url_secrets
+
 HF_ROUTER_URL = "https://router.huggingface.co/v1"
 
 
@@ -23,7 +25,7 @@ class EndpointSettings:
     def public(self) -> dict:
         """What may be stored, logged or exported: everything but the key."""
         return {
-            "base_url": self.base_url,
+            "base_url": redact_url(self.base_url),
             "host": self.host,
             "model": self.model,
             "temperature": self.temperature,
@@ -34,7 +36,13 @@ class EndpointSettings:
 
     @property
     def host(self) -> str:
-        return urlparse(self.base_url).netloc or self.base_url
+        """host[:port], never the user:password a URL may carry."""
+        netloc = urlparse(self.base_url).netloc.rsplit("@", 1)[-1]
+        return netloc or redact_url(self.base_url)
+
+    def secrets(self) -> list[str]:
+        """Everything that must never be stored or shown: the key and what the URL carries."""
+        return [s for s in (self.api_key, *url_secrets(self.base_url)) if s and len(s) >= 4]
 
     def with_key_from_env(self, variable: str | None) -> "EndpointSettings":
         if not variable:

@@ -35,7 +35,7 @@ def _run(store, exp_id, task, settings, *, concurrency, requests_per_minute, can
     started = time.perf_counter()
     run_experiment(store, exp_id, task, ModelClient(settings), concurrency=concurrency,
                    requests_per_minute=requests_per_minute, cancel=cancel, on_progress=on_progress,
-                   secrets=[settings.api_key])
+                   secrets=settings.secrets())
     return time.perf_counter() - started
 
 

@@ -44,7 +44,7 @@ def execute_bfcl_run(store: RunStore, settings: EndpointSettings, exp_id: str, *
     run_experiment(
         store, exp_id, BfclTask(mode=mode), ModelClient(settings),
         concurrency=concurrency, requests_per_minute=requests_per_minute, cancel=cancel,
-        on_progress=on_progress, secrets=[settings.api_key],
+        on_progress=on_progress, secrets=settings.secrets(),
     )
     duration = time.perf_counter() - started
     return export_bfcl_run(store, exp_id, out=out, duration_s=duration)

@@ -41,7 +41,7 @@ def execute_gaia_run(store: RunStore, exp_id: str, *, settings: EndpointSettings
     run_experiment(
         store, exp_id, GaiaTask(agent=agent), ModelClient(settings) if settings else None,
         concurrency=concurrency, requests_per_minute=requests_per_minute, cancel=cancel,
-        on_progress=on_progress, secrets=[settings.api_key] if settings else [],
+        on_progress=on_progress, secrets=settings.secrets() if settings else [],
     )
     return export_gaia_run(store, exp_id, out=out, duration_s=time.perf_counter() - started)
 
