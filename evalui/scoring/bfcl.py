@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalui.scoring.bfcl_official import load_official
+from evalui.scoring.safe_calls import NotACallList, UnsafeExpression, check_json_arguments, check_size, guard_python_calls
 
 CATEGORIES: tuple[str, ...] = (
     "simple_python",
@@ -36,6 +37,7 @@ RELEVANCE_CATEGORIES = frozenset({"irrelevance", "live_irrelevance", "live_relev
 
 # The error types evalui reports, in the order the UI lists them.
 ERROR_TYPES: tuple[str, ...] = (
+    "unsafe_expression",
     "decode_failure",
     "wrong_format",
     "wrong_function",
@@ -91,6 +93,7 @@ def decode_fc(result: list) -> list[dict]:
     decoded = []
     for invoked in result:
         name = list(invoked.keys())[0]
+        check_json_arguments(invoked[name])
         decoded.append({name: json.loads(invoked[name])})
     return decoded
 
@@ -106,6 +109,10 @@ def decode_result(result: Any, category: str, mode: str | None = None) -> list:
         return decode_fc(result)
     # Relevance checks decode as Python whatever the category, as the official runner does.
     language = "python" if category in RELEVANCE_CATEGORIES else language_of(category)
+    if not isinstance(result, str):
+        raise NotACallList("a prompt-mode result must be text")
+    # bfcl-eval's Python decoder eval()s parts of the text: it only ever sees guarded text.
+    result = guard_python_calls(result) if language == "python" else (check_size(result) or result)
     return_format = {
         "python": official.return_format.PYTHON,
         "java": official.return_format.JAVA,
@@ -121,6 +128,8 @@ def score_relevance(category: str, result: Any, mode: str | None = None) -> Bfcl
         decoded = decode_result(result, category, mode)
         has_call = not official.is_empty_output(decoded)
         detail = "" if has_call else "decoded, but holds no function call"
+    except UnsafeExpression as exc:
+        return unsafe_verdict(exc)
     except Exception as exc:  # any decoder error means "no call", exactly as upstream
         has_call = False
         detail = f"decoding failed: {exc}"
@@ -143,6 +152,11 @@ def score_relevance(category: str, result: Any, mode: str | None = None) -> Bfcl
         "relevance_error:decoder_failed",
         decoded,
     )
+
+
+def unsafe_verdict(exc: UnsafeExpression) -> BfclVerdict:
+    """Wrong, and never run: the text would have been executed by the official decoder."""
+    return BfclVerdict(False, "unsafe_expression", f"Not decoded: {exc}. Nothing in it was run.", "unsafe_expression")
 
 
 def score_entry(
@@ -169,6 +183,8 @@ def score_entry(
     official = load_official()
     try:
         decoded = decode_result(result, category, mode)
+    except UnsafeExpression as exc:
+        return unsafe_verdict(exc)
     except Exception as exc:
         return BfclVerdict(
             False, "decode_failure", f"Failed to decode the calls: {exc}", "ast_decoder:decoder_failed"

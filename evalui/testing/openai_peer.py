@@ -22,6 +22,8 @@ class Reply:
     body: dict | str | None = None
     delay_s: float = 0.0
     headers: dict = field(default_factory=dict)
+    # Seconds between single bytes of the body: a peer that drips keeps a per-read timeout happy forever.
+    drip_s: float = 0.0
 
 
 def completion(text: str | None = "", tool_calls: list[tuple[str, str]] | None = None,
@@ -132,7 +134,14 @@ class ScriptedPeer:
                     for key, value in reply.headers.items():
                         self.send_header(key, value)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if reply.drip_s:
+                        self.wfile.flush()
+                        for index in range(len(data)):
+                            self.wfile.write(data[index:index + 1])
+                            self.wfile.flush()
+                            time.sleep(reply.drip_s)
+                    else:
+                        self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout); nothing to tell it
 

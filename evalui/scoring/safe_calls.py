@@ -1,0 +1,206 @@
+"""A guard in front of bfcl-eval's decoders: model or uploaded text is parsed, never executed.
+
+bfcl-eval's prompt-mode decoder calls ``eval()`` on every binary operation it meets in an
+argument (``base=2*5``), so ``base=__import__('os').system('id')+10`` runs a command and
+``base=9**9**9**9`` never returns. Before the official decoder sees a text, this module parses
+it with ``ast`` and accepts only what a call with literal arguments needs: constants, lists,
+tuples, dicts, sets, unary signs, names as the called function, and bare names as values (which
+the official decoder reads as their own text, without running anything). Arithmetic between
+numeric constants, and ``+`` between strings, is computed here with bounds on size, and the text
+the official decoder gets has the results in place of the operations, so benign answers keep
+their official verdict. Anything else is unsafe and never reaches a decoder.
+
+Java and JavaScript texts are read by bfcl-eval with tree-sitter, which executes nothing; they and
+FC-mode argument JSON are only held to size and nesting limits here.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+
+MAX_TEXT_CHARS = 100_000
+MAX_NESTING = 100
+MAX_INT_BITS = 4_096
+MAX_STRING_CHARS = 100_000
+MAX_POWER_EXPONENT = 4_096
+
+
+class UnsafeExpression(ValueError):
+    """The text holds something that would be executed, or is too large to decode safely."""
+
+
+class NotACallList(ValueError):
+    """The text parses, but is not a list of calls: the official decoder would fail on it too."""
+
+
+_ARITHMETIC = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+
+
+def check_size(text: str, what: str = "output") -> None:
+    """Length and bracket nesting within bounds, for any language or shape."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise UnsafeExpression(f"the {what} has {len(text)} characters, more than the {MAX_TEXT_CHARS} allowed")
+    depth = deepest = 0
+    for char in text:
+        if char in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ")]}":
+            depth -= 1
+    if deepest > MAX_NESTING:
+        raise UnsafeExpression(f"the {what} nests brackets {deepest} deep, more than the {MAX_NESTING} allowed")
+
+
+def official_preprocessing(text: str) -> str:
+    """The text exactly as bfcl-eval's prompt decoder hands it to ``ast.parse``."""
+    text = text.strip("`\n ")
+    if not text.startswith("["):
+        text = "[" + text
+    if not text.endswith("]"):
+        text = text + "]"
+    return text.strip().strip("'")
+
+
+def guard_python_calls(text: str) -> str:
+    """The text to give bfcl-eval's Python prompt decoder in place of ``text``.
+
+    Raises UnsafeExpression for anything that would be executed or is too large, and NotACallList
+    for text that is not a list of calls (which the official decoder also rejects). A text that
+    does not parse is returned as it is: the official decoder fails on it the same way, having
+    executed nothing.
+    """
+    if not isinstance(text, str):
+        raise NotACallList("a prompt-mode result must be text")
+    check_size(text)
+    source = official_preprocessing(text)
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError:
+        return text
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise UnsafeExpression(f"the output cannot be parsed within bounds ({type(exc).__name__})") from None
+    calls = tree.body.elts if isinstance(tree.body, (ast.List, ast.Tuple)) else [tree.body]
+    if not all(isinstance(call, ast.Call) for call in calls):
+        raise NotACallList("the output is not a list of function calls")
+    folded = False
+    for call in calls:
+        folded |= _check_call(call)
+    if not folded:
+        return text
+    # Only the folded operations change; everything else re-parses to the same tree.
+    return ast.unparse(tree)
+
+
+def _check_call(call: ast.Call) -> bool:
+    _check_callee(call.func)
+    folded = False
+    for index, argument in enumerate(call.args):
+        replacement = _literal(argument)
+        if replacement is not None:
+            call.args[index] = replacement
+            folded = True
+    for keyword in call.keywords:
+        replacement = _literal(keyword.value)
+        if replacement is not None:
+            keyword.value = replacement
+            folded = True
+    return folded
+
+
+def _check_callee(node: ast.AST) -> None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    if not isinstance(node, ast.Name):
+        raise UnsafeExpression(f"a called function must be a plain or dotted name, not {ast.unparse(node)[:80]!r}")
+
+
+def _literal(node: ast.AST) -> ast.AST | None:
+    """Check a value; return a replacement node when an operation in it was computed here."""
+    if isinstance(node, (ast.Constant, ast.Name)):
+        return None
+    if isinstance(node, ast.UnaryOp):
+        # The official decoder negates ``operand.value`` itself, whatever the operator; leave the
+        # node as it is. An operation under a sign makes it fail to decode, so check it but never
+        # fold it.
+        if isinstance(node.operand, ast.BinOp):
+            _evaluate(node.operand)
+        elif not isinstance(node.operand, ast.Constant):
+            _literal(node.operand)
+        return None
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        for index, element in enumerate(node.elts):
+            replacement = _literal(element)
+            if replacement is not None:
+                node.elts[index] = replacement
+        return None
+    if isinstance(node, ast.Dict):
+        if any(key is None for key in node.keys):
+            raise UnsafeExpression("'**' unpacking is not a literal")
+        for values in (node.keys, node.values):
+            for index, element in enumerate(values):
+                replacement = _literal(element)
+                if replacement is not None:
+                    values[index] = replacement
+        return None
+    if isinstance(node, ast.BinOp):
+        return ast.Constant(_evaluate(node))
+    raise UnsafeExpression(f"{type(node).__name__} is not a literal: {ast.unparse(node)[:80]!r}")
+
+
+def _evaluate(node: ast.AST):
+    """The value of arithmetic between numeric constants (or ``+`` between strings), bounded."""
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, (int, float, str)):
+            return node.value
+        raise UnsafeExpression(f"{node.value!r} cannot take part in arithmetic here")
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _evaluate(node.operand)
+        if isinstance(value, str):
+            raise UnsafeExpression("a sign before a string")
+        return -value if isinstance(node.op, ast.USub) else +value
+    if not isinstance(node, ast.BinOp) or type(node.op) not in _ARITHMETIC:
+        raise UnsafeExpression(f"only arithmetic between numbers is computed, not {ast.unparse(node)[:80]!r}")
+    left, right = _evaluate(node.left), _evaluate(node.right)
+    if isinstance(left, str) or isinstance(right, str):
+        if not (isinstance(node.op, ast.Add) and isinstance(left, str) and isinstance(right, str)):
+            raise UnsafeExpression("strings may only be joined with '+' to strings")
+        if len(left) + len(right) > MAX_STRING_CHARS:
+            raise UnsafeExpression("the joined string is too long")
+        return left + right
+    _check_magnitude(node.op, left, right)
+    try:
+        result = _ARITHMETIC[type(node.op)](left, right)
+    except (ZeroDivisionError, OverflowError) as exc:
+        raise NotACallList(f"the arithmetic fails: {exc}") from None  # as it fails under eval()
+    if isinstance(result, complex) or (isinstance(result, float) and math.isnan(result)):
+        raise UnsafeExpression("the arithmetic has no real result")
+    if isinstance(result, int) and result.bit_length() > MAX_INT_BITS:
+        raise UnsafeExpression("the arithmetic's result is too large")
+    return result
+
+
+def _check_magnitude(op: ast.operator, left, right) -> None:
+    """Refuse an operation whose integer result would be too large, before computing it."""
+    if not (isinstance(left, int) and isinstance(right, int)):
+        return
+    if isinstance(op, ast.Mult) and left.bit_length() + right.bit_length() > MAX_INT_BITS + 1:
+        raise UnsafeExpression("the product is too large")
+    if isinstance(op, ast.Pow):
+        if abs(right) > MAX_POWER_EXPONENT or (right > 0 and abs(left) > 1 and right * (abs(left).bit_length() - 1) > MAX_INT_BITS):
+            raise UnsafeExpression("the power is too large")
+
+
+def check_json_arguments(arguments: str) -> None:
+    """FC-mode arguments are JSON: hold them to the same size and nesting limits."""
+    if isinstance(arguments, str):
+        check_size(arguments, "arguments")
