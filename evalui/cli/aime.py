@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args
+from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
 from evalui.errors import InputError
 
 
@@ -124,6 +124,7 @@ def _winrate_summary(summary: dict) -> dict:
 
 
 def run_generate(args) -> int:
+    interrupt_on_sigterm()
     from evalui.cli import print_summary
 
     print_summary(_generation_summary(_generate(args, _store(), endpoint_from_args(args))))
@@ -131,6 +132,7 @@ def run_generate(args) -> int:
 
 
 def run_judge(args) -> int:
+    interrupt_on_sigterm()
     from evalui.cli import print_summary
 
     print_summary(_judge_summary(_judge(args, _store(), endpoint_from_args(args), args.input, args.exp_id)))
@@ -138,6 +140,7 @@ def run_judge(args) -> int:
 
 
 def run_winrate(args) -> int:
+    interrupt_on_sigterm()
     from evalui.cli import print_summary
 
     print_summary(_winrate_summary(_winrate(args, _store(), endpoint_from_args(args), args.input, args.exp_id)))
@@ -145,6 +148,7 @@ def run_winrate(args) -> int:
 
 
 def run_evaluate(args) -> int:
+    interrupt_on_sigterm()
     from evalui.benchmarks.aime.run import write_evaluation_report
     from evalui.cli import print_summary
 

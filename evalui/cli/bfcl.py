@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args
+from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
 from evalui.errors import InputError
 from evalui.jsonl import write_jsonl
 
@@ -45,6 +45,7 @@ def run_score(args) -> int:
 
 
 def run_run(args) -> int:
+    interrupt_on_sigterm()
     from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
     from evalui.cli import print_summary
     from evalui.engine.store import RunStore

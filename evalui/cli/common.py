@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import os
+import signal
 
 from evalui.errors import InputError
+
+
+def interrupt_on_sigterm() -> None:
+    """SIGTERM stops a run as Ctrl-C does: answered samples are kept and the run can resume."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
 
 
 def add_endpoint_flags(parser, *, model_help: str = "model name at the endpoint") -> None:
@@ -32,6 +41,12 @@ def endpoint_from_args(args):
     base_url = args.base_url or os.environ.get("OPENAI_BASE_URL", "")
     if not base_url:
         raise InputError("--base-url is required (or set OPENAI_BASE_URL)")
+    from evalui.engine.url_policy import RefusedURL, check_base_url
+
+    try:
+        check_base_url(base_url)
+    except RefusedURL as exc:
+        raise InputError(f"--base-url: {exc}") from None
     if not args.model:
         raise InputError("--model is required")
     if args.concurrency is not None and args.concurrency < 1:

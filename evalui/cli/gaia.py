@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args
+from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
 from evalui.errors import InputError
 from evalui.jsonl import write_jsonl
 
@@ -57,6 +57,7 @@ def load_questions(args):
 
 
 def run_run(args) -> int:
+    interrupt_on_sigterm()
     from evalui.benchmarks.gaia.agent import load_agent
     from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
     from evalui.cli import print_summary

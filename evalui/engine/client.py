@@ -1,17 +1,35 @@
-"""Chat-completions client for any OpenAI-compatible endpoint, with retries and token accounting."""
+"""Chat-completions client for any OpenAI-compatible endpoint: retries, deadlines, caps, cancel.
+
+Every request runs as a coroutine on one event loop that the client owns, so that:
+- a deadline covers the whole request (connect, headers and body together): an endpoint that
+  drips its body one byte a second cannot hold a run, as it could when the timeout applied
+  between reads;
+- a response is read up to a size cap, and nothing beyond the cap is kept;
+- a cancel event stops a request in flight, or a retry wait, within a fraction of a second;
+- the threads of the runner share one pool of keep-alive connections.
+Redirects are never followed: a base URL must not be able to send the key to another host.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import random
+import threading
 import time
-from dataclasses import dataclass, field
+import weakref
+from dataclasses import dataclass, field, replace
+from urllib.parse import urlsplit, urlunsplit
 
-import openai
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+import httpx
 
 from evalui.engine.settings import EndpointSettings
 
 MAX_RETRY_AFTER_S = 60.0
+CANCEL_POLL_S = 0.1
+DEFAULT_MAX_RESPONSE_BYTES = 2_000_000
+MAX_RESPONSE_BYTES_ENV = "EVALUI_MAX_RESPONSE_BYTES"
 
 
 @dataclass(frozen=True)
@@ -34,10 +52,6 @@ class ChatReply:
         return self.prompt_tokens + self.completion_tokens
 
 
-class BadResponse(Exception):
-    """The endpoint answered 2xx with a body that is not a usable chat completion."""
-
-
 class EndpointError(RuntimeError):
     """A request that failed for good (after its retries, or at once for a client error)."""
 
@@ -47,141 +61,254 @@ class EndpointError(RuntimeError):
         super().__init__(f"{kind}: {message} (after {attempts} attempt{'s' if attempts != 1 else ''})")
 
 
-def _is_retryable(exc: BaseException) -> bool:
-    if isinstance(exc, (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, BadResponse)):
-        return True
-    if isinstance(exc, openai.APIResponseValidationError):
-        return True
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code >= 500
-    return isinstance(exc, json.JSONDecodeError)
+class Cancelled(EndpointError):
+    """The run was cancelled while this request was in flight or waiting to be retried."""
+
+    def __init__(self, attempts: int):
+        super().__init__("cancelled", "the run was cancelled", attempts)
 
 
-def _error_kind(exc: BaseException) -> str:
-    if isinstance(exc, openai.RateLimitError):
-        return "rate_limited"
-    if isinstance(exc, openai.APITimeoutError):
-        return "timeout"
-    if isinstance(exc, openai.APIConnectionError):
-        return "connection"
-    if isinstance(exc, (BadResponse, openai.APIResponseValidationError, json.JSONDecodeError)):
-        return "bad_response"
-    if isinstance(exc, openai.APIStatusError):
-        return "server_error" if exc.status_code >= 500 else f"http_{exc.status_code}"
-    return "error"
+class _Failure(Exception):
+    """One failed attempt, already classified: the single place where errors get their kind."""
+
+    def __init__(self, kind: str, message: str, *, retryable: bool, retry_after: float | None = None):
+        self.kind, self.retryable, self.retry_after = kind, retryable, retry_after
+        super().__init__(message)
 
 
-def _retry_after_seconds(exc: BaseException | None) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if not headers:
-        return None
-    value = headers.get("retry-after-ms")
-    if value:
-        try:
-            return float(value) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
+def endpoint_url(base_url: str, path: str) -> str:
+    """``base_url`` + ``/path``, keeping any query string (some gateways take the key there) at the end."""
+    parts = urlsplit(base_url.strip())
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/" + path, parts.query, ""))
+
+
+def max_response_bytes() -> int:
     try:
-        return float(value) if value else None
+        return int(os.environ.get(MAX_RESPONSE_BYTES_ENV) or DEFAULT_MAX_RESPONSE_BYTES)
     except ValueError:
-        return None  # an HTTP date; fall back to exponential backoff
+        return DEFAULT_MAX_RESPONSE_BYTES
 
 
-class _BackoffHonouringRetryAfter:
-    def __init__(self, initial: float, maximum: float):
-        self._exponential = wait_exponential_jitter(initial=initial, max=maximum)
+def _retry_after_seconds(headers: httpx.Headers) -> float | None:
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value:
+            try:
+                return max(0.0, float(value) * scale)
+            except ValueError:
+                pass  # an HTTP date: fall back to exponential backoff
+    return None
 
-    def __call__(self, state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        retry_after = _retry_after_seconds(exc)
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), MAX_RETRY_AFTER_S)
-        return self._exponential(state)
+
+def _status_failure(status: int, body: bytes, headers: httpx.Headers) -> _Failure:
+    detail = body[:300].decode("utf-8", "replace").strip().splitlines()
+    message = f"HTTP {status}" + (f": {detail[0][:200]}" if detail else "")
+    if status == 429:
+        return _Failure("rate_limited", message, retryable=True, retry_after=_retry_after_seconds(headers))
+    if status >= 500:
+        return _Failure("server_error", message, retryable=True, retry_after=_retry_after_seconds(headers))
+    if 300 <= status < 400:
+        return _Failure("redirect_refused", f"HTTP {status}: the endpoint redirects, and redirects are never "
+                        "followed (use the final URL as the base URL)", retryable=False)
+    return _Failure(f"http_{status}", message, retryable=False)
+
+
+def parse_completion(completion: object) -> ChatReply:
+    """A chat completion's text, tool calls and usage; _Failure("bad_response") if it is none."""
+    def bad(why: str) -> _Failure:
+        return _Failure("bad_response", why, retryable=True)
+
+    if not isinstance(completion, dict):
+        raise bad("the response is not a JSON object")
+    choices = completion.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise bad("no choices in the response")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise bad("the first choice has no message")
+    calls = []
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str) or not function["name"]:
+            raise bad("a tool call without a function name")
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments if arguments is not None else {})
+        calls.append(ToolCall(function["name"], arguments))
+    usage = completion.get("usage") if isinstance(completion.get("usage"), dict) else {}
+    content = message.get("content")
+
+    def count(key: str) -> int:
+        value = usage.get(key)
+        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
+
+    return ChatReply(text=content if isinstance(content, str) else "", tool_calls=calls,
+                     prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"))
+
+
+def _redacted(reply: ChatReply, secrets: list[str]) -> ChatReply:
+    """An endpoint may echo the key back; it never reaches the store, a report or the page."""
+    def clean(text: str) -> str:
+        for secret in secrets:
+            text = text.replace(secret, "[redacted]")
+        return text
+
+    if not secrets:
+        return reply
+    return replace(reply, text=clean(reply.text),
+                   tool_calls=[ToolCall(clean(c.name), clean(c.arguments)) for c in reply.tool_calls])
+
+
+class _LoopThread:
+    """An event loop in a daemon thread, stopped when its owner is collected or closed."""
+
+    def __init__(self, name: str):
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        if self.loop.is_running():
+            self.loop.call_soon_threadsafe(self.loop.stop)
 
 
 class ModelClient:
-    """One endpoint. Thread-safe: the runner shares one client across its workers."""
+    """One endpoint. Thread-safe: the runner's workers share it, and its connections."""
 
-    def __init__(self, settings: EndpointSettings, *, backoff_initial_s: float = 0.5, backoff_max_s: float = 20.0):
+    def __init__(self, settings: EndpointSettings, *, backoff_initial_s: float = 0.5, backoff_max_s: float = 20.0,
+                 max_connections: int = 256):
         self.settings = settings
         self._backoff = (backoff_initial_s, backoff_max_s)
-        self._client = openai.OpenAI(
-            base_url=settings.base_url or None,
-            # Local servers (vLLM, Ollama, llama.cpp) accept any key; the SDK insists on one.
-            api_key=settings.api_key or "not-needed",
-            timeout=settings.timeout_s,
-            max_retries=0,  # retries are ours, so that every attempt is counted and bounded
-        )
-
-    def chat(self, messages: list[dict], *, tools: list[dict] | None = None, **overrides) -> ChatReply:
-        request = {
-            "model": self.settings.model,
-            "messages": messages,
-            "temperature": overrides.get("temperature", self.settings.temperature),
-        }
-        max_tokens = overrides.get("max_tokens", self.settings.max_tokens)
-        if max_tokens:
-            request["max_tokens"] = max_tokens
-        if tools:
-            request["tools"] = tools
-        attempts = 0
-        started = time.perf_counter()
-        retrying = Retrying(
-            retry=retry_if_exception(_is_retryable),
-            stop=stop_after_attempt(self.settings.max_retries + 1),
-            wait=_BackoffHonouringRetryAfter(*self._backoff),
-            reraise=True,
-        )
-        try:
-            for attempt in retrying:
-                with attempt:
-                    attempts += 1
-                    # The SDK's typed create() spends ~2 ms of CPU per call transforming the
-                    # request; the generic post() keeps its auth, timeouts and error classes.
-                    completion = self._client.post("/chat/completions", body=request, cast_to=object)
-                    reply = self._parse(completion)
-        except Exception as exc:
-            raise EndpointError(_error_kind(exc), _short(exc), attempts) from exc
-        return ChatReply(
-            text=reply.text,
-            tool_calls=reply.tool_calls,
-            prompt_tokens=reply.prompt_tokens,
-            completion_tokens=reply.completion_tokens,
-            latency_s=time.perf_counter() - started,
-            attempts=attempts,
-        )
+        self._cap = settings.max_response_bytes or max_response_bytes()
+        self._secrets = settings.secrets()
+        self._cancel: threading.Event | None = None
+        self._url = endpoint_url(settings.base_url, "chat/completions")
+        self._headers = {"content-type": "application/json"}
+        # Local servers (vLLM, Ollama, llama.cpp) accept any key or none.
+        if settings.api_key:
+            self._headers["authorization"] = f"Bearer {settings.api_key}"
+        self._runner = _LoopThread(f"evalui-http-{settings.host}")
+        self._http = self._on_loop(self._make_http(max_connections))
+        self._finalizer = weakref.finalize(self, _shutdown, self._runner, self._http)
 
     @staticmethod
-    def _parse(completion) -> ChatReply:
-        if not isinstance(completion, dict):
-            raise BadResponse("the response is not a JSON object")
-        choices = completion.get("choices")
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise BadResponse("no choices in the response")
-        message = choices[0].get("message")
-        if not isinstance(message, dict):
-            raise BadResponse("the first choice has no message")
-        calls = []
-        for call in message.get("tool_calls") or []:
-            function = call.get("function") if isinstance(call, dict) else None
-            if not isinstance(function, dict) or not function.get("name"):
-                raise BadResponse("a tool call without a function name")
-            arguments = function.get("arguments")
-            if not isinstance(arguments, str):
-                arguments = json.dumps(arguments if arguments is not None else {})
-            calls.append(ToolCall(function["name"], arguments))
-        usage = completion.get("usage") if isinstance(completion.get("usage"), dict) else {}
-        content = message.get("content")
-        return ChatReply(
-            text=content if isinstance(content, str) else "",
-            tool_calls=calls,
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-        )
+    async def _make_http(max_connections: int) -> httpx.AsyncClient:
+        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+        # The deadline is ours (asyncio.timeout over the whole request); httpx's own timeouts only
+        # catch a connect that never starts.
+        return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(None, connect=None), follow_redirects=False,
+                                 trust_env=False)
+
+    def _on_loop(self, coroutine):
+        return asyncio.run_coroutine_threadsafe(coroutine, self._runner.loop).result()
+
+    def cancel_on(self, event: threading.Event | None) -> None:
+        """Requests in flight and retry waits end soon after ``event`` is set."""
+        self._cancel = event
+
+    def close(self) -> None:
+        self._finalizer()
+
+    def __enter__(self) -> "ModelClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def request_body(self, messages: list[dict], tools: list[dict] | None, overrides: dict) -> dict:
+        body = {"model": self.settings.model, "messages": messages,
+                "temperature": overrides.get("temperature", self.settings.temperature)}
+        max_tokens = overrides.get("max_tokens", self.settings.max_tokens)
+        if max_tokens:
+            body["max_tokens"] = max_tokens
+        if tools:
+            body["tools"] = tools
+        return body
+
+    def chat(self, messages: list[dict], *, tools: list[dict] | None = None, **overrides) -> ChatReply:
+        """One chat completion, retried as configured; raises EndpointError (Cancelled on cancel)."""
+        cancel = self._cancel
+        if cancel is not None and cancel.is_set():
+            raise Cancelled(0)
+        future = asyncio.run_coroutine_threadsafe(self.achat(messages, tools=tools, **overrides), self._runner.loop)
+        while True:
+            try:
+                return future.result(timeout=CANCEL_POLL_S)
+            except TimeoutError:
+                if cancel is not None and cancel.is_set():
+                    future.cancel()
+                    raise Cancelled(0) from None
+
+    async def achat(self, messages: list[dict], *, tools: list[dict] | None = None, **overrides) -> ChatReply:
+        body = json.dumps(self.request_body(messages, tools, overrides), ensure_ascii=False).encode()
+        started = time.monotonic()
+        # Retries and their waits share one budget, so a Retry-After never outlasts the call.
+        budget_end = started + self.settings.timeout_s * (self.settings.max_retries + 1)
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                remaining = budget_end - time.monotonic()
+                reply = await self._attempt(body, min(self.settings.timeout_s, max(remaining, 0.001)))
+                return replace(_redacted(reply, self._secrets), latency_s=time.monotonic() - started,
+                               attempts=attempts)
+            except _Failure as failure:
+                wait = self._wait_before_retry(failure, attempts)
+                if not failure.retryable or attempts > self.settings.max_retries or wait is None \
+                        or time.monotonic() + wait >= budget_end:
+                    message = str(failure)
+                    if failure.retryable and failure.retry_after and failure.retry_after > budget_end - time.monotonic():
+                        message += f"; Retry-After {failure.retry_after:g} s is past the request's deadline"
+                    raise EndpointError(failure.kind, self._clean(message), attempts) from None
+                await asyncio.sleep(wait)
+
+    def _wait_before_retry(self, failure: _Failure, attempts: int) -> float | None:
+        if failure.retry_after is not None:
+            return failure.retry_after if failure.retry_after <= MAX_RETRY_AFTER_S else None
+        initial, maximum = self._backoff
+        return min(maximum, initial * 2 ** (attempts - 1)) * (0.5 + random.random() / 2)
+
+    async def _attempt(self, body: bytes, deadline_s: float) -> ChatReply:
+        try:
+            async with asyncio.timeout(deadline_s):
+                async with self._http.stream("POST", self._url, content=body, headers=self._headers) as response:
+                    data = await self._read_capped(response)
+        except TimeoutError:
+            raise _Failure("timeout", f"no complete response within {deadline_s:.1f} s", retryable=True) from None
+        except httpx.HTTPError as exc:
+            raise _Failure("connection", f"{type(exc).__name__}: {exc}"[:300], retryable=True) from None
+        if response.status_code != 200:
+            raise _status_failure(response.status_code, data, response.headers)
+        try:
+            completion = json.loads(data)
+        except (ValueError, RecursionError):
+            raise _Failure("bad_response", "the response body is not JSON", retryable=True) from None
+        return parse_completion(completion)
+
+    async def _read_capped(self, response: httpx.Response) -> bytes:
+        declared = response.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self._cap:
+            raise _Failure("response_too_large", f"the response declares {declared} bytes, more than the "
+                           f"{self._cap} allowed", retryable=False)
+        chunks, size = [], 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > self._cap:
+                raise _Failure("response_too_large", f"the response is larger than the {self._cap} bytes allowed",
+                               retryable=False)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _clean(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "[redacted]")
+        return text
 
 
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text[:300]
+def _shutdown(runner: _LoopThread, http: httpx.AsyncClient) -> None:
+    try:
+        if runner.loop.is_running():
+            asyncio.run_coroutine_threadsafe(http.aclose(), runner.loop).result(timeout=2)
+    except Exception:  # closing is best effort: the process may be exiting
+        pass
+    runner.stop()

@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
-from evalui.engine.client import ChatReply, EndpointError
-from evalui.engine.store import RunStore, Sample
+from evalui.engine.client import Cancelled, ChatReply, EndpointError
+from evalui.engine.store import HEARTBEAT_S, RunStore, Sample
 
 
 class Task(Protocol):
@@ -63,6 +63,26 @@ class RateLimiter:
             start = max(now, self._next)
             self._next = start + self._interval
         cancel.wait(max(0.0, start - now))
+
+
+class _Heartbeat:
+    """Tells the store every few seconds that this process still executes the run."""
+
+    def __init__(self, store: RunStore, exp_id: str):
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, args=(store, exp_id), name=f"evalui-heartbeat-{exp_id}",
+                                        daemon=True)
+        self._thread.start()
+
+    def _beat(self, store: RunStore, exp_id: str) -> None:
+        while not self._stop.wait(HEARTBEAT_S):
+            try:
+                store.heartbeat(exp_id)
+            except Exception:  # a busy or closed store: the next beat tries again
+                pass
+
+    def stop(self) -> None:
+        self._stop.set()
 
 
 def reply_to_response(reply: ChatReply) -> dict:
@@ -137,6 +157,8 @@ def run_experiment(
                 request = task.build_request(sample)
                 try:
                     reply = task.call(client, sample, request)
+                except Cancelled:
+                    return  # not the sample's fault: it waits for a resume, as it was
                 except EndpointError as exc:
                     fail(sample, request, str(exc), exc.attempts, had_error)
                     return
@@ -158,19 +180,32 @@ def run_experiment(
             report(f"{sample.sample_id}: {'correct' if correct else 'wrong'}")
 
     pending = store.samples(exp_id, stages=("init", "rollout"))
-    store.set_status(exp_id, "running")
+    store.claim_run(exp_id)
+    if hasattr(client, "cancel_on"):
+        client.cancel_on(cancel)  # requests in flight and retry waits end soon after a cancel
+    heartbeat = _Heartbeat(store, exp_id)
     report(f"{len(pending)} of {counts['total']} samples to run")
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="evalui-run")
     try:
-        with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="evalui-run") as pool:
-            for future in [pool.submit(work, s) for s in pending]:
-                future.result()
+        futures = [pool.submit(work, s) for s in pending]
+        for future in futures:
+            future.result()
     except KeyboardInterrupt:
-        cancel.set()  # workers stop before their next request; answered samples are kept
+        # Set before the pool is shut down: queued samples then return at once, and requests in
+        # flight end within a fraction of a second. Answered samples are kept.
+        cancel.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        heartbeat.stop()
         store.set_status(exp_id, "cancelled")
         raise
     except BaseException:
+        cancel.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        heartbeat.stop()
         store.set_status(exp_id, "failed")
         raise
+    pool.shutdown(wait=True)
+    heartbeat.stop()
     counts = store.progress(exp_id)
     if cancel.is_set() and counts["judged"] < counts["total"]:
         status = "cancelled"

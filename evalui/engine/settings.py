@@ -21,6 +21,8 @@ class EndpointSettings:
     max_tokens: int | None = 1024
     timeout_s: float = 60.0
     max_retries: int = 4
+    # None: EVALUI_MAX_RESPONSE_BYTES, or 2 MB.
+    max_response_bytes: int | None = None
 
     def public(self) -> dict:
         """What may be stored, logged or exported: everything but the key."""
@@ -32,6 +34,7 @@ class EndpointSettings:
             "max_tokens": self.max_tokens,
             "timeout_s": self.timeout_s,
             "max_retries": self.max_retries,
+            "max_response_bytes": self.max_response_bytes,
         }
 
     @property

@@ -7,6 +7,8 @@ for good stays at init with its error recorded, and is retried when the run resu
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import threading
 import time
@@ -51,6 +53,42 @@ CREATE TABLE IF NOT EXISTS samples (
 );
 CREATE INDEX IF NOT EXISTS samples_by_stage ON samples(exp_id, stage);
 """
+
+# Each step brings a store from version i to i + 1 (PRAGMA user_version). Version 1 is the
+# first wave's schema above; a store written by it opens and gains the later columns.
+MIGRATIONS: tuple[str, ...] = (
+    SCHEMA,
+    # Who executes a run, and when it last showed life: a run whose process died is "interrupted".
+    "ALTER TABLE experiments ADD COLUMN owner TEXT;"
+    "ALTER TABLE experiments ADD COLUMN heartbeat_at REAL;",
+)
+
+HEARTBEAT_S = 2.0
+# A run on another machine (a shared store) whose heartbeat is older than this is taken for dead.
+STALE_AFTER_S = 30.0
+
+
+class RunBusy(ValueError):
+    """The run is being executed by a live process: it cannot be deleted or started twice."""
+
+
+def process_owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def owner_alive(owner: str | None, heartbeat_at: float | None, now: float | None = None) -> bool:
+    if not owner:
+        return False
+    host, _, pid = owner.rpartition(":")
+    if host == socket.gethostname() and pid.isdigit():
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass  # alive, and someone else's
+        return heartbeat_at is None or (now or time.time()) - heartbeat_at < STALE_AFTER_S
+    return heartbeat_at is not None and (now or time.time()) - heartbeat_at < STALE_AFTER_S
 
 STAGES = ("init", "rollout", "judged")
 
@@ -98,8 +136,28 @@ class RunStore:
             # only a power cut could lose the last few, and those samples would simply run again.
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(SCHEMA)
+            self._migrate()
+
+    def _migrate(self) -> None:
+        # BEGIN IMMEDIATE: two processes opening a fresh store must not both run a step.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0 and self._db.execute(
+                    "SELECT 1 FROM sqlite_master WHERE name = 'experiments'").fetchone():
+                version = 1  # written before versions were recorded: the first wave's schema
+            for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
+                for statement in filter(str.strip, step.split(";")):
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {number}")
             self._db.commit()
+        except BaseException:
+            self._db.rollback()
+            raise
+
+    @property
+    def schema_version(self) -> int:
+        return self._read("PRAGMA user_version")[0][0]
 
     def close(self) -> None:
         with self._lock:
@@ -149,7 +207,32 @@ class RunStore:
         record = dict(row)
         record["config"] = _loads(record["config"]) or {}
         record["summary"] = _loads(record["summary"])
+        record["stored_status"] = record["status"]
+        if record["status"] == "running" and not owner_alive(record.get("owner"), record.get("heartbeat_at")):
+            record["status"] = "interrupted"
         return record
+
+    # who executes a run ------------------------------------------------------------------------
+    def claim_run(self, exp_id: str) -> None:
+        """Mark the run as executed by this process; RunBusy if a live process already executes it."""
+        with self._lock:
+            row = self._db.execute("SELECT status, owner, heartbeat_at FROM experiments WHERE exp_id = ?",
+                                   (exp_id,)).fetchone()
+            if row and row["status"] == "running" and row["owner"] != process_owner() \
+                    and owner_alive(row["owner"], row["heartbeat_at"]):
+                raise RunBusy(f"run {exp_id!r} is being executed by another process ({row['owner']})")
+            now = time.time()
+            self._db.execute("UPDATE experiments SET status = 'running', owner = ?, heartbeat_at = ?, updated_at = ?"
+                             " WHERE exp_id = ?", (process_owner(), now, now, exp_id))
+            self._db.commit()
+
+    def heartbeat(self, exp_id: str) -> None:
+        self._write("UPDATE experiments SET heartbeat_at = ? WHERE exp_id = ? AND owner = ?",
+                    (time.time(), exp_id, process_owner()))
+
+    def is_executing(self, exp_id: str) -> bool:
+        experiment = self.experiment(exp_id)
+        return bool(experiment and experiment["status"] == "running")
 
     def set_status(self, exp_id: str, status: str, *, summary: dict | None = None, out_dir: str | None = None) -> None:
         fields, params = ["status = ?", "updated_at = ?"], [status, time.time()]
@@ -162,7 +245,10 @@ class RunStore:
         self._write(f"UPDATE experiments SET {', '.join(fields)} WHERE exp_id = ?", (*params, exp_id))
 
     def delete_experiment(self, exp_id: str) -> None:
+        """Delete the run and its samples; RunBusy while any live process executes it."""
         with self._lock:
+            if self.is_executing(exp_id):
+                raise RunBusy(f"run {exp_id!r} is running; cancel it (or wait for it to end) before deleting it")
             self._db.execute("DELETE FROM samples WHERE exp_id = ?", (exp_id,))
             self._db.execute("DELETE FROM experiments WHERE exp_id = ?", (exp_id,))
             self._db.commit()
