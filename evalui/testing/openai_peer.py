@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
+from urllib.parse import urlsplit
 
 
 @dataclass
@@ -61,6 +62,10 @@ class RecordedRequest:
 
 
 Script = Callable[[dict, int], Reply]
+
+
+def _is_chat(path: str) -> bool:
+    return urlsplit(path).path.rstrip("/").endswith("/chat/completions")
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -113,7 +118,7 @@ class ScriptedPeer:
                 with peer._lock:
                     peer.requests.append(RecordedRequest(number, self.path, body,
                                                          self.headers.get("authorization", ""), time.time()))
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                if not _is_chat(self.path):
                     self._send(error(404, "not found"))
                     return
                 try:
@@ -171,4 +176,4 @@ class ScriptedPeer:
 
     def chat_requests(self) -> list[RecordedRequest]:
         with self._lock:
-            return [r for r in self.requests if r.path.rstrip("/").endswith("/chat/completions")]
+            return [r for r in self.requests if _is_chat(r.path)]
