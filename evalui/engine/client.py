@@ -289,7 +289,7 @@ class ModelClient:
         declared = response.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > self._cap:
             raise _Failure("response_too_large", f"the response declares {declared} bytes, more than the "
-                           f"{self._cap} allowed", retryable=False)
+                           f"{self._cap} bytes allowed", retryable=False)
         chunks, size = [], 0
         async for chunk in response.aiter_bytes():
             size += len(chunk)
