@@ -159,3 +159,17 @@ def test_prompt_mode_run_with_a_hostile_model_runs_nothing(tmp_path, monkeypatch
     assert summary["judged"] == len(lines) and summary["correct"] == 0
     assert summary["error_types"] == {"unsafe_expression": len(lines)}
     assert not marker.exists()
+
+
+def test_scoring_a_file_stops_at_its_time_budget(tmp_path):
+    from evalui.benchmarks.bfcl.score_file import score_result_file
+    from evalui.errors import InputError
+
+    entries = load_category("simple_python")[:50]
+    results = tmp_path / "results.json"
+    results.write_text("".join(json.dumps({"id": e.id, "result": prompt_text(gold_calls(e.possible_answer))}) + "\n"
+                               for e in entries))
+    verdicts, summary = score_result_file(results, "simple_python", budget_s=60)
+    assert summary["total"] == 50 and summary["correct"] >= 48
+    with pytest.raises(InputError, match="budget"):
+        score_result_file(results, "simple_python", budget_s=1e-9)

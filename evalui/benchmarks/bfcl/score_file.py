@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,16 +47,25 @@ def read_result_file(path: str | Path, category: str) -> list[tuple[int, str, ob
 
 
 def score_result_file(
-    path: str | Path, category: str, *, fc_names_underscored: bool = True
+    path: str | Path, category: str, *, fc_names_underscored: bool = True, budget_s: float | None = None
 ) -> tuple[list[dict], dict]:
     """Per-id verdict rows and a summary ``{"category", "total", "correct", "accuracy", …}``.
 
     FC-mode results are read the way ``bfcl generate`` writes them for OpenAI-style FC models
     (and the way evalui exports them): dotted function names appear with underscores.
+
+    Memory is bounded by the file's size cap and by the ids (each at most once, all from the
+    category); ``budget_s`` bounds the time, for files that strangers upload.
     """
+    deadline = time.monotonic() + budget_s if budget_s else None
     rows = read_result_file(path, category)
     known = entries_by_id(category)
-    verdicts = list(_verdict_rows(rows, known, category, fc_names_underscored))
+    verdicts = []
+    for verdict in _verdict_rows(rows, known, category, fc_names_underscored):
+        if deadline and time.monotonic() > deadline:
+            raise InputError(f"scoring stopped after its {budget_s:g} s budget ({len(verdicts)} of {len(rows)} lines "
+                             f"scored)", path=str(path))
+        verdicts.append(verdict)
     overall = accuracy(v["correct"] for v in verdicts)
     summary = {
         "category": category,
