@@ -128,3 +128,16 @@ def test_redact_url_hides_credentials_and_query_values():
     assert "s3cretpw" not in shown and "abc123" not in shown and "bob" not in shown
     assert shown.startswith("https://[redacted]@api.example.com/v1?")
     assert json.dumps(redact_url("http://127.0.0.1:8000/v1")) == '"http://127.0.0.1:8000/v1"'
+
+
+def test_the_last_verdict_marks_the_run_finished_in_the_same_write(tmp_path):
+    store = RunStore(tmp_path / "s.sqlite")
+    store.create_or_get_experiment("fin-1", "echo", "m", "h", {})
+    store.add_samples("fin-1", [("a", "g", {}), ("b", "g", {})])
+    store.claim_run("fin-1")
+    store.record_judgement("fin-1", "a", prediction="x", correct=True, verdict={})
+    assert store.experiment("fin-1")["status"] == "running"
+    store.record_judgement("fin-1", "b", prediction="y", correct=False, verdict={})
+    store.close()
+    # As if the process died right after its last verdict, before any summary or status write.
+    assert RunStore(tmp_path / "s.sqlite").experiment("fin-1")["status"] == "finished"

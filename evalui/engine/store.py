@@ -312,11 +312,21 @@ class RunStore:
         )
 
     def record_judgement(self, exp_id: str, sample_id: str, *, prediction, correct: bool, verdict: dict) -> None:
-        self._write(
-            "UPDATE samples SET stage = 'judged', prediction = ?, correct = ?, verdict = ?, updated_at = ?"
-            " WHERE exp_id = ? AND sample_id = ?",
-            (_dumps(prediction), int(bool(correct)), _dumps(verdict), time.time(), exp_id, sample_id),
-        )
+        """Judge one sample. The last verdict marks the run finished in the same transaction, so a
+        crash between it and the summary cannot leave a complete run looking unfinished."""
+        now = time.time()
+        with self._lock:
+            self._db.execute(
+                "UPDATE samples SET stage = 'judged', prediction = ?, correct = ?, verdict = ?, updated_at = ?"
+                " WHERE exp_id = ? AND sample_id = ?",
+                (_dumps(prediction), int(bool(correct)), _dumps(verdict), now, exp_id, sample_id),
+            )
+            self._db.execute(
+                "UPDATE experiments SET status = 'finished', updated_at = ? WHERE exp_id = ? AND NOT EXISTS"
+                " (SELECT 1 FROM samples WHERE exp_id = ? AND stage != 'judged')",
+                (now, exp_id, exp_id),
+            )
+            self._db.commit()
 
     def progress(self, exp_id: str) -> dict:
         """Counts for a progress bar: total, judged, correct, errors (pending with an error), tokens."""
