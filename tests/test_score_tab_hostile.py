@@ -1,0 +1,41 @@
+"""The Score tab's API with hostile BFCL result lines: nothing runs, nothing is scored correct."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_bfcl_safety import hostile_lines
+
+from evalui.benchmarks.bfcl.data import load_category
+
+
+@pytest.fixture()
+def app_url(monkeypatch, tmp_path):
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
+    for name in ("EVALUI_ALLOWED_USERS", "SPACE_ID"):
+        monkeypatch.delenv(name, raising=False)
+    import app
+
+    demo = app.build_demo()
+    demo.queue()
+    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+    yield url
+    demo.close()
+
+
+def test_score_tab_api_runs_no_hostile_line(app_url, tmp_path):
+    from gradio_client import Client, handle_file
+
+    marker = tmp_path / "ran"
+    ids = [e.id for e in load_category("simple_python")]
+    lines = hostile_lines(marker)
+    upload = tmp_path / "BFCL_v4_simple_python_result.json"
+    upload.write_text("".join(json.dumps({"id": ids[i], "result": text}) + "\n" for i, text in enumerate(lines)))
+    client = Client(app_url, verbose=False)
+    outputs = client.predict("simple_python", handle_file(str(upload)), api_name="/score_bfcl_file")
+    verdict_file = next(o for o in outputs if isinstance(o, str) and o.endswith(".jsonl"))
+    verdicts = [json.loads(line) for line in open(verdict_file, encoding="utf-8")]
+    assert len(verdicts) == len(lines)
+    assert all(not v["correct"] and v["error_type"] == "unsafe_expression" for v in verdicts)
+    assert not marker.exists()
