@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 from evalui.config import data_dir, runs_dir
+from evalui.engine.url_policy import SHARED_ENV
 from evalui.ui import build_demo
 from evalui.ui.strings import i18n
 from evalui.ui.verify_tab import KEYBOARD_SHORTCUTS_JS
@@ -67,8 +68,16 @@ def parse_args(argv=None):
     return args
 
 
+def configure(args) -> None:
+    """What the rest of evalui reads from the environment: behind --auth, other people reach this
+    server, so outgoing URLs follow the shared-deployment policy."""
+    if args.auth:
+        os.environ[SHARED_ENV] = "1"
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)
+    configure(args)
     ensure_bfcl_eval_on_space()
     threading.Thread(target=warm_up_checker, name="evalui-warm-up", daemon=True).start()
     demo = build_demo()

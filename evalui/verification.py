@@ -3,6 +3,7 @@
 Several reviewers may save at once, from several browsers or processes: each save takes a file
 lock, re-reads the file, changes one entry and replaces the file atomically, so nobody's review
 is lost. A file that cannot be read is never overwritten: it is backed up and the save refused.
+A review whose scores or status have the wrong type is flagged and not counted, but kept.
 """
 
 from __future__ import annotations
@@ -19,13 +20,20 @@ from filelock import FileLock
 
 from evalui.errors import InputError
 from evalui.scoring.metrics import JUDGE_DIMENSIONS
+from evalui.verification_input import FileProblem, read_data_file, read_json
 
 STATUSES = ("approved", "rejected", "needs_revision")
 LOCK_TIMEOUT_S = 30
 
 
 class CorruptVerificationFile(InputError):
-    """The verification file is not valid JSON in the expected shape; a backup was kept."""
+    """The reviews file cannot be read; saves are refused until someone repairs it."""
+
+    def __init__(self, problem: FileProblem, backup: Path | None = None):
+        self.problem, self.backup = problem, backup
+        kept = f"; it was left untouched and copied to {backup.name}" if backup else ""
+        super().__init__(f"cannot read the reviews ({problem.detail}){kept}. Repair or move it away before saving.",
+                         path=problem.path)
 
 
 def verifications_path(data_file: str | Path) -> Path:
@@ -33,38 +41,70 @@ def verifications_path(data_file: str | Path) -> Path:
     return data_file.with_name(f"{data_file.stem}_verifications.json")
 
 
-def _backup(path: Path) -> Path:
-    backup = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
-    shutil.copy2(path, backup)
-    return backup
+def _score_ok(value) -> bool:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 5
 
 
-def read_verifications(path: str | Path) -> dict[str, dict]:
-    """All saved reviews, keyed by problem_id; {} when there is no file yet."""
-    path = Path(path)
+def _excerpt(value) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+def review_problem(problem_id: str, entry) -> str | None:
+    """Why a saved review cannot be counted, or None when it is sound."""
+    if not isinstance(entry, dict):
+        return f"review = {_excerpt(entry)}"
+    scores = entry.get("scores")
+    if not isinstance(scores, dict):
+        return f"scores = {_excerpt(scores)}"
+    for dimension in JUDGE_DIMENSIONS:
+        if not _score_ok(scores.get(dimension)):
+            return f"{dimension} = {_excerpt(scores.get(dimension))}"
+    if entry.get("status") not in STATUSES:
+        return f"status = {_excerpt(entry.get('status'))}"
+    if entry.get("problem_id", problem_id) != problem_id:
+        return f"problem_id = {_excerpt(entry.get('problem_id'))}"
+    return None
+
+
+def _read_raw(path: Path) -> dict:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-            raise ValueError("expected an object of reviews keyed by problem_id")
-    except (ValueError, UnicodeDecodeError) as exc:
-        backup = _backup(path)
-        raise CorruptVerificationFile(
-            f"cannot read the reviews ({exc}); the file was left untouched and copied to {backup.name}. "
-            "Repair or move it away before saving.", path=str(path)) from None
+        data = read_json(path)
+        if not isinstance(data, dict):
+            raise FileProblem("not_reviews", path)
+    except FileProblem as problem:
+        raise CorruptVerificationFile(problem) from None
     return data
+
+
+def read_reviews(path: str | Path) -> tuple[dict[str, dict], dict[str, str]]:
+    """(sound reviews, {problem_id: why it is not counted}) keyed by problem_id; both {} without a file."""
+    sound, flagged = {}, {}
+    for problem_id, entry in _read_raw(Path(path)).items():
+        reason = review_problem(problem_id, entry)
+        if reason:
+            flagged[problem_id] = reason
+        else:
+            sound[problem_id] = entry
+    return sound, flagged
+
+
+def read_verifications(path: str | Path) -> dict[str, dict]:
+    """The reviews that count, keyed by problem_id; {} when there is no file yet."""
+    return read_reviews(path)[0]
 
 
 def make_review(problem_id: str, scores: dict, status: str, comments: str, reviewer: str) -> dict:
     clean = {}
     for dimension in JUDGE_DIMENSIONS:
         value = scores.get(dimension)
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 5:
+        if not _score_ok(value):
             raise InputError(f"{dimension} must be a whole number from 1 to 5, got {value!r}")
-        clean[dimension] = value
+        clean[dimension] = int(value)
     if status not in STATUSES:
         raise InputError(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
     return {
@@ -78,7 +118,7 @@ def make_review(problem_id: str, scores: dict, status: str, comments: str, revie
     }
 
 
-def _write_atomically(path: Path, data: dict) -> None:
+def _write_atomically(path: Path, data) -> None:
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
@@ -92,11 +132,16 @@ def _write_atomically(path: Path, data: dict) -> None:
 
 
 def save_review(data_file: str | Path, review: dict) -> dict:
-    """Add or replace one review; returns every review after the save."""
+    """Add or replace one review; returns every entry of the file after the save."""
     path = verifications_path(data_file)
     with FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT_S):
-        reviews = read_verifications(path)  # re-read under the lock: other reviewers may have saved
-        reviews[review["problem_id"]] = review
+        try:
+            reviews = _read_raw(path)  # re-read under the lock: other reviewers may have saved
+        except CorruptVerificationFile as exc:
+            backup = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+            shutil.copy2(path, backup)
+            raise CorruptVerificationFile(exc.problem, backup) from None
+        reviews[review["problem_id"]] = review  # flagged entries of other problems are kept as they are
         _write_atomically(path, reviews)
     return reviews
 
@@ -109,16 +154,26 @@ def review_progress(problems: list[dict], reviews: dict[str, dict]) -> dict:
 
 
 def judge_scores(judge_file: str | Path) -> dict[str, dict]:
-    """{problem_id: {dimension: score}} from a ``<stem>_judge.json``; {} when there is none."""
-    path = Path(judge_file)
-    if not path.is_file():
-        return {}
+    """{problem_id: {dimension: score}} from a ``<stem>_judge.json``; {} when there is none or it is unusable."""
     try:
-        results = json.loads(path.read_text(encoding="utf-8")).get("results", [])
-    except (json.JSONDecodeError, AttributeError):
+        results = read_json(judge_file).get("results", [])
+    except (InputError, AttributeError):
         return {}
-    return {r["problem_id"]: {d: r["scores"][d]["score"] for d in JUDGE_DIMENSIONS} for r in results
-            if isinstance(r, dict) and "problem_id" in r and "scores" in r}
+    judged = {}
+    for result in results if isinstance(results, list) else []:
+        try:
+            scores = {d: result["scores"][d]["score"] for d in JUDGE_DIMENSIONS}
+            problem_id = result["problem_id"]
+        except (KeyError, TypeError):
+            continue
+        if isinstance(problem_id, str) and all(isinstance(s, (int, float)) and not isinstance(s, bool)
+                                               for s in scores.values()):
+            judged[problem_id] = scores
+    return judged
+
+
+def judge_file(data_file: str | Path) -> Path:
+    return Path(data_file).with_name(f"{Path(data_file).stem}_judge.json")
 
 
 def agreement(reviews: dict[str, dict], judged: dict[str, dict], top: int = 5) -> dict:
@@ -151,9 +206,9 @@ def export_approved(data_file: str | Path, problems: list[dict]) -> Path:
 
 
 def summary(data_file: str | Path) -> dict:
-    from evalui.benchmarks.aime.run import read_problems
-
-    problems = read_problems(data_file)
-    reviews = read_verifications(verifications_path(data_file))
-    judged = judge_scores(Path(data_file).with_name(f"{Path(data_file).stem}_judge.json"))
-    return {"input": str(data_file), **review_progress(problems, reviews), "agreement": agreement(reviews, judged)}
+    problems = read_data_file(data_file)
+    reviews, flagged = read_reviews(verifications_path(data_file))
+    ids = {p["problem_id"] for p in problems}
+    return {"input": str(data_file), **review_progress(problems, reviews),
+            "flagged": [{"problem_id": p, "reason": r} for p, r in flagged.items() if p in ids],
+            "agreement": agreement({p: r for p, r in reviews.items() if p in ids}, judge_scores(judge_file(data_file)))}

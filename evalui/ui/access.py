@@ -1,4 +1,4 @@
-"""Who may launch runs and save reviews on a shared deployment.
+"""Who is asking: whether they may act here, which language to answer in, and how a handler says no.
 
 With EVALUI_ALLOWED_USERS unset, everyone may. With it set (comma-separated user names), only
 those users may: logged in with the Space's Hugging Face OAuth, or with --auth user:pass.
@@ -6,11 +6,24 @@ those users may: logged in with the Space's Hugging Face OAuth, or with --auth u
 
 from __future__ import annotations
 
+import functools
+import html
 import os
+import re
+from collections.abc import Callable
 
 import gradio as gr
 
+from evalui.errors import InputError
+from evalui.ui.strings import STRINGS
+
 ALLOWED_USERS_ENV = "EVALUI_ALLOWED_USERS"
+# An absolute path in a message shows the server's layout; the page only ever names the file.
+_ABSOLUTE_PATH = re.compile(r"(?<![\w:/])(?:[A-Za-z]:)?[\\/](?:[^\s\\/:'\"`]+[\\/])+([^\s\\/:'\"`]+)")
+
+
+class Refused(gr.Error):
+    """The visitor may not do this. A gr.Error, so handlers that do not catch it still refuse."""
 
 
 def allowed_users() -> set[str] | None:
@@ -18,12 +31,16 @@ def allowed_users() -> set[str] | None:
     return names or None
 
 
-def current_user() -> str | None:
+def _request():
     # Gradio keeps the event's request in a context variable; handlers with a variable number of
     # inputs cannot ask for it as a typed parameter.
     from gradio.context import LocalContext
 
-    request = LocalContext.request.get(None)
+    return LocalContext.request.get(None)
+
+
+def current_user() -> str | None:
+    request = _request()
     if request is None:
         return None
     if getattr(request, "username", None):
@@ -36,10 +53,60 @@ def current_user() -> str | None:
     return (info.get("userinfo") or {}).get("preferred_username")
 
 
+def language() -> int:
+    """0 for English, 1 for Chinese: the first of the two the request's Accept-Language names."""
+    request = _request()
+    headers = getattr(request, "headers", None) or {}
+    for tag in (headers.get("accept-language") or "").split(","):
+        tag = tag.split(";")[0].strip().lower()
+        if tag.startswith("zh"):
+            return 1
+        if tag.startswith("en"):
+            return 0
+    return 0
+
+
+def say(key: str, **fields) -> str:
+    """A run-time message in the visitor's language (the page's own text is translated by Gradio)."""
+    return STRINGS[key][language()].format(**fields)
+
+
 def require_access(action: str) -> None:
     users = allowed_users()
     if users is None:
         return
-    user = current_user()
-    if user not in users:
-        raise gr.Error(f"Only allowed users may {action} here. Log in with an allowed account.")
+    if current_user() not in users:
+        key = "access." + action.replace(" ", "_")
+        raise Refused(say("access.refused", action=say(key) if key in STRINGS else action))
+
+
+def bare_names(text: str) -> str:
+    """The message with every absolute path cut to its file name."""
+    return _ABSOLUTE_PATH.sub(r"\1", text)
+
+
+def guarded(outputs: int, note: int | None = None, *, quiet: bool = False,
+            explain: Callable[[InputError], str] = str):
+    """Refusals and bad input become a warning; every output keeps its value.
+
+    A raised gr.Error would put a red "Error" badge on each output and leave the panel looking
+    broken. Output ``note`` (a Markdown) gets the message too, so API callers read it. ``explain``
+    words an InputError for the page.
+    """
+    def wrap(handler):
+        @functools.wraps(handler)
+        def run(*args):
+            try:
+                return handler(*args)
+            except gr.Error as exc:
+                text = bare_names(str(exc.message))
+            except InputError as exc:
+                text = bare_names(explain(exc))
+            if not quiet:
+                gr.Warning(html.escape(text))
+            values = [gr.skip()] * outputs
+            if note is not None:
+                values[note] = "⚠️ " + html.escape(text, quote=False)
+            return values[0] if outputs == 1 else tuple(values)
+        return run
+    return wrap

@@ -1,8 +1,13 @@
-"""Score existing result files: BFCL result files and GAIA submissions."""
+"""Score existing result files: BFCL result files and GAIA submissions.
+
+Uploads are checked (size, binary, UTF-8) before scoring; a refusal or a bad file is a one-line
+message in ``#score-figures`` naming the file without its server path, and the outputs keep their values.
+"""
 
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 from pathlib import Path
 
@@ -12,37 +17,94 @@ import pandas as pd
 from evalui.errors import InputError
 from evalui.jsonl import write_jsonl
 from evalui.scoring.bfcl import CATEGORIES
+from evalui.ui.access import guarded, require_access, say
 from evalui.ui.strings import t
+from evalui.ui.verify_view import explain
+from evalui.verification_input import MAX_FILE_MB, FileProblem
 
 
-def _file_path(upload) -> str:
+def _text_file(upload) -> str:
+    """The uploaded file's path, once it is known to be small enough and UTF-8 text (parquet excepted)."""
     if upload is None:
-        raise gr.Error("Choose a file first.")
-    return upload if isinstance(upload, str) else upload.name
+        raise gr.Error(say("score.choose_file"))
+    path = Path(upload if isinstance(upload, str) else upload.name)
+    if path.stat().st_size > MAX_FILE_MB * 1024 * 1024:
+        raise FileProblem("too_big", path, mb=MAX_FILE_MB)
+    if path.suffix.lower() != ".parquet":
+        raw = path.read_bytes()
+        if b"\x00" in raw:
+            raise FileProblem("binary", path)
+        try:
+            raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise FileProblem("not_utf8", path) from None
+    return str(path)
+
+
+def _percent(value) -> str:
+    return "–" if value is None else f"{value:.1%}"
+
+
+def _interval(summary: dict) -> str:
+    low, high = summary.get("ci95") or (None, None)
+    return f"{_percent(summary.get('accuracy'))} (95% CI {_percent(low)}–{_percent(high)})"
+
+
+def bfcl_figures(summary: dict) -> str:
+    return say("score.bfcl_figures", category=summary["category"], correct=summary["correct"], total=summary["total"],
+               accuracy=_interval(summary), missing=summary["missing"])
+
+
+def gaia_figures(summary: dict) -> str:
+    text = say("score.gaia_figures", correct=summary["correct"], total=summary["total"], accuracy=_interval(summary),
+               lenient=_percent(summary.get("lenient_accuracy")), missing=summary.get("missing", 0))
+    for level, figures in summary.get("by_level", {}).items():
+        text += "\n" + say("score.gaia_level", level=level, correct=figures["correct"], total=figures["total"],
+                           accuracy=_percent(figures["accuracy"]))
+    return text
+
+
+def _scored(score, *paths: str):
+    try:
+        return score()
+    except RecursionError:  # a line nested deeper than the JSON decoder goes; find which file has it
+        raise FileProblem("too_deep", next(filter(_too_deep, paths), paths[0]), depth=sys.getrecursionlimit()) from None
+
+
+def _too_deep(path: str) -> bool:
+    if Path(path).suffix.lower() == ".parquet":
+        return False
+    with open(path, encoding="utf-8-sig") as lines:
+        for line in lines:
+            try:
+                json.loads(line)
+            except RecursionError:
+                return True
+            except ValueError:
+                continue
+    return False
 
 
 def score_bfcl_file(category: str, upload):
     from evalui.benchmarks.bfcl.score_file import score_result_file
 
-    try:
-        verdicts, summary = score_result_file(_file_path(upload), category)
-    except InputError as exc:
-        raise gr.Error(str(exc).replace(_file_path(upload), Path(_file_path(upload)).name)) from None
+    require_access("score files")
+    path = _text_file(upload)
+    verdicts, summary = _scored(lambda: score_result_file(path, category), path)
     out = write_jsonl(Path(tempfile.mkdtemp(prefix="evalui-")) / f"{category}_verdicts.jsonl", verdicts)
     table = pd.DataFrame(verdicts, columns=["id", "correct", "error_type", "error"])
-    return json.dumps(summary, indent=2), table, str(out)
+    return bfcl_figures(summary), json.dumps(summary, indent=2), table, str(out)
 
 
 def score_gaia_file(submission, metadata):
     from evalui.benchmarks.gaia.score_file import score_submission
 
-    try:
-        rows, summary = score_submission(_file_path(submission), _file_path(metadata))
-    except InputError as exc:
-        raise gr.Error(str(exc)) from None
+    require_access("score files")
+    paths = _text_file(submission), _text_file(metadata)
+    rows, summary = _scored(lambda: score_submission(*paths), *paths)
     out = write_jsonl(Path(tempfile.mkdtemp(prefix="evalui-")) / "gaia_verdicts.jsonl", rows)
     table = pd.DataFrame(rows, columns=["task_id", "level", "model_answer", "correct", "lenient_correct"])
-    return json.dumps(summary, indent=2), table, str(out)
+    return gaia_figures(summary), json.dumps(summary, indent=2), table, str(out)
 
 
 def build() -> None:
@@ -57,8 +119,13 @@ def build() -> None:
             submission = gr.File(label=t("score.submission"), file_types=[".jsonl", ".json"], elem_id="score-gaia-submission")
             metadata = gr.File(label=t("score.metadata"), file_types=[".jsonl", ".parquet"], elem_id="score-gaia-metadata")
             gaia_button = gr.Button(t("score.gaia_button"), variant="primary", elem_id="score-gaia-button")
-    summary = gr.Code(label=t("score.summary"), language="json", elem_id="score-summary")
+    figures = gr.Markdown(elem_id="score-figures")
+    with gr.Accordion(t("score.json"), open=False):
+        summary = gr.Code(language="json", elem_id="score-summary")
     table = gr.Dataframe(label=t("score.verdicts"), wrap=True, max_height=420, elem_id="score-table")
     download = gr.File(label=t("score.download"), elem_id="score-download")
-    bfcl_button.click(score_bfcl_file, [category, results], [summary, table, download], api_name="score_bfcl_file")
-    gaia_button.click(score_gaia_file, [submission, metadata], [summary, table, download], api_name="score_gaia_file")
+    outputs = [figures, summary, table, download]
+    bfcl_button.click(guarded(len(outputs), 0, explain=explain)(score_bfcl_file), [category, results], outputs,
+                      api_name="score_bfcl_file")
+    gaia_button.click(guarded(len(outputs), 0, explain=explain)(score_gaia_file), [submission, metadata], outputs,
+                      api_name="score_gaia_file")

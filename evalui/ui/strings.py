@@ -118,6 +118,35 @@ STRINGS: dict[str, tuple[str, str]] = {
     "verify.disagreements": ("Largest disagreements", "分歧最大的题目"),
     "verify.export": ("Export approved problems", "导出已通过的题目"),
     "verify.exported": ("Approved dataset", "已通过题目数据集"),
+    # run-time messages of the verification panel (access.say, in the request's language)
+    "verify.start": ("_Open a generated file to start._", "_打开一个生成文件以开始。_"),
+    "verify.outside": ("Files are opened from the data folder only.", "只能打开数据目录中的文件。"),
+    "verify.open_first": ("Open a generated file first.", "请先打开一个生成文件。"),
+    "verify.choose_status": ("Choose a status (approved, rejected or needs_revision) before saving.",
+                             "保存前请选择状态（approved、rejected 或 needs_revision）。"),
+    "verify.saved": ("Saved {problem_id}.", "已保存 {problem_id}。"),
+    "verify.all_reviewed": ("Every problem has a review.", "所有题目都已审阅。"),
+    "verify.no_judge": ("_No LLM-judge scores for this problem._", "_这道题没有 LLM 评委分数。_"),
+    "verify.judge_table": ("**LLM judge**\n\n| dimension | score |\n|---|---|", "**LLM 评委**\n\n| 维度 | 分数 |\n|---|---|"),
+    "verify.where": ("Problem {n} of {total} · `{problem_id}` · ", "第 {n} 题，共 {total} 题 · `{problem_id}` · "),
+    "verify.reviewed_by": ("reviewed by {reviewer} at {when} ({status})", "由 {reviewer} 于 {when} 审阅（{status}）"),
+    "verify.not_reviewed": ("**not reviewed yet**", "**尚未审阅**"),
+    "verify.review_flagged": ("**its saved review is invalid and not counted** ({reason})",
+                              "**已保存的审阅无效，不计入**（{reason}）"),
+    "verify.progress": ("**Verified {verified} of {total}**", "**已审阅 {verified} / {total}**"),
+    "verify.agreement_line": (" · human vs LLM judge: mean absolute difference {diff} over {n} problems",
+                              " · 人工与 LLM 评委：{n} 道题的平均绝对差为 {diff}"),
+    "verify.flagged": (" · **{n} invalid reviews not counted**: {listed}", " · **{n} 条无效审阅未计入**：{listed}"),
+    "verify.human": ("human", "人工"),
+    "verify.judge": ("LLM judge", "LLM 评委"),
+    "verify.chart_title": ("Human and LLM-judge scores per dimension", "各维度的人工与 LLM 评委分数"),
+    "verify.uploaded": ("Uploaded as {name}.", "已上传为 {name}。"),
+    "verify.renamed": ("{original} already exists, so this upload is {name}; nothing was replaced.",
+                       "{original} 已存在，因此本次上传保存为 {name}；没有覆盖任何文件。"),
+    "verify.reviews_unreadable": ("cannot read the reviews ({detail}); saving is refused until the file is repaired "
+                                  "or moved away.", "无法读取审阅（{detail}）；在修复或移走该文件之前不能保存。"),
+    "verify.backup": ("It was left untouched and copied to {name}.", "原文件未改动，并已复制为 {name}。"),
+    "verify.exported_note": ("Exported {n} approved problems as {name}.", "已将 {n} 道通过的题目导出为 {name}。"),
     # runs
     "runs.refresh": ("Refresh list", "刷新列表"),
     "runs.table": ("Runs", "运行记录"),
@@ -148,6 +177,47 @@ STRINGS: dict[str, tuple[str, str]] = {
     "score.summary": ("Summary", "汇总"),
     "score.verdicts": ("Verdicts", "判定结果"),
     "score.download": ("Verdicts (JSONL)", "判定结果（JSONL）"),
+    "score.json": ("Summary as JSON", "汇总（JSON）"),
+    # run-time messages of the Score tab (access.say, in the request's language)
+    "score.choose_file": ("Choose a file first.", "请先选择文件。"),
+    "score.bfcl_figures": ("| figure | value |\n|---|---|\n| category | {category} |\n| correct | {correct} of {total} |\n"
+                           "| accuracy | {accuracy} |\n| ids of the category not in the file | {missing} |",
+                           "| 指标 | 数值 |\n|---|---|\n| 类别 | {category} |\n| 正确 | {correct} / {total} |\n"
+                           "| 准确率 | {accuracy} |\n| 文件中缺少的该类别 ID | {missing} |"),
+    "score.gaia_figures": ("| figure | value |\n|---|---|\n| correct (exact match) | {correct} of {total} |\n"
+                           "| accuracy | {accuracy} |\n| lenient accuracy (partial, not the score) | {lenient} |\n"
+                           "| tasks not in the submission | {missing} |",
+                           "| 指标 | 数值 |\n|---|---|\n| 正确（精确匹配） | {correct} / {total} |\n"
+                           "| 准确率 | {accuracy} |\n| 宽松准确率（仅供参考，不是得分） | {lenient} |\n"
+                           "| 提交中缺少的任务 | {missing} |"),
+    "score.gaia_level": ("| level {level} | {correct} of {total} · {accuracy} |",
+                         "| 级别 {level} | {correct} / {total} · {accuracy} |"),
+    # run-time messages: who may act
+    "access.refused": ("Only allowed users may {action} here. Log in with an allowed account.",
+                       "只有获准的用户才能在此{action}。请使用获准的账号登录。"),
+    "access.start_runs": ("start runs", "启动运行"),
+    "access.cancel_runs": ("cancel runs", "取消运行"),
+    "access.delete_runs": ("delete runs", "删除运行"),
+    "access.start_the_local_model": ("start the local model", "启动本地模型"),
+    "access.stop_the_local_model": ("stop the local model", "停止本地模型"),
+    "access.upload_files": ("upload files", "上传文件"),
+    "access.save_reviews": ("save reviews", "保存审阅"),
+    "access.export_approved_problems": ("export approved problems", "导出已通过的题目"),
+    "access.score_files": ("score files", "为文件评分"),
+    # run-time messages: files evalui cannot use (English as in evalui.verification.REASONS)
+    "file.missing": ("no such file", "文件不存在"),
+    "file.too_big": ("larger than {mb} MB", "超过 {mb} MB"),
+    "file.binary": ("a binary file, not JSON text", "这是二进制文件，不是 JSON 文本"),
+    "file.not_utf8": ("not UTF-8 text", "不是 UTF-8 文本"),
+    "file.malformed": ("malformed JSON ({detail})", "JSON 格式错误（{detail}）"),
+    "file.too_deep": ("JSON nested more than {depth} levels deep", "JSON 嵌套超过 {depth} 层"),
+    "file.not_problems": ("expected a JSON array of problems", "应为题目组成的 JSON 数组"),
+    "file.problem_fields": ("problem {index} needs a text problem_id, a problem and an answer",
+                            "第 {index} 道题需要文本 problem_id、problem 和 answer"),
+    "file.duplicate_id": ("problem_id {problem_id} appears more than once", "problem_id {problem_id} 出现了不止一次"),
+    "file.not_reviews": ("expected an object of reviews keyed by problem_id", "应为以 problem_id 为键的审阅对象"),
+    "file.companion": ("a companion file (reviews, judge, win rate or export), not a generated file",
+                       "这是附属文件（审阅、评委、胜率或导出），不是生成文件"),
 }
 
 
