@@ -1,4 +1,5 @@
-"""The verification file: atomic, locked writes from several reviewers; corrupt files; agreement; CLI."""
+"""The verification file: atomic, locked writes from several reviewers; corrupt files; wrong-typed
+reviews; uploads that never replace a file; agreement; CLI."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from evalui import verification as v
+from evalui import verification_input as uploads_module
 from evalui.errors import InputError
+from evalui.verification_input import FileProblem
 
 SCORES = {"correctness": 5, "clarity": 4, "difficulty_match": 3, "completeness": 4}
 
@@ -111,3 +114,126 @@ def test_agreement_and_export(tmp_path):
     assert done.returncode == 0, done.stderr
     printed = json.loads(done.stdout.splitlines()[-1])
     assert printed["verified"] == 2 and printed["agreement"]["compared"] == 2
+
+
+def test_wrong_typed_scores_are_flagged_and_not_counted(tmp_path):
+    data = write_problems(tmp_path, 8)
+    good = v.make_review("gen-0000", SCORES, "approved", "", "ana")
+    wrong = {"gen-0001": {**SCORES, "correctness": "5"}, "gen-0002": {**SCORES, "clarity": 7},
+             "gen-0003": {**SCORES, "completeness": None}, "gen-0004": {**SCORES, "correctness": [5]},
+             "gen-0005": {**SCORES, "clarity": True}}
+    reviews = {"gen-0000": good, **{pid: {**good, "problem_id": pid, "scores": s} for pid, s in wrong.items()},
+               "gen-0006": {**good, "problem_id": "gen-0006", "status": "maybe"}, "gen-0007": "approved"}
+    v.verifications_path(data).write_text(json.dumps(reviews))
+
+    summary = v.summary(data)
+    assert summary["verified"] == 1 and summary["by_status"]["approved"] == 1
+    reasons = {f["problem_id"]: f["reason"] for f in summary["flagged"]}
+    assert reasons == {"gen-0001": 'correctness = "5"', "gen-0002": "clarity = 7", "gen-0003": "completeness = null",
+                       "gen-0004": "correctness = [5]", "gen-0005": "clarity = true", "gen-0006": 'status = "maybe"',
+                       "gen-0007": 'review = "approved"'}
+    assert [p["problem_id"] for p in json.loads(v.export_approved(data, json.loads(data.read_text())).read_text())] \
+        == ["gen-0000"]
+    # A save replaces its own entry and leaves the flagged ones as they were, for a person to repair.
+    v.save_review(data, v.make_review("gen-0001", SCORES, "rejected", "", "ben"))
+    on_disk = json.loads(v.verifications_path(data).read_text())
+    assert on_disk["gen-0001"]["scores"] == SCORES and on_disk["gen-0002"]["scores"]["clarity"] == 7
+    assert v.summary(data)["verified"] == 2
+
+
+def _cli_summary(data: Path):
+    return subprocess.run([sys.executable, "-m", "evalui", "verify", "summary", "--input", str(data)],
+                          capture_output=True, text=True, timeout=120)
+
+
+BAD_CONTENT = {
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "a binary file"),
+    "latin-1": ('[{"problem_id": "café", "problem": "p", "answer": 1}]'.encode("latin-1"), "not UTF-8 text"),
+    "nested-past-the-decoder": (b"[" * 100_000 + b"]" * 100_000, "nested more than 64 levels"),
+    "nested-past-the-limit": (b"[" * 200 + b"]" * 200, "nested more than 64 levels"),
+    "object": (b'{"problems": []}', "expected a JSON array of problems"),
+    "repeated-id": (json.dumps([{"problem_id": "a", "problem": "p", "answer": 1}] * 2).encode(), "a appears more"),
+    "numeric-id": (json.dumps([{"problem_id": 7, "problem": "p", "answer": 1}]).encode(), "text problem_id"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_CONTENT)
+def test_cli_names_a_bad_data_file_in_one_line(tmp_path, case):
+    content, reason = BAD_CONTENT[case]
+    data = tmp_path / "aime_generated_bad.json"
+    data.write_bytes(content)
+    done = _cli_summary(data)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and str(data) in done.stderr and reason in done.stderr
+
+
+@pytest.mark.parametrize("case", ["binary", "latin-1", "nested-past-the-decoder"])
+def test_cli_names_a_bad_reviews_file_in_one_line(tmp_path, case):
+    data = write_problems(tmp_path, 2)
+    v.verifications_path(data).write_bytes(BAD_CONTENT[case][0])
+    done = _cli_summary(data)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+    assert v.verifications_path(data).name in done.stderr and BAD_CONTENT[case][1] in done.stderr
+    assert not list(tmp_path.glob("*.corrupt-*"))  # reading never copies; only a refused save keeps a backup
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_an_upload_never_replaces_a_file(tmp_path):
+    source = write_problems(tmp_path, 2)
+    uploads = tmp_path / "uploads"
+    first = uploads_module.store_upload(source, "my file.json", uploads)
+    assert first == uploads / "my_file.json" and first.read_bytes() == source.read_bytes()
+    v.save_review(first, v.make_review("gen-0000", SCORES, "approved", "", "ana"))
+    before = _tree(uploads)
+    second = uploads_module.store_upload(source, "my file.json", uploads)
+    assert second.name == "my_file-2.json" and _tree(uploads) == {**before, "my_file-2.json": source.read_bytes()}
+    # A name whose reviews already exist is taken too: the upload would inherit someone's reviews.
+    first.unlink()
+    assert uploads_module.store_upload(source, "my_file.json", uploads).name == "my_file-3.json"
+    assert not first.exists()
+    # The name cannot leave the folder, and always ends in .json.
+    assert uploads_module.store_upload(source, "../../etc/passwd", uploads) == uploads / "passwd.json"
+    assert not list(uploads.glob(".upload-*"))
+
+
+@pytest.mark.parametrize("name", ["x_verifications.json", "x_judge.json", "x_winrate.json", "x_approved.json",
+                                  "my_file_verifications.json"])
+def test_companion_files_cannot_be_uploaded(tmp_path, name):
+    source = tmp_path / "companion.json"
+    source.write_text(json.dumps([{"problem_id": "a", "problem": "p", "answer": 1}]))
+    uploads = tmp_path / "uploads"
+    uploads.mkdir()
+    (uploads / "my_file_verifications.json").write_text('{"kept": 1}')
+    before = _tree(uploads)
+    with pytest.raises(FileProblem, match="companion") as refused:
+        uploads_module.store_upload(source, name, uploads)
+    assert refused.value.path == name and _tree(uploads) == before
+
+
+@pytest.mark.parametrize("case", ["binary", "latin-1", "nested-past-the-decoder", "object", "repeated-id"])
+def test_a_bad_upload_is_refused_before_it_is_copied(tmp_path, case):
+    source = tmp_path / "incoming.json"
+    source.write_bytes(BAD_CONTENT[case][0])
+    with pytest.raises(FileProblem, match=BAD_CONTENT[case][1]) as refused:
+        uploads_module.store_upload(source, "upload.json", tmp_path / "uploads")
+    assert refused.value.path == "upload.json"  # the page shows this name, never the server's temporary path
+    assert not (tmp_path / "uploads").exists() or not any((tmp_path / "uploads").iterdir())
+
+
+def test_an_upload_over_the_size_cap_is_refused_unread(tmp_path):
+    source = tmp_path / "huge.json"
+    with source.open("wb") as stream:
+        stream.truncate(uploads_module.MAX_FILE_MB * 1024 * 1024 + 1)  # sparse: no need to write 50 MB
+    with pytest.raises(FileProblem, match="larger than 50 MB"):
+        uploads_module.store_upload(source, "huge.json", tmp_path / "uploads")
+
+
+def test_the_page_says_each_file_problem_as_the_cli_does():
+    from evalui.ui.strings import STRINGS
+
+    for reason, english in uploads_module.REASONS.items():
+        assert STRINGS[f"file.{reason}"][0] == english
+        assert STRINGS[f"file.{reason}"][1] and STRINGS[f"file.{reason}"][1] != english
