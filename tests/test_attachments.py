@@ -1,0 +1,178 @@
+"""GAIA attachments are inlined within fixed time and memory, whatever the file holds.
+
+Each hostile file is inlined in a fresh interpreter, so its peak memory is measured alone.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pandas as pd
+import pytest
+
+from evalui.benchmarks.gaia.data import GaiaQuestion
+from evalui.benchmarks.gaia.prompt import TEXT_CAP_CHARS, user_content
+
+MB = 1024 * 1024
+INLINE = """
+import json, resource, sys, time
+import openpyxl  # imported before the baseline: its cost is not the file's
+from evalui.benchmarks.gaia.data import GaiaQuestion
+from evalui.benchmarks.gaia.prompt import user_content
+path = sys.argv[1]
+question = GaiaQuestion("t1", "What does the file say?", None, "1", file_name=path.rsplit("/", 1)[-1], file_path=path)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+content = user_content(question)
+seconds = time.perf_counter() - start
+extra_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+print(json.dumps({"seconds": seconds, "extra_mb": extra_mb, "content": content}))
+"""
+
+
+def inline_alone(path: Path) -> dict:
+    done = subprocess.run([sys.executable, "-c", INLINE, str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def inline(path: Path) -> str:
+    return user_content(GaiaQuestion("t1", "Q?", None, "1", file_name=path.name, file_path=str(path)))
+
+
+def small_workbook(path: Path) -> Path:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "prices"
+    for row in (["item", "price"], ["lamp", 20], ["desk", 115.5]):
+        sheet.append(row)
+    book.save(path)
+    return path
+
+
+def rezip(source: Path, target: Path, replace: dict[str, object]) -> Path:
+    """``source`` with some members replaced by streamed chunks: real deflate, real declared sizes."""
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as new:
+        for name in old.namelist():
+            if name not in replace:
+                new.writestr(name, old.read(name))
+        for name, chunks in replace.items():
+            with new.open(name, "w", force_zip64=True) as member:
+                for chunk in chunks:
+                    member.write(chunk)
+    return target
+
+
+def repeated(head: bytes, body: bytes, tail: bytes, total: int):
+    yield head
+    block = body * max(1, (1 * MB) // len(body))
+    for _ in range(total // len(block)):
+        yield block
+    yield tail
+
+
+@pytest.fixture(scope="module")
+def million_cell_workbook(tmp_path_factory) -> Path:
+    # 200,000 rows of 5 cells written by openpyxl itself: a few MB on disk, 37 MB of sheet XML.
+    path = tmp_path_factory.mktemp("bomb") / "million_cells.xlsx"
+    book = openpyxl.Workbook(write_only=True)
+    sheet = book.create_sheet("big")
+    for index in range(200_000):
+        sheet.append([index, index * 2, "x", 1.5, True])
+    book.save(path)
+    return path
+
+
+def test_million_cell_workbook_is_cut_quickly_and_in_little_memory(million_cell_workbook):
+    size = million_cell_workbook.stat().st_size
+    assert 1 * MB < size < 10 * MB
+    with zipfile.ZipFile(million_cell_workbook) as archive:
+        assert archive.getinfo("xl/worksheets/sheet1.xml").file_size > 30 * MB
+    result = inline_alone(million_cell_workbook)
+    assert result["seconds"] < 2.0
+    assert result["extra_mb"] < 300
+    content = result["content"]
+    assert content.startswith("What does the file say?\n\nAttached file million_cells.xlsx:\n```\nSheet big:\n0,0,x,1.5,True\n")
+    assert "\n999,1998,x,1.5,True\n" in content
+    assert "… (truncated:" in content and "more than 1000 rows" in content
+    assert len(content) < TEXT_CAP_CHARS + 1000
+
+
+def test_declared_zip_bomb_is_refused_before_opening(tmp_path):
+    # 300 MB of shared strings deflate to about 2 MB; openpyxl would load every one of them.
+    strings = repeated(b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">',
+                       b"<si><t>x</t></si>", b"</sst>", 300 * MB)
+    bomb = rezip(small_workbook(tmp_path / "small.xlsx"), tmp_path / "bomb.xlsx", {"xl/sharedStrings.xml": strings})
+    assert bomb.stat().st_size < 5 * MB
+    result = inline_alone(bomb)
+    assert result["seconds"] < 1.0 and result["extra_mb"] < 100
+    assert "(the spreadsheet is not inlined: it declares 300.0 MB uncompressed, over the 256.0 MB limit)" in result["content"]
+
+
+def test_huge_shared_strings_part_is_refused(tmp_path):
+    strings = repeated(b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">',
+                       b"<si><t>x</t></si>", b"</sst>", 40 * MB)
+    bomb = rezip(small_workbook(tmp_path / "small.xlsx"), tmp_path / "strings.xlsx", {"xl/sharedStrings.xml": strings})
+    content = inline_alone(bomb)["content"]
+    assert "not inlined: its part xl/sharedStrings.xml declares 40.0 MB uncompressed, over the 8.0 MB limit" in content
+
+
+def test_one_row_of_millions_of_cells_stays_bounded(tmp_path):
+    # A row without cell references may hold any number of cells; openpyxl builds the whole row first.
+    head = (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+            b"<sheetData><row><c><v>7</v></c>")
+    row = repeated(head, b"<c><v>1</v></c>", b"</row></sheetData></worksheet>", 60 * MB)
+    bomb = rezip(small_workbook(tmp_path / "small.xlsx"), tmp_path / "row.xlsx", {"xl/worksheets/sheet1.xml": row})
+    result = inline_alone(bomb)
+    assert result["seconds"] < 2.0 and result["extra_mb"] < 300
+    assert "Sheet prices:\n\n… (truncated: large sheets were read only in part)" in result["content"]
+
+
+def test_huge_text_file_reads_only_its_head(tmp_path):
+    path = tmp_path / "log.txt"
+    with path.open("wb") as handle:
+        handle.write("señal\n".encode() * 20_000)
+        handle.seek(4 * 1024 * MB)  # a sparse 4 GB file: read whole, it would not fit in memory
+        handle.write(b"end")
+    result = inline_alone(path)
+    assert result["seconds"] < 1.0 and result["extra_mb"] < 50
+    text = result["content"].split("```\n", 1)[1]
+    assert text.startswith("señal\nseñal\n")
+    assert text.endswith(f"\n… (truncated: the file has {path.stat().st_size} bytes)\n```")
+    assert len(text) < TEXT_CAP_CHARS + 100
+
+
+def test_small_text_files_are_inlined_as_before(tmp_path):
+    csv_file = tmp_path / "orders.csv"
+    csv_file.write_text("item,units,price\r\nlamp,3,20\r\nchaise,1,€90\r\n", encoding="utf-8")
+    assert inline(csv_file) == f"Q?\n\nAttached file orders.csv:\n```\n{csv_file.read_text(encoding='utf-8')}\n```"
+    long = tmp_path / "long.md"
+    long.write_text("é" * (TEXT_CAP_CHARS + 5), encoding="utf-8")
+    expected = "é" * TEXT_CAP_CHARS + f"\n… (truncated: the file has {TEXT_CAP_CHARS + 5} characters)"
+    assert inline(long) == f"Q?\n\nAttached file long.md:\n```\n{expected}\n```"
+
+
+def test_small_workbook_is_inlined_as_pandas_read_it(tmp_path):
+    path = tmp_path / "book.xlsx"
+    with pd.ExcelWriter(path) as writer:
+        pd.DataFrame({"item": ["lamp", "desk"], "units": [3, 1], "price": [20.5, 115.0]}).to_excel(
+            writer, sheet_name="orders", index=False)
+        pd.DataFrame({"value": [40, 2]}).to_excel(writer, sheet_name="totals", index=False)
+    # What the previous implementation sent: every sheet through pandas, as CSV.
+    before = "\n\n".join(f"Sheet {name}:\n{frame.to_csv(index=False)}"
+                         for name, frame in pd.read_excel(path, sheet_name=None).items())
+    assert inline(path) == f"Q?\n\nAttached file book.xlsx:\n```\n{before}\n```"
+
+
+def test_broken_and_old_workbooks_are_named(tmp_path):
+    fake = tmp_path / "fake.xlsx"
+    fake.write_bytes(b"this is not a zip archive")
+    assert "(the spreadsheet could not be read: it is not a valid .xlsx file" in inline(fake)
+    old = tmp_path / "old.xls"
+    old.write_bytes(b"\xd0\xcf\x11\xe0" + b"\0" * 60)
+    assert inline(old) == "Q?\n\nAttached file: old.xls (64 bytes; its content cannot be shown here)."
