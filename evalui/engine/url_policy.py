@@ -58,6 +58,10 @@ def _is_public(address: str) -> bool:
 
 def _resolve(host: str) -> list[str]:
     try:
+        return [str(ipaddress.ip_address(host))]  # a literal address needs no resolver (nor IPv6 support)
+    except ValueError:
+        pass
+    try:
         return [info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)]
     except (socket.gaierror, UnicodeError):
         return []
