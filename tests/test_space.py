@@ -75,6 +75,14 @@ def test_launch_options_are_narrow(monkeypatch, tmp_path):
     assert options["max_file_size"] == "50mb"
 
 
+def outcome(job) -> str:
+    """What a call said: its outputs, or the error it raised (a refusal may be either)."""
+    try:
+        return json.dumps(job.result(timeout=120), default=str)
+    except Exception as exc:  # gradio_client raises AppError for a gr.Error
+        return str(exc)
+
+
 @pytest.mark.parametrize("allowed, expect_ok", [("", True), ("ana,cy", True), ("bob", False)])
 def test_allow_list_with_password_auth(monkeypatch, tmp_path, allowed, expect_ok):
     from gradio_client import Client
@@ -87,17 +95,51 @@ def test_allow_list_with_password_auth(monkeypatch, tmp_path, allowed, expect_ok
     demo.queue()
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, auth=("ana", "pw"), **app.launch_options())
     peer = ScriptedPeer(lambda body, n: completion("FINAL ANSWER: 1")).start()
+    # An allow-list makes the deployment shared, where loopback endpoints are refused unless named.
+    monkeypatch.setenv("EVALUI_ALLOWED_HOSTS", peer.base_url.split("/")[2])
     try:
         client = Client(url, auth=("ana", "pw"), verbose=False)
         job = client.submit(peer.base_url, "m", "", 0.0, 16, 5, "Bundled sample", "validation", "1", "",
                             None, "The endpoint above", 1, 1, "", api_name="/gaia_start")
-        if expect_ok:
-            outputs = job.result(timeout=120)
-            assert "gaia-m-" in outputs[0]
-        else:
-            with pytest.raises(Exception, match="Only allowed users"):
-                job.result(timeout=120)
-        assert len(peer.chat_requests()) == (1 if expect_ok else 0)
+        answer = outcome(job)
+        assert ("gaia-m-" in answer) == expect_ok and ("Only allowed users" in answer) == (not expect_ok)
+        assert bool(peer.chat_requests()) == expect_ok
     finally:
         demo.close()
+        peer.stop()
+
+
+
+def test_password_auth_marks_the_deployment_shared(tmp_path):
+    """`python app.py --auth` lets other people reach the server, so it must not call loopback URLs for them."""
+    import socket
+    import time
+    from urllib.request import urlopen
+
+    from gradio_client import Client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SPACE_ID", "EVALUI_ALLOWED_USERS", "EVALUI_SHARED", "EVALUI_ALLOWED_HOSTS")}
+    env.update(EVALUI_DATA_DIR=str(tmp_path), HF_HUB_OFFLINE="1")
+    server = subprocess.Popen([sys.executable, "app.py", "--auth", "ana:pw", "--port", str(port)], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peer = ScriptedPeer(lambda body, n: completion("FINAL ANSWER: 1")).start()
+    try:
+        for _ in range(240):
+            try:
+                urlopen(f"http://127.0.0.1:{port}/", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        client = Client(f"http://127.0.0.1:{port}/", auth=("ana", "pw"), verbose=False)
+        job = client.submit(peer.base_url, "m", "", 0.0, 16, 5, "Bundled sample", "validation", "1", "",
+                            None, "The endpoint above", 1, 1, "", api_name="/gaia_start")
+        assert "refused" in outcome(job)
+        assert peer.chat_requests() == []
+    finally:
+        server.terminate()
+        server.wait(30)
         peer.stop()
