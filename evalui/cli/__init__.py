@@ -27,16 +27,32 @@ def print_summary(summary: dict) -> None:
     print(json.dumps(summary, ensure_ascii=False), flush=True)
 
 
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _unreadable(exc: BaseException) -> str:
+    """A sentence for failures raised while reading input that no reader turned into an InputError."""
+    if isinstance(exc, RecursionError):
+        return "the input is nested too deeply to read"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"the input is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})"
+    return "the input is too large to read in memory"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
     except InputError as exc:
-        print(f"evalui: error: {exc}", file=sys.stderr)
+        print(f"evalui: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except (RecursionError, UnicodeDecodeError, MemoryError) as exc:
+        print(f"evalui: error: {_unreadable(exc)}", file=sys.stderr)
         return 2
     except RuntimeError as exc:  # missing optional dependency, unreachable endpoint, …
-        print(f"evalui: error: {exc}", file=sys.stderr)
+        print(f"evalui: error: {_one_line(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("evalui: interrupted; run again with the same --exp-id to resume", file=sys.stderr)

@@ -43,7 +43,7 @@ def _steps(record: dict) -> int | None:
     if isinstance(meta, str):
         try:
             meta = json.loads(meta)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # the step count is informative only: skip what cannot be read
             return None
     try:
         return int(str(meta.get("Number of steps", "")).strip())

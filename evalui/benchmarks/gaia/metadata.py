@@ -5,16 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalui.errors import InputError
-from evalui.jsonl import iter_jsonl
+from evalui.jsonl import check_input_file, iter_jsonl
 
 REQUIRED_FIELDS = ("task_id", "Final answer")
 
 
 def read_metadata_records(path: str | Path) -> list[tuple[int, dict]]:
     """(line or row number, record) from a metadata.jsonl or metadata.parquet."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError("no such file", path=str(path))
+    path = check_input_file(path)
     if path.suffix == ".parquet":
         return list(enumerate(_read_parquet(path), start=1))
     return list(iter_jsonl(path))
@@ -40,9 +38,17 @@ def read_metadata(path: str | Path) -> list[dict]:
 def _read_parquet(path: Path) -> list[dict]:
     import pandas as pd
 
+    # A parquet file starts and ends with PAR1; checking first gives a plain sentence, not pyarrow's.
+    with path.open("rb") as handle:
+        head = handle.read(4)
+        handle.seek(max(0, path.stat().st_size - 4))
+        tail = handle.read(4)
+    if head != b"PAR1" or tail != b"PAR1":
+        raise InputError("not a parquet file (it lacks the PAR1 markers parquet files begin and end with)",
+                         path=str(path))
     try:
         frame = pd.read_parquet(path)
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
-        raise InputError(f"cannot read parquet ({exc})", path=str(path)) from None
+        raise InputError(f"cannot read parquet ({' '.join(str(exc).split())})", path=str(path)) from None
     frame = frame.astype(object).where(frame.notna(), None)
     return frame.to_dict(orient="records")
