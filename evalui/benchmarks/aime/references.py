@@ -67,19 +67,31 @@ def _hub(dataset: str, split: str, cache_dir: Path | None) -> list[RealProblem]:
 
 def load_problems(source: str, *, dataset: str, split: str, bundled_file: str,
                   cache_dir: Path | None = None) -> tuple[list[RealProblem], str]:
-    """(problems, where they came from). ``source`` is 'hub', 'bundled' or 'auto' (hub, else bundled)."""
+    """(problems, where they came from). ``source`` is 'hub', 'bundled' or 'auto' (hub, else bundled).
+
+    A fallback says why in the second value, which the run's summary and report record.
+    """
+    from evalui.benchmarks.gaia.data import hub_unreachable
+
     if source not in ("hub", "bundled", "auto"):
         raise ValueError(f"source must be hub, bundled or auto, not {source!r}")
-    if source != "bundled":
+    if source == "bundled":
+        return _bundled(bundled_file, "bundled"), f"bundled sample (offline stand-in for {dataset})"
+    # Probed first: datasets retries a silent Hub for minutes before giving up.
+    reason = hub_unreachable()
+    if reason is None:
         try:
             problems = _hub(dataset, split, cache_dir)
             if problems:
                 return problems, dataset
-        except Exception as exc:  # no network, no such split, a changed schema: fall back, and say so
-            if source == "hub":
-                raise RuntimeError(f"cannot load {dataset} from the Hugging Face Hub: {exc}") from exc
-            log.warning("falling back to the bundled sample: cannot load %s (%s)", dataset, exc)
-    return _bundled(bundled_file, "bundled"), f"bundled sample (offline stand-in for {dataset})"
+            reason = f"{dataset} has no problems in its {split} split"
+        except Exception as exc:  # no such split, a changed schema, a refusal: fall back, and say so
+            reason = f"cannot load {dataset} from the Hugging Face Hub: {' '.join(str(exc).split())[:300]}"
+    if source == "hub":
+        raise RuntimeError(reason)
+    log.warning("%s; using the bundled sample", reason)
+    return (_bundled(bundled_file, "bundled"),
+            f"bundled sample (offline stand-in for {dataset}): {reason}; using the bundled sample")
 
 
 def reference_pool(source: str = "auto", cache_dir: Path | None = None):

@@ -1,0 +1,168 @@
+"""An unreachable Hugging Face Hub is reported at once, and bundled or cached data used where it exists.
+
+Two kinds of unreachable: a closed port (refused at once) and a server that accepts connections
+and never answers (what a black-holed route looks like after the handshake).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from fake_hub import FakeHub
+
+from evalui.benchmarks.gaia import data
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "gaia_sample" / "2023" / "validation"
+
+
+class SilentServer:
+    """Accepts TCP connections on 127.0.0.1 and never sends a byte."""
+
+    def __init__(self):
+        self._socket = socket.create_server(("127.0.0.1", 0))
+        self._held: list[socket.socket] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+
+    def _accept(self):
+        while True:
+            try:
+                connection, _ = self._socket.accept()
+            except OSError:  # closed by __exit__
+                return
+            self._held.append(connection)
+
+    def __enter__(self):
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self._socket.close()
+        for connection in self._held:
+            connection.close()
+
+
+def closed_port_url() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}"
+
+
+@pytest.fixture(params=["silent", "closed"])
+def unreachable_hub(request):
+    if request.param == "closed":
+        yield closed_port_url()
+        return
+    with SilentServer() as server:
+        yield server.url
+
+
+def run_python(code: str, hub_url: str, tmp_path: Path, **env) -> subprocess.CompletedProcess:
+    # A fresh interpreter: huggingface_hub and datasets read HF_ENDPOINT when first imported.
+    environment = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")}
+    environment.update(HF_ENDPOINT=hub_url, EVALUI_DATA_DIR=str(tmp_path), **env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=environment)
+
+
+AIME = """
+import json, sys, time
+from evalui.benchmarks.aime import references
+expected, _ = references.{loader}("bundled")
+start = time.perf_counter()
+try:
+    problems, source = references.{loader}("{source}", None)
+    outcome = {{"ids": [p.problem_id for p in problems], "source": source}}
+except RuntimeError as exc:
+    outcome = {{"error": str(exc)}}
+outcome.update(seconds=time.perf_counter() - start, expected=[p.problem_id for p in expected])
+print(json.dumps(outcome))
+"""
+
+
+@pytest.mark.parametrize("loader", ["reference_pool", "aime25"])
+def test_aime_falls_back_to_the_bundled_sample_at_once(unreachable_hub, tmp_path, loader):
+    done = run_python(AIME.format(loader=loader, source="auto"), unreachable_hub, tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    outcome = json.loads(done.stdout.splitlines()[-1])
+    assert outcome["seconds"] < 5
+    assert outcome["ids"] == outcome["expected"] and outcome["ids"]
+    assert outcome["source"].startswith("bundled sample (offline stand-in for ")
+    assert f"The Hugging Face Hub cannot be reached ({unreachable_hub}: " in outcome["source"]
+    assert outcome["source"].endswith("; using the bundled sample")
+    assert "The Hugging Face Hub cannot be reached" in done.stderr  # the log says it too
+
+
+def test_aime_from_the_hub_only_fails_at_once(unreachable_hub, tmp_path):
+    done = run_python(AIME.format(loader="reference_pool", source="hub"), unreachable_hub, tmp_path)
+    outcome = json.loads(done.stdout.splitlines()[-1])
+    assert outcome["seconds"] < 5
+    assert outcome["error"].startswith(f"The Hugging Face Hub cannot be reached ({unreachable_hub}: ")
+
+
+GAIA = """
+import json, time
+from evalui.benchmarks.gaia.data import load_hf
+from evalui.errors import InputError
+start = time.perf_counter()
+try:
+    outcome = {"ids": [q.task_id for q in load_hf("validation")]}
+except InputError as exc:
+    outcome = {"error": str(exc)}
+outcome["seconds"] = time.perf_counter() - start
+print(json.dumps(outcome))
+"""
+
+
+def test_gaia_without_a_cached_copy_says_the_hub_is_unreachable(unreachable_hub, tmp_path):
+    done = run_python(GAIA, unreachable_hub, tmp_path, HF_TOKEN="hf_test")
+    outcome = json.loads(done.stdout.splitlines()[-1])
+    assert outcome["seconds"] < 5
+    assert outcome["error"].startswith(f"The Hugging Face Hub cannot be reached ({unreachable_hub}: ")
+    assert outcome["error"].endswith("), and GAIA validation is not cached yet; use a local folder, "
+                                     "a questions file or the bundled sample")
+
+
+def test_gaia_uses_its_cached_copy_when_the_hub_is_unreachable(unreachable_hub, tmp_path):
+    shutil.copytree(SAMPLE, tmp_path / "cache" / "gaia" / "2023" / "validation")
+    done = run_python(GAIA, unreachable_hub, tmp_path, HF_TOKEN="hf_test")
+    outcome = json.loads(done.stdout.splitlines()[-1])
+    assert outcome["seconds"] < 5
+    assert outcome["ids"] == [q.task_id for q in data.load_folder(tmp_path / "cache" / "gaia", "validation")]
+    assert "The Hugging Face Hub cannot be reached" in done.stderr and "using the copy of GAIA validation" in done.stderr
+
+
+def test_gaia_run_command_says_so_in_one_line(tmp_path):
+    with SilentServer() as hub:
+        start = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "evalui", "gaia", "run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"],
+            capture_output=True, text=True, timeout=120,
+            env={**os.environ, "HF_ENDPOINT": hub.url, "HF_TOKEN": "hf_test", "EVALUI_DATA_DIR": str(tmp_path)})
+        elapsed = time.monotonic() - start
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("evalui: error: The Hugging Face Hub cannot be reached")
+    assert elapsed < 15  # interpreter start and imports included; the probe itself waits 3 s
+
+
+def test_the_probe_tells_a_silent_hub_from_a_live_one(monkeypatch):
+    with SilentServer() as silent:
+        monkeypatch.setenv("HF_ENDPOINT", silent.url)
+        start = time.monotonic()
+        message = data.hub_unreachable()
+        assert time.monotonic() - start < data.HUB_PROBE_TIMEOUT_S + 1
+        assert message == f"The Hugging Face Hub cannot be reached ({silent.url}: no answer within 3 s)"
+    with FakeHub(data.HF_REPO, gated=True) as live:  # an error status is still an answer
+        monkeypatch.setenv("HF_ENDPOINT", live.url)
+        assert data.hub_unreachable() is None
