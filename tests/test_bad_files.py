@@ -1,4 +1,4 @@
-"""Hostile input files get one line naming the file (and the line): from the CLI, and from the loaders the page uses."""
+"""Hostile input files get one line naming the file (and line): from the CLI and the loaders the page uses."""
 
 from __future__ import annotations
 
