@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 from collections.abc import Callable
@@ -17,10 +18,18 @@ from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
 
 
+RUN_COLUMNS = ["exp_id", "benchmark", "model", "endpoint", "date", "status", "done", "metric", "value", "tokens",
+               "duration s"]
+SAMPLE_COLUMNS = ["sample", "group", "stage", "verdict", "prediction", "error", "latency s", "tokens"]
+SHOWN_CHARS = 600
+
+
 def headline(experiment: dict) -> tuple[str, float | None]:
     """(what the number is, the number) that sums a run up."""
     summary = experiment.get("summary") or {}
     benchmark = experiment["benchmark"]
+    if benchmark == "gaia" and summary.get("judged") and not summary.get("scored"):
+        return "unscored", None  # the test split hides its answers: no accuracy, not 0 %
     if benchmark in ("bfcl", "gaia"):
         return "accuracy", summary.get("accuracy")
     if benchmark == "aime-judge":
@@ -56,8 +65,7 @@ def runs_frame(store: RunStore) -> pd.DataFrame:
             "tokens": counts["tokens"],
             "duration s": round(summary["duration_s"], 1) if summary.get("duration_s") is not None else None,
         })
-    return pd.DataFrame(rows, columns=["exp_id", "benchmark", "model", "endpoint", "date", "status", "done", "metric",
-                                       "value", "tokens", "duration s"])
+    return pd.DataFrame(rows, columns=RUN_COLUMNS)
 
 
 def comparison_figures(store: RunStore, exp_ids: list[str]) -> tuple[go.Figure | None, go.Figure | None]:
@@ -65,6 +73,10 @@ def comparison_figures(store: RunStore, exp_ids: list[str]) -> tuple[go.Figure |
     experiments = [e for e in (store.experiment(i) for i in exp_ids) if e]
     if not experiments:
         return None, None
+    mixed = benchmarks_of(experiments)
+    if len(mixed) > 1:
+        # Accuracy of one benchmark and a pass rate of another on one axis would read as comparable.
+        raise ValueError(f"compare runs of one benchmark at a time (these are {', '.join(mixed)})")
     bars = go.Figure()
     for experiment in experiments:
         per_group = groups(experiment)
@@ -85,15 +97,82 @@ def comparison_figures(store: RunStore, exp_ids: list[str]) -> tuple[go.Figure |
     return bars, scatter
 
 
+def benchmarks_of(experiments: list[dict]) -> list[str]:
+    return sorted({e["benchmark"] for e in experiments})
+
+
 def samples_frame(store: RunStore, exp_id: str) -> pd.DataFrame:
+    experiment = store.experiment(exp_id)
+    benchmark = experiment["benchmark"] if experiment else ""
     rows = []
     for sample in store.samples(exp_id):
-        prediction = sample.prediction
         rows.append({"sample": sample.sample_id, "group": sample.group, "stage": sample.stage,
-                     "correct": sample.correct, "prediction": str(prediction)[:300] if prediction is not None else "",
-                     "error": (sample.error or "")[:200], "latency s": sample.latency_s,
+                     "verdict": verdict_word(benchmark, sample),
+                     "prediction": shorten(pretty_prediction(sample.prediction)),
+                     "error": shorten(sample.error or ""), "latency s": sample.latency_s,
                      "tokens": sample.prompt_tokens + sample.completion_tokens})
-    return pd.DataFrame(rows, columns=["sample", "group", "stage", "correct", "prediction", "error", "latency s", "tokens"])
+    return pd.DataFrame(rows, columns=SAMPLE_COLUMNS)
+
+
+def verdict_word(benchmark: str, sample) -> str:
+    """What the sample's outcome is called in its own task: a generated problem is valid, not correct."""
+    if sample.stage != "judged":
+        return "error" if sample.error else sample.stage
+    verdict = sample.verdict or {}
+    if benchmark == "gaia" and verdict.get("scored") is False:
+        return "unscored"
+    if benchmark == "aime-winrate":
+        return verdict.get("outcome") or ("win" if sample.correct else "no win")
+    yes, no = {"aime-generate": ("valid", "invalid"), "aime-judge": ("pass", "fail")}.get(benchmark, ("correct", "wrong"))
+    return yes if sample.correct else no
+
+
+def shorten(text: str, limit: int = SHOWN_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def value_text(value) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def call_text(name: str, arguments) -> str:
+    """``name(a=1, b="x")``: one function call as a person writes it."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return f"{name}({arguments})"
+    if not isinstance(arguments, dict):
+        return f"{name}({value_text(arguments)})"
+    return f"{name}({', '.join(f'{k}={value_text(v)}' for k, v in arguments.items())})"
+
+
+def pretty_prediction(prediction) -> str:
+    """Model output for a table: calls as ``f(a=1)``, one per line; text as written; anything else as indented JSON."""
+    if prediction is None:
+        return ""
+    if isinstance(prediction, str):
+        return prediction
+    if isinstance(prediction, list) and prediction and all(isinstance(c, dict) and len(c) == 1 for c in prediction):
+        return "\n".join(call_text(*next(iter(c.items()))) for c in prediction)
+    return json.dumps(prediction, ensure_ascii=False, indent=1)
+
+
+def pretty_truth(possible_answer) -> str:
+    """BFCL's possible answers as calls; a parameter with several accepted values shows them as ``a | b``,
+    and "" (BFCL's "may be left out") as ``omitted``."""
+    if not isinstance(possible_answer, list):
+        return "" if possible_answer is None else str(possible_answer)
+    lines = []
+    for call in possible_answer:
+        for name, parameters in (call.items() if isinstance(call, dict) else []):
+            shown = []
+            for key, accepted in (parameters or {}).items():
+                options = accepted if isinstance(accepted, list) else [accepted]
+                words = ["omitted" if o == "" else value_text(o) for o in options]
+                shown.append(f"{key}={words[0] if len(words) == 1 else '(' + ' | '.join(words) + ')'}")
+            lines.append(f"{name}({', '.join(shown)})")
+    return "\n".join(lines)
 
 
 def artefacts(experiment: dict) -> list[str]:

@@ -13,6 +13,7 @@ import json
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import httpx
 
@@ -22,9 +23,45 @@ from evalui.engine.url_policy import check_base_url, redact_url
 MAX_BODY = 1_000_000  # a chat completion for one token is tiny; more means this is not one
 MESSAGE_CHARS = 200
 
+# One sentence per failure. The dashboard shows the same kinds in the visitor's language.
+MESSAGES = {
+    "refused": "connection refused by {host}: is the server running, and is the port right? ({url})",
+    "unresolved": "the host {host} cannot be resolved ({url})",
+    "connect": "cannot connect to {host} ({url})",
+    "timeout": "{host} did not answer within {seconds} s ({url})",
+    "redirect": "{url} redirects (HTTP {status}) to {target}; give the final address as the base URL",
+    "unauthorized": "HTTP 401 from {host}: missing or wrong API key",
+    "forbidden": "HTTP 403 from {host}: the key may not use this endpoint or model",
+    "model": "model {model!r} not found or refused by {host} (HTTP {status})",
+    "not_found": "HTTP 404 at {url}: is the base URL right? OpenAI-compatible servers answer at "
+                 "<base URL>/chat/completions (the base URL often ends in /v1)",
+    "http": "HTTP {status} from {host}",
+    "not_openai": "{host} answered, but not with an OpenAI-compatible chat completion ({url})",
+}
+
 
 class PreflightError(ValueError):
-    """The endpoint cannot serve a run; the message says why in one sentence, without secrets."""
+    """The endpoint cannot serve a run; one sentence, without secrets.
+
+    ``kind`` and ``facts`` let a page say the same in another language; ``detail`` is what the
+    server itself said (already cleaned of secrets), if anything.
+    """
+
+    def __init__(self, kind: str, detail: str = "", **facts):
+        self.kind, self.detail, self.facts = kind, detail, facts
+        text = MESSAGES[kind].format(**facts)
+        super().__init__(f"{text}: {detail}" if detail else text)
+
+
+@dataclass(frozen=True)
+class Answer:
+    host: str
+    seconds: float
+    rate_limited: bool = False
+
+    def __str__(self) -> str:
+        note = " (rate limited just now: the run will back off)" if self.rate_limited else ""
+        return f"OK: {self.host} answered in {self.seconds:.2f} s{note}"
 
 
 def check_endpoint(settings: EndpointSettings, timeout_s: float = 5.0) -> str:
@@ -32,22 +69,26 @@ def check_endpoint(settings: EndpointSettings, timeout_s: float = 5.0) -> str:
 
     Raises RefusedURL (a ValueError) for a URL the server may not call, PreflightError otherwise.
     """
+    return str(probe_endpoint(settings, timeout_s))
+
+
+def probe_endpoint(settings: EndpointSettings, timeout_s: float = 5.0) -> Answer:
     check_base_url(settings.base_url)
     url = settings.base_url.strip().rstrip("/") + "/chat/completions"
-    shown = redact_url(url)
+    where = {"host": settings.host, "url": redact_url(url)}
     started = time.perf_counter()
     try:
         # wait_for bounds the whole exchange; httpx's own timeouts are per phase (connect, each read).
         status, headers, body = _run(asyncio.wait_for(_post(settings, url, timeout_s), timeout_s))
     except (asyncio.TimeoutError, httpx.TimeoutException):
-        raise PreflightError(f"{settings.host} did not answer within {timeout_s:g} s ({shown})") from None
+        raise PreflightError("timeout", seconds=f"{timeout_s:g}", **where) from None
     except httpx.ConnectError as exc:
-        raise PreflightError(_connect_message(settings.host, shown, exc)) from None
+        raise PreflightError(_connect_kind(exc), **where) from None
     except httpx.HTTPError as exc:
-        raise PreflightError(f"cannot talk to {settings.host}: {_clean(str(exc) or type(exc).__name__, settings)}") from None
-    elapsed = time.perf_counter() - started
-    note = _check_reply(settings, shown, status, headers, body)
-    return f"OK: {settings.host} answered in {elapsed:.2f} s{note}"
+        raise PreflightError("connect", _clean(str(exc) or type(exc).__name__, settings), **where) from None
+    seconds = time.perf_counter() - started
+    _check_reply(settings, where, status, headers, body)
+    return Answer(settings.host, seconds, rate_limited=status == 429)
 
 
 def _run(coroutine):
@@ -74,16 +115,16 @@ async def _post(settings: EndpointSettings, url: str, timeout_s: float) -> tuple
             return response.status_code, response.headers, bytes(body)
 
 
-def _connect_message(host: str, shown: str, exc: httpx.ConnectError) -> str:
+def _connect_kind(exc: httpx.ConnectError) -> str:
     causes, cause = [], exc
     while cause is not None and len(causes) < 10:
         causes.append(cause)
         cause = cause.__cause__ or cause.__context__
     if any(isinstance(c, ConnectionRefusedError) or getattr(c, "errno", None) == errno.ECONNREFUSED for c in causes):
-        return f"connection refused by {host}: is the server running, and is the port right? ({shown})"
+        return "refused"
     if any(isinstance(c, socket.gaierror) for c in causes):
-        return f"the host {host} cannot be resolved ({shown})"
-    return f"cannot connect to {host} ({shown}): {str(exc) or type(exc).__name__}"
+        return "unresolved"
+    return "connect"
 
 
 def _clean(text: str, settings: EndpointSettings) -> str:
@@ -109,31 +150,25 @@ def _server_message(body: bytes) -> str:
     return ""
 
 
-def _check_reply(settings: EndpointSettings, shown: str, status: int, headers: httpx.Headers, body: bytes) -> str:
-    """Raise PreflightError for a reply a run cannot use; return a note for one it can."""
-    host, model = settings.host, settings.model
-    said = _clean(_server_message(body), settings)
-    detail = f": {said}" if said else ""
+def _check_reply(settings: EndpointSettings, where: dict, status: int, headers: httpx.Headers, body: bytes) -> None:
+    said = _clean(_server_message(body), settings) if status >= 400 else ""
     if 300 <= status < 400:
-        target = redact_url(headers.get("location", ""))
-        raise PreflightError(f"{shown} redirects (HTTP {status}) to {target or 'another address'}; "
-                             "give the final address as the base URL")
-    if status in (401, 403):
-        reason = "missing or wrong API key" if status == 401 else "the key may not use this endpoint or model"
-        raise PreflightError(f"HTTP {status} from {host}: {reason}{detail}")
-    mentions_model = "model" in said.lower()
-    if status in (400, 404, 422) and mentions_model:
-        raise PreflightError(f"model {model!r} not found or refused by {host} (HTTP {status}){detail}")
+        target = redact_url(headers.get("location", "")) or "another address"
+        raise PreflightError("redirect", status=status, target=target, **where)
+    if status == 401:
+        raise PreflightError("unauthorized", said, **where)
+    if status == 403:
+        raise PreflightError("forbidden", said, **where)
+    if status in (400, 404, 422) and "model" in said.lower():
+        raise PreflightError("model", said, model=settings.model, status=status, **where)
     if status == 404:
-        raise PreflightError(f"HTTP 404 at {shown}: is the base URL right? OpenAI-compatible servers answer at "
-                             f"<base URL>/chat/completions (the base URL often ends in /v1){detail}")
+        raise PreflightError("not_found", said, **where)
     if status == 429:
-        return " (rate limited just now: the run will back off)"  # reachable, and the key works
+        return  # reachable, and the key works; the run backs off on its own
     if status >= 400:
-        raise PreflightError(f"HTTP {status} from {host}{detail}")
+        raise PreflightError("http", said, status=status, **where)
     if not _is_chat_completion(body):
-        raise PreflightError(f"{host} answered, but not with an OpenAI-compatible chat completion ({shown})")
-    return ""
+        raise PreflightError("not_openai", **where)
 
 
 def _is_chat_completion(body: bytes) -> bool:
@@ -144,5 +179,5 @@ def _is_chat_completion(body: bytes) -> bool:
     except (ValueError, UnicodeDecodeError):
         return False
     choices = data.get("choices") if isinstance(data, dict) else None
-    return bool(choices) and isinstance(choices, list) and isinstance(choices[0], dict) and \
-        isinstance(choices[0].get("message"), dict)
+    return (isinstance(choices, list) and bool(choices) and isinstance(choices[0], dict)
+            and isinstance(choices[0].get("message"), dict))

@@ -13,7 +13,8 @@ from evalui.config import runs_dir
 from evalui.engine.store import RunStore
 from evalui.reports.charts import judge_dimension_bars, score_distribution, win_loss_tie
 from evalui.ui import launcher
-from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings
+from evalui.ui.access import say
+from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.latex import LATEX_DELIMITERS, problem_markdown
 from evalui.ui.strings import t
 
@@ -21,8 +22,8 @@ REFERENCE_SOURCES = {"Hub, else bundled": "auto", "Hugging Face Hub": "hub", "Bu
 SHOWN_PROBLEMS = 20
 
 
-def generation_view(store: RunStore, exp_id: str):
-    experiment = store.experiment(exp_id)
+def generation_view(store: RunStore, exp_id: str | None):
+    experiment = store.experiment(exp_id) if exp_id else None
     if experiment is None:
         return "", None
     problems = aime.generated_problems(store, exp_id)
@@ -50,6 +51,7 @@ def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, count_value, topic_values, seed_value,
                 reference_label, concurrency_value, exp_id_value):
         settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
+        preflight(settings)
         run_id = aime.prepare_generation(store, settings, n=int(count_value or 0), topics=list(topic_values or []),
                                          seed=int(seed_value or 0), reference_source=REFERENCE_SOURCES[reference_label],
                                          exp_id=(exp_id_value or "").strip() or None)
@@ -75,10 +77,10 @@ def file_choices() -> list[tuple[str, str]]:
 
 def checked_file(path: str | None) -> Path:
     if not path:
-        raise gr.Error("Choose a generated file first.")
+        raise gr.Error(say("msg.need_file"))
     resolved = Path(path).resolve()
     if runs_dir().resolve() not in resolved.parents:
-        raise gr.Error("Generated files are read from the runs folder only.")
+        raise gr.Error(say("msg.file_outside"))
     return resolved
 
 
@@ -132,11 +134,14 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
     results = [dimensions, distribution, outcomes, downloads]
 
     def judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model):
-        return endpoint_settings(base_url, model, api_key, min(float(temperature or 0), 0.2), max_tokens, timeout)
+        settings = endpoint_settings(base_url, model, api_key, min(float(temperature or 0), 0.2), max_tokens, timeout)
+        preflight(settings)
+        return settings
 
     def prepare_judge(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, *_):
+        generated_file = checked_file(path)
         settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, judge_name)
-        run_id = aime.prepare_judge(store, settings, checked_file(path))
+        run_id = aime.prepare_judge(store, settings, generated_file)
 
         def work(run):
             return aime.execute_judge(store, settings, run_id, cancel=run.cancel, on_progress=lambda p: run.say(p.message))
@@ -144,8 +149,9 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
         return run_id, work
 
     def prepare_winrate(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, source, seed_value):
+        generated_file = checked_file(path)
         settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, judge_name)
-        run_id = aime.prepare_winrate(store, settings, checked_file(path), seed=int(seed_value or 0),
+        run_id = aime.prepare_winrate(store, settings, generated_file, seed=int(seed_value or 0),
                                       real_source=REFERENCE_SOURCES[source])
 
         def work(run):
@@ -155,14 +161,15 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
         return run_id, work
 
     def view_for_run(run_id):
-        experiment = store.experiment(run_id)
+        experiment = store.experiment(run_id) if run_id else None
         return file_view(store, experiment["config"]["input"]) if experiment else (None, None, None, None)
 
     inputs = [*endpoint.components(), generated, judge_model, real_source, seed]
+    choices = {generated: file_choices}
     launcher.wire(demo, store, judge_parts, benchmark=aime.JUDGE, inputs=inputs, prepare=prepare_judge,
-                  results=results, results_view=view_for_run, api_prefix="aime_judge")
+                  results=results, results_view=view_for_run, api_prefix="aime_judge", input_choices=choices)
     launcher.wire(demo, store, winrate_parts, benchmark=aime.WINRATE, inputs=inputs, prepare=prepare_winrate,
-                  results=results, results_view=view_for_run, api_prefix="aime_winrate")
+                  results=results, results_view=view_for_run, api_prefix="aime_winrate", input_choices=choices)
     refresh.click(lambda: gr.update(choices=file_choices()), None, [generated], api_name="aime_files")
     generated.input(lambda path: file_view(store, str(checked_file(path)) if path else None), [generated], results,
                     api_name="aime_results")

@@ -2,33 +2,59 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import gradio as gr
+import pandas as pd
 
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, export_bfcl_run, prepare_bfcl_run, samples_frame
 from evalui.engine.store import RunStore
+from evalui.history import pretty_prediction, pretty_truth
+from evalui.reports.bfcl_report import truth_of
 from evalui.reports.charts import accuracy_bars, count_bars
 from evalui.scoring.bfcl import CATEGORIES
 from evalui.ui import launcher
-from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings
+from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.run_view import finished_summary
 from evalui.ui.strings import t
 
+COLUMNS = ["id", "category", "question", "prediction", "ground truth", "verdict", "error type", "detail", "latency s"]
+# Question, prediction and truth get the room; the rest is short. Wrapped, so nothing scrolls sideways.
+WIDTHS = ["9%", "8%", "20%", "17%", "17%", "7%", "8%", "8%", "6%"]
 
-def results_view(store: RunStore, exp_id: str):
+
+def sample_table(store: RunStore, exp_id: str | None) -> pd.DataFrame:
+    """The sample table with calls written as calls (``f(a=1)``, one per line) instead of escaped JSON."""
+    if not exp_id:
+        return pd.DataFrame(columns=COLUMNS)
+    frame = samples_frame(store, exp_id)
+    samples = {s.sample_id: s for s in store.samples(exp_id)}
+    frame["prediction"] = [pretty_prediction(samples[i].prediction) for i in frame["id"]]
+    frame["ground truth"] = [pretty_truth(_parsed(truth_of(samples[i]))) for i in frame["id"]]
+    return frame[COLUMNS]
+
+
+def _parsed(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text  # "no call" / "any call" for the relevance categories
+
+
+def results_view(store: RunStore, exp_id: str | None):
     """(accuracy chart, error chart, sample table, files) of a run, from the store."""
-    if store.experiment(exp_id) is None:
-        return None, None, None, None
+    if not exp_id or store.experiment(exp_id) is None:
+        return None, None, sample_table(store, None), None
     summary = finished_summary(store, exp_id, export_bfcl_run)
     if not summary:
-        return None, None, samples_frame(store, exp_id), None
+        return None, None, sample_table(store, exp_id), None
     accuracy = accuracy_bars(summary["by_category"], "Accuracy per category (95% CI)")
     errors = count_bars(summary["error_types"], "Error types") if summary["error_types"] else None
     folder = Path(summary["out_dir"])
     files = [str(p) for p in sorted(folder.glob("BFCL_v4_*_result.json"))]
     files += [str(folder / name) for name in ("report.md", "samples.jsonl", "accuracy.html", "plotly.min.js") if (folder / name).exists()]
-    return accuracy, errors, samples_frame(store, exp_id), files
+    return accuracy, errors, sample_table(store, exp_id), files
 
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
@@ -36,8 +62,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         categories = gr.Dropdown(list(CATEGORIES), value=["simple_python"], multiselect=True, label=t("bfcl.categories"),
                                  elem_id="bfcl-categories")
         limit = gr.Number(value=5, precision=0, minimum=0, label=t("bfcl.limit"), elem_id="bfcl-limit")
-        mode = gr.Radio(["fc", "prompt"], value="fc", label=t("bfcl.mode"),
-                        info=t("bfcl.mode_info"))
+        mode = gr.Radio(["fc", "prompt"], value="fc", label=t("bfcl.mode"), info=t("bfcl.mode_info"), elem_id="bfcl-mode")
         concurrency = gr.Slider(1, 64, value=8, step=1, label=t("run.concurrency"), elem_id="bfcl-concurrency")
     exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"),
                         elem_id="bfcl-exp-id")
@@ -45,12 +70,14 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
         accuracy_plot = gr.Plot(label=t("bfcl.accuracy"), elem_id="bfcl-accuracy-plot")
         error_plot = gr.Plot(label=t("bfcl.errors"), elem_id="bfcl-error-plot")
-    samples = gr.Dataframe(label=t("bfcl.samples"), wrap=True, max_height=480, interactive=False, elem_id="bfcl-samples")
+    samples = gr.Dataframe(sample_table(store, None), label=t("bfcl.samples"), wrap=True, max_height=480,
+                           interactive=False, column_widths=WIDTHS, elem_id="bfcl-samples")
     downloads = gr.File(label=t("bfcl.downloads"), file_count="multiple", elem_id="bfcl-downloads")
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, chosen, limit_value, mode_value,
                 concurrency_value, exp_id_value):
         settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
+        preflight(settings)  # before anything is registered: a dead endpoint leaves no empty run behind
         run_id = prepare_bfcl_run(store, settings, list(chosen or []), limit=int(limit_value or 0) or None,
                                   mode=mode_value, exp_id=(exp_id_value or "").strip() or None)
 

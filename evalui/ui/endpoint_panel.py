@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import gradio as gr
 
 from evalui.engine.default_key import key_for
+from evalui.engine.preflight import PreflightError, probe_endpoint
 from evalui.engine.settings import EndpointSettings, default_endpoint
-from evalui.ui.access import require_access
+from evalui.engine.url_policy import RefusedURL, allow_server_host, check_base_url
+from evalui.ui.access import require_access, say
 from evalui.ui.strings import t
+
+# A slow endpoint still answers one token within this; a dead one is known long before.
+PREFLIGHT_MAX_S = 10.0
 
 
 @dataclass
@@ -38,8 +45,26 @@ def build_endpoint_panel() -> EndpointInputs:
             temperature = gr.Slider(0.0, 2.0, value=0.0, step=0.1, label=t("endpoint.temperature"))
             max_tokens = gr.Number(value=1024, precision=0, label=t("endpoint.max_tokens"))
             timeout = gr.Number(value=60, label=t("endpoint.timeout"))
+        inputs = EndpointInputs(base, model, api_key, temperature, max_tokens, timeout)
+        build_test_row(inputs)
         build_local_model_row(base, model)
-    return EndpointInputs(base, model, api_key, temperature, max_tokens, timeout)
+    return inputs
+
+
+def build_test_row(inputs: EndpointInputs) -> None:
+    with gr.Row():
+        test = gr.Button(t("endpoint.test"), size="sm", elem_id="endpoint-test", scale=0, min_width=160)
+        result = gr.Markdown(elem_id="endpoint-test-result")
+
+    def test_connection(base_url, model, api_key, temperature, max_tokens, timeout):
+        require_access("test endpoints")
+        try:
+            return preflight(endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout))
+        except gr.Error as exc:
+            return f"❌ {exc.message}"
+
+    test.click(test_connection, inputs.components(), [result], api_name="endpoint_test", concurrency_limit=4,
+               concurrency_id="endpoint_test")
 
 
 def build_local_model_row(base: gr.Textbox, model: gr.Textbox) -> None:
@@ -58,13 +83,15 @@ def build_local_model_row(base: gr.Textbox, model: gr.Textbox) -> None:
             url = local.local_model().start()
         except local.LocalModelUnavailable as exc:
             raise gr.Error(str(exc)) from None
-        gr.Info(local.NOTICE)
-        return url, local.MODEL_NAME, f"**Local model running at {url}.** {local.NOTICE}"
+        # The server's own model listens on loopback, which a shared deployment refuses to visitors' URLs.
+        allow_server_host(urlsplit(url).netloc)
+        gr.Info(say("local.notice"))
+        return url, local.MODEL_NAME, say("msg.local_running", url=url, notice=say("local.notice"))
 
     def stop_local():
         require_access("stop the local model")
         local.local_model().stop()
-        return "Local model stopped."
+        return say("msg.local_stopped")
 
     start.click(start_local, None, [base, model, note], api_name="local_model_start")
     stop.click(stop_local, None, [note], api_name="local_model_stop")
@@ -76,9 +103,13 @@ def endpoint_settings(base_url: str, model: str, api_key: str, temperature: floa
     base_url = (base_url or "").strip()
     model = (model or "").strip()
     if not base_url:
-        raise gr.Error("Set the endpoint's base URL first.")
+        raise gr.Error(say("msg.need_base_url"))
+    try:
+        check_base_url(base_url)
+    except RefusedURL as exc:
+        raise gr.Error(say("msg.url_refused", reason=html.escape(str(exc)))) from None
     if not model:
-        raise gr.Error("Set the model name first.")
+        raise gr.Error(say("msg.need_model"))
     key = (api_key or "").strip() or key_for(base_url)
     return EndpointSettings(
         base_url=base_url,
@@ -88,3 +119,17 @@ def endpoint_settings(base_url: str, model: str, api_key: str, temperature: floa
         max_tokens=int(max_tokens) if max_tokens else None,
         timeout_s=float(timeout or 60),
     )
+
+
+def preflight(settings: EndpointSettings) -> str:
+    """One tiny request before a run: a message for the page, or gr.Error saying what is wrong."""
+    try:
+        answer = probe_endpoint(settings, timeout_s=min(float(settings.timeout_s or PREFLIGHT_MAX_S), PREFLIGHT_MAX_S))
+    except RefusedURL as exc:
+        raise gr.Error(say("msg.url_refused", reason=html.escape(str(exc)))) from None
+    except PreflightError as exc:
+        # Toasts render HTML, and the server's words and its URL are not ours.
+        reason = say(f"preflight.{exc.kind}", **exc.facts) + (f": {exc.detail}" if exc.detail else "")
+        raise gr.Error(say("msg.endpoint_failed", reason=html.escape(reason))) from None
+    note = say("msg.endpoint_rate_limited") if answer.rate_limited else ""
+    return say("msg.endpoint_ok", host=html.escape(answer.host), seconds=f"{answer.seconds:.2f}") + note

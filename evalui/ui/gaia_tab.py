@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import gradio as gr
+import pandas as pd
 
 from evalui.benchmarks.gaia import data
 from evalui.benchmarks.gaia.agent import load_agent
@@ -14,13 +15,16 @@ from evalui.config import data_dir
 from evalui.engine.store import RunStore
 from evalui.reports.charts import accuracy_bars, histogram
 from evalui.ui import launcher
-from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings
+from evalui.ui.access import say
+from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.run_view import finished_summary
 from evalui.ui.strings import t
 
 SOURCES = ("Bundled sample", "Hugging Face (gated)", "Local folder", "Uploaded JSON file")
 ENDPOINT_CHOICE = "The endpoint above"
 AGENTS_ENV = "EVALUI_AGENTS"
+COLUMNS = ["task", "level", "question", "file", "prediction", "truth", "exact", "lenient", "latency s", "error"]
+WIDTHS = ["13%", "5%", "30%", "8%", "13%", "10%", "6%", "6%", "4%", "5%"]
 
 
 def allowed_agents() -> list[str]:
@@ -46,26 +50,37 @@ def load_selected(source, split, level, limit, folder, upload):
         return data.load_hf(split, level, limit), f"{data.HF_REPO} {split}"
     if source == "Local folder":
         if not (folder or "").strip():
-            raise ValueError("Give the local folder's path.")
+            raise ValueError(say("msg.need_folder"))
         path = Path(folder).expanduser().resolve()
         # Visitors may only read folders the operator put under the data folder.
         if not _inside(path, data_dir()):
-            raise ValueError(f"Local folders must be inside the data folder ({data_dir()}).")
+            raise ValueError(say("msg.folder_outside"))
         return data.load_folder(path, split, level, limit), f"folder {path.name}"
     if upload is None:
-        raise ValueError("Upload a JSON file of questions first.")
+        raise ValueError(say("msg.need_upload"))
     path = upload if isinstance(upload, str) else upload.name
     return data.load_questions_file(path, level, limit), f"uploaded {Path(path).name}"
 
 
-def results_view(store: RunStore, exp_id: str):
-    if store.experiment(exp_id) is None:
-        return None, None, None, None
+def task_table(store: RunStore, exp_id: str | None) -> pd.DataFrame:
+    """The per-task table; a task whose answer is hidden (the test split) says "unscored", not a dash."""
+    if not exp_id:
+        return pd.DataFrame(columns=COLUMNS)
+    table = tasks_frame(store, exp_id)
+    unscored = table["truth"].isna() | table["truth"].isin(["", data.UNKNOWN_ANSWER])
+    for column in ("exact", "lenient"):
+        table.loc[unscored & (table[column] == "–"), column] = "unscored"
+    return table[COLUMNS]
+
+
+def results_view(store: RunStore, exp_id: str | None):
+    if not exp_id or store.experiment(exp_id) is None:
+        return None, None, task_table(store, None), None
     summary = finished_summary(store, exp_id, export_gaia_run)
     if not summary:
-        return None, None, tasks_frame(store, exp_id), None
+        return None, None, task_table(store, exp_id), None
     by_level = accuracy_bars(summary["by_level"], "Exact match per level (95% CI)") if summary["by_level"] else None
-    table = tasks_frame(store, exp_id)
+    table = task_table(store, exp_id)
     latencies = [v for v in table["latency s"].tolist() if v is not None]
     latency = histogram(latencies, "Latency per task", "seconds") if latencies else None
     folder = Path(summary["out_dir"])
@@ -77,7 +92,7 @@ def results_view(store: RunStore, exp_id: str):
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
         source = gr.Radio(list(SOURCES), value="Bundled sample", label=t("gaia.source"), elem_id="gaia-source")
-        split = gr.Radio(list(data.SPLITS), value="validation", label=t("gaia.split"))
+        split = gr.Radio(list(data.SPLITS), value="validation", label=t("gaia.split"), elem_id="gaia-split")
         level = gr.Radio(["All", "1", "2", "3"], value="All", label=t("gaia.level"), elem_id="gaia-level")
     gr.Markdown(token_note())
     with gr.Row():
@@ -94,22 +109,24 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
         level_plot = gr.Plot(label=t("gaia.by_level"), elem_id="gaia-level-plot")
         latency_plot = gr.Plot(label=t("gaia.latency"), elem_id="gaia-latency-plot")
-    table = gr.Dataframe(label=t("gaia.tasks"), wrap=True, max_height=480, interactive=False, elem_id="gaia-tasks")
+    table = gr.Dataframe(task_table(store, None), label=t("gaia.tasks"), wrap=True, max_height=480, interactive=False,
+                         column_widths=WIDTHS, elem_id="gaia-tasks")
     downloads = gr.File(label=t("gaia.downloads"), file_count="multiple", elem_id="gaia-downloads")
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, source_value, split_value, level_value,
                 folder_value, upload_value, solver_value, limit_value, concurrency_value, exp_id_value):
         questions, described = load_selected(source_value, split_value, level_value, limit_value, folder_value, upload_value)
         if not questions:
-            raise ValueError("The selection has no GAIA tasks.")
+            raise ValueError(say("msg.no_tasks"))
         agent = settings = None
         agent_spec = None
         if solver_value and solver_value != ENDPOINT_CHOICE:
             if solver_value not in allowed_agents():
-                raise ValueError("That agent is not allowed on this server.")
+                raise ValueError(say("msg.agent_refused"))
             agent_spec, agent = solver_value, load_agent(solver_value)
         else:
             settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
+            preflight(settings)
         run_id = prepare_gaia_run(store, questions, source=described, settings=settings, agent_spec=agent_spec,
                                   exp_id=(exp_id_value or "").strip() or None)
 

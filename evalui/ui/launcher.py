@@ -1,8 +1,10 @@
 """The part every launcher tab shares: start a background run, stream its progress, cancel it,
-and list stored runs that a reloaded page can reopen."""
+list stored runs, and pick the run up again after a reload."""
 
 from __future__ import annotations
 
+import html
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -12,15 +14,15 @@ import gradio as gr
 from evalui.engine.background import BackgroundRun, background_runs
 from evalui.engine.store import RunStore
 from evalui.errors import InputError
-from evalui.ui.access import require_access
-from evalui.ui.run_view import is_running, log_text, run_choices, status_line
+from evalui.ui.access import bare_names, require_access, say
+from evalui.ui.run_view import is_running, latest_running, log_text, run_choices, status_line
 from evalui.ui.strings import t
 
-POLL_S = 0.5
+POLL_S = 0.5  # how often a streaming start and a reopened page re-read progress
 
 # prepare(*inputs) -> (exp_id, work); work(run) runs in the background and returns a summary.
 Prepare = Callable[..., tuple[str, Callable[[BackgroundRun], object]]]
-ResultsView = Callable[[str], tuple]
+ResultsView = Callable[[str | None], tuple]
 
 
 @dataclass
@@ -31,77 +33,155 @@ class LauncherParts:
     log: gr.Textbox
     runs: gr.Dropdown
     refresh: gr.Button
+    progress: gr.HTML
 
 
 def build_controls(prefix: str, start_label: str) -> LauncherParts:
     with gr.Row():
         start = gr.Button(start_label, variant="primary", elem_id=f"{prefix}-start")
         cancel = gr.Button(t("run.cancel"), variant="stop", elem_id=f"{prefix}-cancel")
-    status = gr.Markdown(t("run.none"), elem_id=f"{prefix}-status")
+    with gr.Row(equal_height=True):
+        status = gr.Markdown(t("run.none"), elem_id=f"{prefix}-status")
+        # The progress bar gets a place of its own: drawn over the status line it greys the line out.
+        progress = gr.HTML("", min_height=60, elem_id=f"{prefix}-progress")
     log = gr.Textbox(label=t("run.log"), lines=6, max_lines=6, autoscroll=True, interactive=False, elem_id=f"{prefix}-log")
     with gr.Row():
         runs = gr.Dropdown(choices=[], label=t("run.stored"), elem_id=f"{prefix}-runs", scale=4)
-        refresh = gr.Button(t("run.refresh"), scale=1, elem_id=f"{prefix}-refresh")
-    return LauncherParts(start, cancel, status, log, runs, refresh)
+        refresh = gr.Button(t("run.refresh"), scale=1, elem_id=f"{prefix}-runs-refresh")
+    return LauncherParts(start, cancel, status, log, runs, refresh, progress)
+
+
+# Gradio 6.31's Textbox autoscroll runs once, not on each new value, so the log would stay at its
+# first lines. This keeps it at the newest line unless the reader has scrolled up to read.
+FOLLOW_LOG_JS = """() => {
+  const box = document.querySelector('#%s textarea');
+  if (!box) return;
+  if (!box.dataset.follow) {
+    box.dataset.follow = '1';
+    box.addEventListener('scroll', () => {
+      box.dataset.follow = box.scrollTop + box.clientHeight >= box.scrollHeight - 24 ? '1' : '0';
+    });
+  }
+  if (box.dataset.follow === '1') box.scrollTop = box.scrollHeight;
+}"""
+
+
+def restorable(component) -> bool:
+    """Inputs a reloaded page may get back from the browser: never a key, never an uploaded file."""
+    if isinstance(component, gr.File):
+        return False
+    return not (isinstance(component, gr.Textbox) and component.type == "password")
+
+
+def _json_value(value):
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return None
+    return value
 
 
 def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs: list, prepare: Prepare,
-         results: list, results_view: ResultsView, api_prefix: str, live_results: bool = False) -> gr.State:
+         results: list, results_view: ResultsView, api_prefix: str, live_results: bool = False,
+         adopt_running: bool = True, input_choices: dict | None = None) -> gr.State:
     """Wire the controls; returns the session's current run id (a gr.State).
 
-    ``live_results`` refreshes the results while the run goes (for views that are cheap to build).
-    ``benchmark`` "" lists the runs of every benchmark.
+    ``results_view(None)`` gives the empty results. ``live_results`` refreshes the results while
+    the run goes (for views that are cheap to build). ``benchmark`` "" lists the runs of every
+    benchmark. A reloaded page reopens this session's run, or with ``adopt_running`` the newest
+    run of ``benchmark`` that is going; ``input_choices`` gives the choices of dropdown inputs
+    whose choices are filled in at load.
     """
     current = gr.State(None)
-    timer = gr.Timer(value=2.0, active=False)
+    # The session's run and what was typed to start it, kept in the browser across a reload.
+    saved = gr.BrowserState(None, storage_key=f"evalui-{api_prefix}-run")
+    timer = gr.Timer(value=POLL_S, active=False)
+    keep = [restorable(c) for c in inputs]
+    kept = [c for c, k in zip(inputs, keep) if k]
+    input_choices = input_choices or {}
     nothing = tuple(gr.skip() for _ in results)
-
-    def view(run_id):
-        return results_view(run_id) if run_id else tuple(None for _ in results)
+    idle, busy = gr.update(interactive=True), gr.update(interactive=False)
 
     def start_run(*values, progress=gr.Progress()):
         require_access("start runs")
         try:
             run_id, work = prepare(*values)
-        except (ValueError, InputError) as exc:
-            raise gr.Error(str(exc)) from None
+        except (ValueError, InputError, gr.Error) as exc:
+            # A warning and the status line, not a raised error: that would badge every output "Error".
+            reason = exc.message if isinstance(exc, gr.Error) else html.escape(bare_names(str(exc)))
+            gr.Warning(reason)
+            yield (gr.skip(), gr.skip(), say("msg.not_started", reason=reason), gr.skip(), idle, *nothing)
+            return
         run = background_runs().start(run_id, work)
+        remembered = {"run_id": run_id, "inputs": [_json_value(v) if k else None for v, k in zip(values, keep)]}
         while run.running:
             counts = store.progress(run_id)
             progress((counts["judged"], counts["total"]), desc=f"{(benchmark or 'run').upper()} {counts['judged']}/{counts['total']}",
                      unit="samples")
-            yield (run_id, status_line(store, run_id), log_text(run_id), *(view(run_id) if live_results else nothing))
+            yield (run_id, remembered, status_line(store, run_id), log_text(run_id), busy,
+                   *(results_view(run_id) if live_results else nothing))
             time.sleep(POLL_S)
         if run.error:
-            gr.Warning(f"The run stopped: {run.error}")
-        yield (run_id, status_line(store, run_id), log_text(run_id), *view(run_id))
+            gr.Warning(html.escape(say("msg.run_failed", error=bare_names(run.error))))
+        yield (run_id, remembered, status_line(store, run_id), log_text(run_id), idle, *results_view(run_id))
 
     def cancel_run(run_id):
         require_access("cancel runs")
         if run_id and background_runs().cancel(run_id):
-            gr.Info("Cancelling: requests in flight finish; the rest waits for a resume.")
+            gr.Info(html.escape(say("msg.cancel_requested", exp_id=run_id)))
+        elif not is_running(run_id):
+            gr.Info(say("msg.nothing_to_cancel"))
+        # "cancelling" at once; the start stream (or the timer after a reload) shows how it ends.
         return status_line(store, run_id)
 
     def list_runs(selected=None):
         return gr.update(choices=run_choices(store, benchmark), value=selected)
 
     def show_run(run_id):
-        return (run_id, status_line(store, run_id) if run_id else "No run selected.", log_text(run_id),
-                *view(run_id), gr.Timer(active=is_running(run_id)))
+        running = is_running(run_id)
+        return (run_id, {"run_id": run_id, "inputs": None}, status_line(store, run_id), log_text(run_id),
+                *results_view(run_id), gr.Timer(active=running), busy if running else idle)
 
     def poll(run_id):
         if is_running(run_id):
-            live = view(run_id) if live_results else nothing
-            return (status_line(store, run_id), log_text(run_id), *live, gr.Timer(active=True))
-        return (status_line(store, run_id), log_text(run_id), *view(run_id), gr.Timer(active=False))
+            live = results_view(run_id) if live_results else nothing
+            return (status_line(store, run_id), log_text(run_id), *live, busy, gr.Timer(active=True))
+        return (status_line(store, run_id), log_text(run_id), *results_view(run_id), idle, gr.Timer(active=False))
 
-    started = parts.start.click(start_run, inputs, [current, parts.status, parts.log, *results],
-                                api_name=f"{api_prefix}_start", concurrency_limit=8, concurrency_id="launchers")
+    def reopen(remembered):
+        remembered = remembered if isinstance(remembered, dict) else {}
+        saved_id = remembered.get("run_id")
+        run_id = saved_id if saved_id and store.experiment(saved_id) else None
+        if adopt_running and not is_running(run_id):
+            run_id = latest_running(store, benchmark) or run_id
+        running = is_running(run_id)
+        values = remembered.get("inputs") if running and run_id == saved_id else None
+        runs_update = gr.update(choices=run_choices(store, benchmark), value=run_id)
+        updates = []
+        for component, value in zip(kept, [v for v, k in zip(values or [None] * len(inputs), keep) if k]):
+            if component is parts.runs:
+                updates.append(runs_update)
+            elif values is None:
+                updates.append(gr.update(choices=input_choices[component]()) if component in input_choices else gr.skip())
+            elif component in input_choices:
+                updates.append(gr.update(choices=input_choices[component](), value=value))
+            else:
+                updates.append(gr.update(value=value))
+        tail = [] if parts.runs in kept else [runs_update]
+        return (run_id, status_line(store, run_id), log_text(run_id), *results_view(run_id),
+                gr.Timer(active=running), busy if running else idle, *updates, *tail)
+
+    started = parts.start.click(start_run, inputs, [current, saved, parts.status, parts.log, parts.start, *results],
+                                api_name=f"{api_prefix}_start", concurrency_limit=8, concurrency_id="launchers",
+                                show_progress_on=[parts.progress])
     started.then(list_runs, [current], [parts.runs], api_visibility="private")
-    parts.cancel.click(cancel_run, [current], [parts.status], cancels=[started], api_name=f"{api_prefix}_cancel")
-    parts.refresh.click(list_runs, None, [parts.runs], api_name=f"{api_prefix}_runs")
-    parts.runs.input(show_run, [parts.runs], [current, parts.status, parts.log, *results, timer],
+    parts.cancel.click(cancel_run, [current], [parts.status], api_name=f"{api_prefix}_cancel", show_progress="hidden")
+    parts.refresh.click(list_runs, [current], [parts.runs], api_name=f"{api_prefix}_runs")
+    parts.runs.input(show_run, [parts.runs], [current, saved, parts.status, parts.log, *results, timer, parts.start],
                      api_name=f"{api_prefix}_show")
-    timer.tick(poll, [current], [parts.status, parts.log, *results, timer], api_visibility="private")
-    demo.load(list_runs, None, [parts.runs], api_visibility="private")
+    parts.log.change(None, None, None, js=FOLLOW_LOG_JS % parts.log.elem_id, api_visibility="private")
+    timer.tick(poll, [current], [parts.status, parts.log, *results, parts.start, timer], api_visibility="private",
+               show_progress="hidden", concurrency_limit=None)
+    demo.load(reopen, [saved], [current, parts.status, parts.log, *results, timer, parts.start, *kept,
+                                *([] if parts.runs in kept else [parts.runs])], api_visibility="private")
     return current

@@ -4,26 +4,50 @@ from __future__ import annotations
 
 from evalui.engine.background import background_runs
 from evalui.engine.store import RunStore
+from evalui.ui.access import say
 
-SUCCESS_WORDS = {"aime-generate": "valid", "aime-judge": "pass (≥ 3.5)", "aime-winrate": "wins"}
+# What a "correct" sample means differs by task: a generated problem is valid, a judged one passes.
+SUCCESS_WORDS = {"aime-generate": "word.valid", "aime-judge": "word.pass", "aime-winrate": "word.wins"}
+STATES = ("running", "cancelling", "cancelled", "finished", "incomplete", "interrupted", "failed", "created")
+
+
+def run_state(store: RunStore, exp_id: str, experiment: dict | None = None) -> str:
+    """running / cancelling while this process runs it, else the store's word for it."""
+    run = background_runs().get(exp_id)
+    if run and run.running:
+        return "cancelling" if run.cancel.is_set() else "running"
+    experiment = experiment or store.experiment(exp_id) or {}
+    return experiment.get("status") or "created"
+
+
+def state_word(state: str) -> str:
+    return say(f"state.{state}") if state in STATES else state
+
+
+def scored_count(store: RunStore, exp_id: str, benchmark: str, judged: int) -> int:
+    """How many judged samples have a known answer: GAIA's test split hides its answers."""
+    if benchmark != "gaia":
+        return judged
+    return sum(1 for s in store.samples(exp_id, stages=("judged",)) if (s.verdict or {}).get("scored", True))
 
 
 def status_line(store: RunStore, exp_id: str | None) -> str:
     if not exp_id:
-        return "No run selected."
+        return say("run.none")
     experiment = store.experiment(exp_id)
     if experiment is None:
-        return f"No run named `{exp_id}`."
+        return say("msg.no_such_run", exp_id=exp_id)
     counts = store.progress(exp_id)
-    run = background_runs().get(exp_id)
-    status = "running" if run and run.running else experiment["status"]
-    share = counts["correct"] / counts["judged"] if counts["judged"] else 0.0
-    # What a "correct" sample means differs by task.
-    word = SUCCESS_WORDS.get(experiment["benchmark"], "correct")
-    return (
-        f"**{exp_id}** · {status} · {counts['judged']}/{counts['total']} done · "
-        f"{counts['correct']} {word} ({share:.1%}) · {counts['errors']} errors · {counts['tokens']} tokens"
-    )
+    scored = scored_count(store, exp_id, experiment["benchmark"], counts["judged"])
+    if counts["judged"] and not scored:
+        outcome = say("msg.unscored")
+    else:
+        share = counts["correct"] / scored if scored else 0.0
+        word = say(SUCCESS_WORDS.get(experiment["benchmark"], "word.correct"))
+        outcome = say("msg.outcome", count=counts["correct"], word=word, share=f"{share:.1%}")
+    return say("msg.status", exp_id=exp_id, status=state_word(run_state(store, exp_id, experiment)),
+               judged=counts["judged"], total=counts["total"], outcome=outcome, errors=counts["errors"],
+               tokens=counts["tokens"])
 
 
 def log_text(exp_id: str | None) -> str:
@@ -32,17 +56,20 @@ def log_text(exp_id: str | None) -> str:
 
 
 def run_choices(store: RunStore, benchmark: str) -> list[tuple[str, str]]:
-    choices = []
-    for experiment in store.experiments(benchmark or None):
-        run = background_runs().get(experiment["exp_id"])
-        status = "running" if run and run.running else experiment["status"]
-        choices.append((f"{experiment['exp_id']} · {experiment['model']} · {status}", experiment["exp_id"]))
-    return choices
+    return [(f"{e['exp_id']} · {e['model']} · {run_state(store, e['exp_id'], e)}", e["exp_id"])
+            for e in store.experiments(benchmark or None)]
 
 
 def is_running(exp_id: str | None) -> bool:
     run = background_runs().get(exp_id) if exp_id else None
     return bool(run and run.running)
+
+
+def latest_running(store: RunStore, benchmark: str) -> str | None:
+    """The most recently started run of ``benchmark`` that this process is running."""
+    runs = [background_runs().get(i) for i in background_runs().running_ids()]
+    mine = [r for r in runs if r and (e := store.experiment(r.exp_id)) and e["benchmark"] == benchmark]
+    return max(mine, key=lambda r: r.started_at).exp_id if mine else None
 
 
 def finished_summary(store: RunStore, exp_id: str, export) -> dict | None:

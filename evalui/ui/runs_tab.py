@@ -2,32 +2,46 @@
 
 from __future__ import annotations
 
+import html
+
 import gradio as gr
+import pandas as pd
 
 from evalui import history
 from evalui.engine.default_key import key_for
 from evalui.engine.store import RunStore
 from evalui.ui import launcher
-from evalui.ui.access import require_access
-from evalui.ui.endpoint_panel import EndpointInputs
+from evalui.ui.access import require_access, say
+from evalui.ui.endpoint_panel import EndpointInputs, preflight
 from evalui.ui.run_view import is_running
 from evalui.ui.strings import t
+
+RUN_WIDTHS = ["19%", "8%", "12%", "12%", "10%", "8%", "6%", "7%", "6%", "6%", "6%"]
+SAMPLE_WIDTHS = ["14%", "10%", "7%", "7%", "40%", "14%", "4%", "4%"]
 
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
         refresh = gr.Button(t("runs.refresh"), elem_id="runs-refresh")
-    table = gr.Dataframe(label=t("tab.runs"), interactive=False, wrap=True, max_height=360, elem_id="runs-table")
+    table = gr.Dataframe(pd.DataFrame(columns=history.RUN_COLUMNS), label=t("tab.runs"), interactive=False, wrap=True,
+                         max_height=360, column_widths=RUN_WIDTHS, elem_id="runs-table")
     with gr.Row():
         chosen = gr.Dropdown(choices=[], multiselect=True, label=t("runs.compare_choice"), elem_id="runs-compare-choice", scale=4)
         compare = gr.Button(t("runs.compare"), scale=1, elem_id="runs-compare")
+    compare_note = gr.Markdown(elem_id="runs-compare-note")
     with gr.Row():
         per_group = gr.Plot(label=t("runs.groups"), elem_id="runs-compare-groups")
         against_tokens = gr.Plot(label=t("runs.tokens"), elem_id="runs-compare-tokens")
     gr.Markdown(t("runs.one"))
     parts = launcher.build_controls("runs", t("runs.resume"))
     delete = gr.Button(t("runs.delete"), variant="stop", elem_id="runs-delete")
-    samples = gr.Dataframe(label=t("bfcl.samples"), interactive=False, wrap=True, max_height=420, elem_id="runs-samples")
+    # Deleting takes a second, deliberate click: the run's samples and folder cannot be brought back.
+    with gr.Row(visible=False, elem_id="runs-delete-confirm-row") as confirm_row:
+        question = gr.Markdown(elem_id="runs-delete-question")
+        confirm = gr.Button(t("runs.delete_confirm"), variant="stop", elem_id="runs-delete-confirm", scale=0)
+        keep = gr.Button(t("runs.delete_keep"), elem_id="runs-delete-keep", scale=0)
+    samples = gr.Dataframe(pd.DataFrame(columns=history.SAMPLE_COLUMNS), label=t("runs.samples"), interactive=False,
+                           wrap=True, max_height=420, column_widths=SAMPLE_WIDTHS, elem_id="runs-samples")
     files = gr.File(label=t("runs.files"), file_count="multiple", elem_id="runs-files")
 
     def listing():
@@ -35,19 +49,20 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         return frame, gr.update(choices=list(frame["exp_id"]))
 
     def run_view(run_id):
-        experiment = store.experiment(run_id)
+        experiment = store.experiment(run_id) if run_id else None
         if experiment is None:
-            return None, None
+            return pd.DataFrame(columns=history.SAMPLE_COLUMNS), None
         return history.samples_frame(store, run_id), history.artefacts(experiment) or None
 
     def prepare(api_key, selected):
         if not selected:
-            raise ValueError("Pick a stored run first.")
+            raise ValueError(say("msg.need_run"))
         experiment = store.experiment(selected)
         if experiment is None:
-            raise ValueError(f"No run named {selected}.")
+            raise ValueError(say("msg.no_such_run", exp_id=selected))
         saved = experiment["config"].get("endpoint") or {}
         settings = history.stored_endpoint(experiment, (api_key or "").strip() or key_for(saved.get("base_url", "")))
+        preflight(settings)
 
         def work(run):
             run.say(f"resuming {selected} against {settings.host}")
@@ -56,22 +71,55 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
 
         return selected, work
 
-    def delete_run(selected):
+    def compare_runs(ids):
+        ids = list(ids or [])
+        if not ids:
+            return say("msg.compare_none"), None, None
+        mixed = history.benchmarks_of([e for e in (store.experiment(i) for i in ids) if e])
+        if len(mixed) > 1:
+            message = say("msg.compare_mixed", found=", ".join(mixed))
+            gr.Warning(html.escape(message))
+            return f"⚠️ {message}", None, None
+        return "", *history.comparison_figures(store, ids)
+
+    def ask_delete(selected):
         require_access("delete runs")
         if not selected:
-            raise gr.Error("Pick a stored run first.")
+            gr.Warning(say("msg.need_run"))
+            return gr.Row(visible=False), ""
         if is_running(selected):
-            raise gr.Error("Cancel the run before deleting it.")
-        history.delete_run(store, selected)
-        gr.Info(f"Deleted {selected}.")
+            gr.Warning(say("msg.delete_running"))
+            return gr.Row(visible=False), ""
+        return gr.Row(visible=True), say("msg.delete_ask", exp_id=selected)
+
+    def delete_run(selected):
+        require_access("delete runs")
+        hidden = gr.Row(visible=False)
+        unchanged = (hidden, *(gr.skip() for _ in range(7)))
+        if not selected:
+            gr.Warning(say("msg.need_run"))
+            return unchanged
+        if is_running(selected):
+            gr.Warning(say("msg.delete_running"))
+            return unchanged
+        try:
+            history.delete_run(store, selected)
+        except ValueError as exc:  # RunBusy: another process is running it
+            gr.Warning(html.escape(say("msg.delete_failed", exp_id=selected, reason=str(exc))))
+            return unchanged
+        gr.Info(html.escape(say("msg.deleted", exp_id=selected)))
         frame = history.runs_frame(store)
         ids = list(frame["exp_id"])
-        return frame, gr.update(choices=ids), gr.update(choices=ids, value=None), None, None
+        empty, _ = run_view(None)
+        return (hidden, frame, gr.update(choices=ids), gr.update(choices=ids, value=None), None, empty, None,
+                say("run.none"))
 
     current = launcher.wire(demo, store, parts, benchmark="", inputs=[endpoint.api_key, parts.runs], prepare=prepare,
-                            results=[samples, files], results_view=run_view, api_prefix="runs")
+                            results=[samples, files], results_view=run_view, api_prefix="runs", adopt_running=False)
     refresh.click(listing, None, [table, chosen], api_name="runs_list")
-    compare.click(lambda ids: history.comparison_figures(store, list(ids or [])), [chosen], [per_group, against_tokens],
-                  api_name="runs_compare")
-    delete.click(delete_run, [current], [table, chosen, parts.runs, samples, files], api_name="runs_delete")
+    compare.click(compare_runs, [chosen], [compare_note, per_group, against_tokens], api_name="runs_compare")
+    delete.click(ask_delete, [current], [confirm_row, question], api_visibility="private")
+    keep.click(lambda: gr.Row(visible=False), None, [confirm_row], api_visibility="private")
+    confirm.click(delete_run, [current], [confirm_row, table, chosen, parts.runs, current, samples, files, parts.status],
+                  api_name="runs_delete")
     demo.load(listing, None, [table, chosen], api_visibility="private")

@@ -7,13 +7,18 @@ import re
 import pytest
 from aime_script import AimeScript
 
-from evalui.testing.openai_peer import ScriptedPeer
+from evalui.testing.openai_peer import ScriptedPeer, completion
 
 pytestmark = pytest.mark.browser
 
 
+def with_endpoint_check(script):
+    """The scripted generator and judge, also answering the one-token check made before each run."""
+    return lambda body, n: completion("OK") if body.get("max_tokens") == 1 else script(body, n)
+
+
 def test_generate_judge_and_winrate_in_the_browser(browser, launch_app, tmp_path):
-    with ScriptedPeer(AimeScript()) as peer:
+    with ScriptedPeer(with_endpoint_check(AimeScript())) as peer:
         url = launch_app({"OPENAI_BASE_URL": peer.base_url, "OPENAI_API_KEY": "sk-x", "HF_HUB_OFFLINE": "1"})
         page = browser.new_page()
         page.goto(url)

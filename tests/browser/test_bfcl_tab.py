@@ -48,7 +48,9 @@ def test_run_bfcl_in_the_browser(browser, launch_app, slow_gold_peer, tmp_path):
     assert "simple_python_0" in page.locator("#bfcl-samples").inner_text()
     page.screenshot(path=str(tmp_path / "bfcl-done.png"), full_page=True)
     assert SENTINEL_KEY not in page.content()
-    assert len(slow_gold_peer.chat_requests()) == 5
+    # Five samples, plus the one-token check of the endpoint before the run.
+    assert len(slow_gold_peer.chat_requests()) == 6
+    assert [r.body["max_tokens"] for r in slow_gold_peer.chat_requests()].count(1) == 1
 
     # A reloaded page finds the run again in the store.
     page.reload()

@@ -1,0 +1,231 @@
+"""The launcher tabs stay usable: a reload reopens the run that is going, cancel says so at once and
+ends within seconds, a dead endpoint is one message instead of a 0 % run, delete asks first, and the
+page has unique ids and named table headers."""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+
+import pytest
+from peers import SENTINEL_KEY, settings_for
+from playwright.sync_api import expect
+
+from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.engine.store import RunStore
+from evalui.testing.bfcl_oracle import BfclOracle
+from evalui.testing.openai_peer import ScriptedPeer
+
+pytestmark = pytest.mark.browser
+DONE = re.compile(r"(\d+)/(\d+) done")
+
+
+def gold_peer(delay_s: float) -> ScriptedPeer:
+    oracle = BfclOracle(["simple_python"])
+
+    def script(body, n):
+        reply = oracle.gold_reply(body)
+        reply.delay_s = delay_s if body.get("max_tokens") != 1 else 0  # the endpoint check answers at once
+        return reply
+
+    return ScriptedPeer(script)
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def open_page(browser, url, locale="en-US"):
+    page = browser.new_context(locale=locale).new_page()
+    page.goto(url)
+    page.locator("#bfcl-start").wait_for(timeout=60_000)
+    return page
+
+
+def endpoint(page, model="scripted-model", base_url=None):
+    if not page.locator("#endpoint-model").get_by_role("textbox").is_visible():  # the panel starts closed
+        page.get_by_text(re.compile(r"^(Endpoint \(any OpenAI-compatible server\)|模型端点)")).first.click()
+    if base_url is not None:
+        page.locator("#endpoint-base-url").get_by_role("textbox").fill(base_url)
+    page.locator("#endpoint-model").get_by_role("textbox").fill(model)
+
+
+def set_bfcl(page, *, limit, concurrency, mode=None, exp_id=None):
+    page.locator("#bfcl-limit input").fill(str(limit))
+    box = page.locator("#bfcl-concurrency input[type=number]")
+    box.fill(str(concurrency))
+    box.press("Enter")
+    if mode:
+        page.locator("#bfcl-mode").get_by_text(mode, exact=True).click()
+    if exp_id:
+        page.locator("#bfcl-exp-id").get_by_role("textbox").fill(exp_id)
+
+
+def done_count(page, prefix="bfcl") -> int:
+    found = DONE.search(page.locator(f"#{prefix}-status").inner_text())
+    return int(found.group(1)) if found else -1
+
+
+def test_reload_reopens_the_running_run_with_its_inputs(browser, launch_app):
+    with gold_peer(0.6) as peer:
+        url = launch_app({"OPENAI_BASE_URL": peer.base_url, "OPENAI_API_KEY": SENTINEL_KEY})
+        page = open_page(browser, url)
+        endpoint(page)
+        page.locator("#endpoint-api-key").get_by_role("textbox").fill("sk-typed-never-kept-42")
+        set_bfcl(page, limit=12, concurrency=1, mode="prompt", exp_id="reload-run")
+        page.locator("#bfcl-start").click()
+        status = page.locator("#bfcl-status")
+        status.filter(has_text=re.compile(r"reload-run.*running · [1-9]/12 done")).wait_for(timeout=60_000)
+        expect(page.locator("#bfcl-start")).to_be_disabled()
+
+        page.reload()
+        status.filter(has_text=re.compile(r"reload-run.*running")).wait_for(timeout=30_000)
+        expect(page.locator("#bfcl-limit input")).to_have_value("12")
+        expect(page.locator("#bfcl-concurrency input[type=number]")).to_have_value("1")
+        expect(page.locator("#bfcl-mode input[value=prompt]")).to_be_checked()
+        expect(page.locator("#bfcl-exp-id").get_by_role("textbox")).to_have_value("reload-run")
+        page.get_by_text("Endpoint (any OpenAI-compatible server)").click()
+        expect(page.locator("#endpoint-model").get_by_role("textbox")).to_have_value("scripted-model")
+        expect(page.locator("#endpoint-api-key").get_by_role("textbox")).to_have_value("")  # keys never come back
+        expect(page.locator("#bfcl-start")).to_be_disabled()
+        expect(page.locator("#bfcl-runs input")).to_have_value(re.compile("reload-run"))
+
+        seen, started = [], time.monotonic()
+        while time.monotonic() - started < 3.0:  # a sample ends every ~0.6 s; the page must keep up
+            seen.append(done_count(page))
+            time.sleep(0.1)
+        assert len(set(seen)) >= 3, seen
+
+        status.filter(has_text=re.compile(r"finished · 12/12 done")).wait_for(timeout=60_000)
+        expect(page.locator("#bfcl-start")).to_be_enabled(timeout=5_000)
+        page.locator("#bfcl-accuracy-plot .js-plotly-plot").wait_for(timeout=30_000)
+        # The log follows its newest lines.
+        log = page.locator("#bfcl-log textarea")
+        expect(log).to_have_value(re.compile("finished"))
+        page.wait_for_function("""() => { const t = document.querySelector('#bfcl-log textarea');
+            return t.scrollHeight > t.clientHeight && t.scrollTop + t.clientHeight >= t.scrollHeight - 4; }""",
+                               timeout=5_000)
+    assert all(r.authorization == "Bearer sk-typed-never-kept-42" for r in peer.chat_requests())
+
+
+def test_cancel_says_cancelling_at_once_and_ends_within_seconds(browser, launch_app):
+    with gold_peer(6.0) as peer:  # every answer takes 6 s: the cancel lands mid-request
+        url = launch_app({"OPENAI_BASE_URL": peer.base_url, "OPENAI_API_KEY": SENTINEL_KEY})
+        page = open_page(browser, url)
+        endpoint(page)
+        set_bfcl(page, limit=4, concurrency=1)
+        page.locator("#bfcl-start").click()
+        status = page.locator("#bfcl-status")
+        status.filter(has_text="running · 0/4 done").wait_for(timeout=60_000)
+        expect(page.locator("#bfcl-start")).to_be_disabled()
+        time.sleep(1.0)
+        clicked = time.monotonic()
+        page.locator("#bfcl-cancel").click()
+        status.filter(has_text="cancelling").wait_for(timeout=1_000)
+        said_cancelling = time.monotonic() - clicked
+        status.filter(has_text=re.compile(r"cancelled · 0/4 done")).wait_for(timeout=6_000)
+        ended = time.monotonic() - clicked
+        expect(page.locator("#bfcl-start")).to_be_enabled(timeout=2_000)
+    assert said_cancelling < 1.0 and ended < 3.0, (said_cancelling, ended)
+
+
+def test_endpoint_check_and_a_dead_port_stop_early(browser, launch_app, tmp_path):
+    with ScriptedPeer(lambda body, n: BfclOracle(["simple_python"]).gold_reply(body)) as peer:
+        url = launch_app({})
+        page = open_page(browser, url)
+        result = page.locator("#endpoint-test-result")
+        endpoint(page, base_url=peer.base_url)
+        page.locator("#endpoint-test").click()
+        host = peer.base_url.split("//")[1].split("/")[0]
+        result.filter(has_text=re.compile(rf"OK: {re.escape(host)} answered in \d+\.\d\d s")).wait_for(timeout=15_000)
+
+        dead = f"http://127.0.0.1:{closed_port()}/v1"
+        endpoint(page, base_url=dead)
+        clicked = time.monotonic()
+        page.locator("#endpoint-test").click()
+        result.filter(has_text="connection refused").wait_for(timeout=5_000)
+        assert time.monotonic() - clicked < 3
+        assert result.inner_text().count("\n") == 0
+
+        endpoint(page, base_url="ftp://example.com/v1")
+        page.locator("#endpoint-test").click()
+        result.filter(has_text="must start with http:// or https://").wait_for(timeout=5_000)
+
+        endpoint(page, base_url=dead)
+        set_bfcl(page, limit=3, concurrency=1)
+        clicked = time.monotonic()
+        page.locator("#bfcl-start").click()
+        page.locator("#bfcl-status").filter(has_text=re.compile("Not started: .*connection refused")).wait_for(timeout=5_000)
+        assert time.monotonic() - clicked < 3
+        toasts = page.get_by_text(re.compile("The endpoint check failed: connection refused"))
+        expect(toasts).to_have_count(2)  # the one toast, and the status line saying the same
+        expect(page.locator("#bfcl-start")).to_be_enabled()
+        page.locator("#bfcl-runs-refresh").click()
+        time.sleep(1)
+    store = RunStore(tmp_path / "data" / "evalui.sqlite")
+    assert store.experiments() == []  # no 0 % run was left behind
+    store.close()
+
+
+def test_delete_asks_for_confirmation(browser, launch_app, tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
+    with gold_peer(0) as peer:
+        store = RunStore()
+        settings = settings_for(peer)
+        execute_bfcl_run(store, settings, prepare_bfcl_run(store, settings, ["simple_python"], limit=2, mode="fc",
+                                                           exp_id="doomed"))
+    page = open_page(browser, launch_app({}))
+    page.get_by_role("tab", name="Runs").click()
+    page.locator("#runs-runs input").click()
+    page.get_by_role("option", name=re.compile("^doomed")).click()
+    page.locator("#runs-samples").filter(has_text="simple_python_1").wait_for(timeout=30_000)
+    question = page.locator("#runs-delete-question")
+
+    page.locator("#runs-delete").click()
+    question.filter(has_text="Delete doomed and its folder?").wait_for(timeout=10_000)
+    page.locator("#runs-delete-keep").click()
+    expect(page.locator("#runs-delete-confirm")).to_be_hidden()
+    assert store.experiment("doomed") is not None
+
+    page.locator("#runs-delete").click()
+    page.locator("#runs-delete-confirm").click()
+    page.get_by_text("Deleted doomed.").first.wait_for(timeout=10_000)
+    expect(page.locator("#runs-table")).not_to_contain_text("doomed")
+    assert store.experiment("doomed") is None
+    store.close()
+
+
+def test_ids_are_unique_and_empty_tables_name_their_columns(browser, launch_app):
+    page = open_page(browser, launch_app({}))
+    for tab in page.get_by_role("tab").all():
+        tab.click()
+    time.sleep(1)
+    ids = page.evaluate("() => [...document.querySelectorAll('[id]')].map(e => e.id).filter(Boolean)")
+    assert {"bfcl-start", "gaia-start", "aime-start", "aime-judge-start", "runs-start", "runs-refresh",
+            "runs-runs-refresh", "endpoint-test"} <= set(ids)  # every tab is in the page, not just the last
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    assert duplicates == [], duplicates
+
+    expected = {"#bfcl-samples": "prediction", "#gaia-tasks": "truth", "#runs-table": "benchmark",
+                "#runs-samples": "verdict"}
+    for tab, table in (("BFCL", "#bfcl-samples"), ("GAIA", "#gaia-tasks"), ("Runs", "#runs-table"),
+                       ("Runs", "#runs-samples")):
+        page.get_by_role("tab", name=tab, exact=True).click()
+        headers = [h.strip() for h in page.locator(f"{table} thead th").all_inner_texts() if h.strip()]
+        assert expected[table] in headers, (table, headers)
+        assert not {"1", "2", "3"} & set(headers), (table, headers)
+
+
+def test_run_time_messages_follow_the_browser_language(browser, launch_app):
+    with gold_peer(0) as peer:
+        page = open_page(browser, launch_app({}), locale="zh-CN")
+        endpoint(page, base_url=f"http://127.0.0.1:{closed_port()}/v1")
+        page.locator("#endpoint-test").click()
+        page.locator("#endpoint-test-result").filter(has_text=re.compile("端点检查失败：.*拒绝连接")).wait_for(timeout=10_000)
+        endpoint(page, base_url=peer.base_url)
+        set_bfcl(page, limit=2, concurrency=1)
+        page.locator("#bfcl-start").click()
+        page.locator("#bfcl-status").filter(has_text=re.compile("已完成 · 已完成 2/2 · 正确 2（100.0%）")).wait_for(timeout=60_000)
