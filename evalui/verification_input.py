@@ -14,8 +14,8 @@ import tempfile
 from pathlib import Path
 
 from evalui.errors import InputError
+from evalui.jsonl import max_input_mb
 
-MAX_FILE_MB = 50
 # Deeper than any generated or review file; beyond it, copying the value back out could hit
 # Python's recursion limit.
 MAX_DEPTH = 64
@@ -67,8 +67,8 @@ def read_json(path: str | Path, *, shown: str | None = None) -> object:
     path, shown = Path(path), shown or str(path)
     if not path.is_file():
         raise FileProblem("missing", shown)
-    if path.stat().st_size > MAX_FILE_MB * 1024 * 1024:
-        raise FileProblem("too_big", shown, mb=MAX_FILE_MB)
+    if path.stat().st_size > max_input_mb() * 2**20:
+        raise FileProblem("too_big", shown, mb=f"{max_input_mb():g}")
     raw = path.read_bytes()
     if b"\x00" in raw:
         raise FileProblem("binary", shown)

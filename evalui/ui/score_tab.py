@@ -1,13 +1,12 @@
 """Score existing result files: BFCL result files and GAIA submissions.
 
-Uploads are checked (size, binary, UTF-8) before scoring; a refusal or a bad file is a one-line
+Uploads are checked (size, binary, UTF-8) before scoring, so the page can say why in the visitor's language; a refusal or a bad file is a one-line
 message in ``#score-figures`` naming the file without its server path, and the outputs keep their values.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
 from pathlib import Path
 
@@ -15,12 +14,12 @@ import gradio as gr
 import pandas as pd
 
 from evalui.errors import InputError
-from evalui.jsonl import write_jsonl
+from evalui.jsonl import max_input_mb, write_jsonl
 from evalui.scoring.bfcl import CATEGORIES
 from evalui.ui.access import guarded, require_access, say
 from evalui.ui.strings import t
 from evalui.ui.verify_view import explain
-from evalui.verification_input import MAX_FILE_MB, FileProblem
+from evalui.verification_input import FileProblem
 
 
 def _text_file(upload) -> str:
@@ -28,8 +27,8 @@ def _text_file(upload) -> str:
     if upload is None:
         raise gr.Error(say("score.choose_file"))
     path = Path(upload if isinstance(upload, str) else upload.name)
-    if path.stat().st_size > MAX_FILE_MB * 1024 * 1024:
-        raise FileProblem("too_big", path, mb=MAX_FILE_MB)
+    if path.stat().st_size > max_input_mb() * 2**20:
+        raise FileProblem("too_big", path, mb=f"{max_input_mb():g}")
     if path.suffix.lower() != ".parquet":
         raw = path.read_bytes()
         if b"\x00" in raw:
@@ -64,33 +63,12 @@ def gaia_figures(summary: dict) -> str:
     return text
 
 
-def _scored(score, *paths: str):
-    try:
-        return score()
-    except RecursionError:  # a line nested deeper than the JSON decoder goes; find which file has it
-        raise FileProblem("too_deep", next(filter(_too_deep, paths), paths[0]), depth=sys.getrecursionlimit()) from None
-
-
-def _too_deep(path: str) -> bool:
-    if Path(path).suffix.lower() == ".parquet":
-        return False
-    with open(path, encoding="utf-8-sig") as lines:
-        for line in lines:
-            try:
-                json.loads(line)
-            except RecursionError:
-                return True
-            except ValueError:
-                continue
-    return False
-
-
 def score_bfcl_file(category: str, upload):
     from evalui.benchmarks.bfcl.score_file import score_result_file
 
     require_access("score files")
     path = _text_file(upload)
-    verdicts, summary = _scored(lambda: score_result_file(path, category), path)
+    verdicts, summary = score_result_file(path, category)
     out = write_jsonl(Path(tempfile.mkdtemp(prefix="evalui-")) / f"{category}_verdicts.jsonl", verdicts)
     table = pd.DataFrame(verdicts, columns=["id", "correct", "error_type", "error"])
     return bfcl_figures(summary), json.dumps(summary, indent=2), table, str(out)
@@ -100,8 +78,7 @@ def score_gaia_file(submission, metadata):
     from evalui.benchmarks.gaia.score_file import score_submission
 
     require_access("score files")
-    paths = _text_file(submission), _text_file(metadata)
-    rows, summary = _scored(lambda: score_submission(*paths), *paths)
+    rows, summary = score_submission(_text_file(submission), _text_file(metadata))
     out = write_jsonl(Path(tempfile.mkdtemp(prefix="evalui-")) / "gaia_verdicts.jsonl", rows)
     table = pd.DataFrame(rows, columns=["task_id", "level", "model_answer", "correct", "lenient_correct"])
     return gaia_figures(summary), json.dumps(summary, indent=2), table, str(out)
