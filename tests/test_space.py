@@ -143,3 +143,15 @@ def test_password_auth_marks_the_deployment_shared(tmp_path):
         server.terminate()
         server.wait(30)
         peer.stop()
+
+
+def test_element_ids_are_unique(monkeypatch, tmp_path):
+    """Browser tests and the keyboard shortcuts find elements by id; a repeated id finds the wrong one."""
+    from collections import Counter
+
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path))
+    import app
+
+    ids = Counter(block.elem_id for block in app.build_demo().blocks.values() if getattr(block, "elem_id", None))
+    assert {"verify-save", "verify-message", "score-figures", "score-summary"} <= set(ids)
+    assert [i for i, n in ids.items() if n > 1] == []

@@ -237,3 +237,18 @@ def test_the_page_says_each_file_problem_as_the_cli_does():
     for reason, english in uploads_module.REASONS.items():
         assert STRINGS[f"file.{reason}"][0] == english
         assert STRINGS[f"file.{reason}"][1] and STRINGS[f"file.{reason}"][1] != english
+
+
+def test_the_panel_lists_generated_files_and_uploads_but_no_companion(monkeypatch, tmp_path):
+    from evalui.ui.verify_view import file_choices
+
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path))
+    folder, uploads = tmp_path / "runs" / "gen", tmp_path / "uploads"
+    folder.mkdir(parents=True)
+    uploads.mkdir()
+    data = write_problems(folder, 1)
+    for suffix in uploads_module.COMPANION_SUFFIXES:
+        (folder / f"{data.stem}{suffix}").write_text("{}")
+        (uploads / f"mine{suffix}").write_text("{}")
+    (uploads / "mine.json").write_text("[]")
+    assert sorted(label for label, _ in file_choices()) == [f"gen/{data.name}", "uploads/mine.json"]

@@ -115,3 +115,32 @@ def test_hostile_output_is_inert_and_the_typed_key_leaks_nowhere(browser, app_pr
         assert SENTINEL_KEY.encode() not in path.read_bytes(), path
     report = next(p for p in artefacts if p.name == "report.md" and "gaia" in str(p))
     assert "&lt;script&gt;" in report.read_text() and "<script>" not in report.read_text()
+
+
+def test_hostile_problem_ids_reviewers_and_file_names_stay_inert_in_the_verification_panel(browser, launch_app,
+                                                                                           tmp_path):
+    folder = tmp_path / "data" / "runs" / "gen"
+    folder.mkdir(parents=True)
+    (folder / "aime_generated_20260101_000000.json").write_text(json.dumps(
+        [{"problem_id": IMG, "problem": f"{SCRIPT} find $\\frac{{1}}{{2}}$", "answer": 1, "solution": IMG,
+          "topic": SCRIPT}]))
+    hostile_upload = tmp_path / f"{IMG}.json"
+    hostile_upload.write_bytes(b"\x00\x01 not json")
+    page = browser.new_page()
+    page.goto(launch_app({}))
+    page.get_by_role("tab", name="Verification").click()
+    page.locator("#verify-file input").click()
+    page.get_by_role("option", name="gen/aime_generated_20260101_000000.json").click()
+    page.locator("#verify-where").filter(has_text="Problem 1 of 1").wait_for(timeout=30_000)
+    page.locator("#verify-reviewer").get_by_role("textbox").fill(IMG)
+    page.locator("#verify-status").get_by_text("approved").click()
+    page.locator("#verify-save").click()
+    page.locator("#verify-where").filter(has_text="reviewed by <img").wait_for(timeout=30_000)
+    page.locator(".toast-body").filter(has_text="Saved <img").wait_for(timeout=10_000)  # shown as text
+
+    page.locator("#verify-upload input[type=file]").set_input_files(str(hostile_upload))
+    page.locator("#verify-message").filter(has_text="a binary file").wait_for(timeout=30_000)
+    assert "<img" not in page.locator("#verify-message").inner_text()  # the stored name is sanitised
+    page.locator("#verify-problem .katex").first.wait_for(timeout=30_000)
+    assert page.evaluate("window.__xss") is None
+    assert page.locator("img[onerror]").count() == 0
