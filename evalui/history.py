@@ -109,7 +109,8 @@ def samples_frame(store: RunStore, exp_id: str) -> pd.DataFrame:
         rows.append({"sample": sample.sample_id, "group": sample.group, "stage": sample.stage,
                      "verdict": verdict_word(benchmark, sample),
                      "prediction": shorten(pretty_prediction(sample.prediction)),
-                     "error": shorten(sample.error or ""), "latency s": sample.latency_s,
+                     "error": shorten(sample.error or ""),
+                     "latency s": round(sample.latency_s, 3) if sample.latency_s is not None else None,
                      "tokens": sample.prompt_tokens + sample.completion_tokens})
     return pd.DataFrame(rows, columns=SAMPLE_COLUMNS)
 

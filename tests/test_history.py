@@ -65,3 +65,50 @@ def test_list_compare_resume_delete(store):
     assert store.experiment("run-b") is None and not folder.exists() and store.samples("run-b") == []
     with pytest.raises(ValueError):
         history.delete_run(store, "run-b")
+
+
+def test_unscored_runs_task_words_and_mixed_comparisons(store, tmp_path):
+    from test_gaia import answering_script
+
+    from evalui.benchmarks.gaia.data import load_questions_file
+    from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
+    from evalui.ui.run_view import status_line
+
+    hidden = tmp_path / "test_split.json"
+    hidden.write_text('[{"Question": "What is the chemical symbol of gold?", "Final answer": "?"}]')
+    oracle = BfclOracle(["simple_python", "parallel"])
+    with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as bfcl_peer, ScriptedPeer(answering_script) as peer:
+        settings = settings_for(peer)
+        gaia = prepare_gaia_run(store, load_questions_file(hidden), source="test", settings=settings, exp_id="hidden")
+        execute_gaia_run(store, gaia, settings=settings)
+        bfcl = prepare_bfcl_run(store, settings_for(bfcl_peer), ["simple_python", "parallel"], limit=1, mode="fc",
+                                exp_id="calls")
+        execute_bfcl_run(store, settings_for(bfcl_peer), bfcl)
+
+    row = history.runs_frame(store).set_index("exp_id").loc["hidden"]
+    assert row["metric"] == "unscored" and row["value"] != row["value"]  # NaN: no figure, not 0
+    line = status_line(store, "hidden")
+    assert "finished · 1/1 done · unscored" in line and "%" not in line
+    assert list(history.samples_frame(store, "hidden")["verdict"]) == ["unscored"]
+
+    table = history.samples_frame(store, "calls").set_index("sample")
+    assert table.loc["simple_python_0", "prediction"] == 'calculate_triangle_area(base=10, height=5, unit="units")'
+    assert table.loc["parallel_0", "prediction"] == ('spotify_play(artist="Taylor Swift", duration=20)\n'
+                                                     'spotify_play(artist="Maroon 5", duration=15)')
+    assert set(table["verdict"]) == {"correct"}
+    assert history.pretty_truth([{"f": {"a": [1], "unit": ["units", ""]}}]) == 'f(a=1, unit=("units" | omitted))'
+
+    with pytest.raises(ValueError, match="one benchmark at a time"):
+        history.comparison_figures(store, ["hidden", "calls"])
+
+
+def test_task_words_for_generated_judged_and_paired_problems():
+    from evalui.engine.store import Sample
+
+    def judged(correct, **verdict):
+        return Sample("e", "s", 0, "", "judged", {}, correct=correct, verdict=verdict)
+
+    assert history.verdict_word("aime-generate", judged(True)) == "valid"
+    assert history.verdict_word("aime-judge", judged(False)) == "fail"
+    assert history.verdict_word("aime-winrate", judged(False, outcome="tie")) == "tie"
+    assert history.verdict_word("bfcl", Sample("e", "s", 0, "", "init", {}, error="timeout")) == "error"

@@ -49,6 +49,7 @@ def test_a_closed_port_is_one_clear_message_at_once():
         check_endpoint(settings)
     assert time.monotonic() - started < 2
     assert SENTINEL_KEY not in str(caught.value)
+    assert caught.value.kind == "refused"  # the page says the same in the visitor's language
 
 
 def test_a_silent_endpoint_times_out_within_the_deadline():

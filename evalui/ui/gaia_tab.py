@@ -24,7 +24,7 @@ SOURCES = ("Bundled sample", "Hugging Face (gated)", "Local folder", "Uploaded J
 ENDPOINT_CHOICE = "The endpoint above"
 AGENTS_ENV = "EVALUI_AGENTS"
 COLUMNS = ["task", "level", "question", "file", "prediction", "truth", "exact", "lenient", "latency s", "error"]
-WIDTHS = ["13%", "5%", "30%", "8%", "13%", "10%", "6%", "6%", "4%", "5%"]
+WIDTHS = ["13%", "5%", "26%", "8%", "12%", "10%", "7%", "7%", "7%", "5%"]
 
 
 def allowed_agents() -> list[str]:

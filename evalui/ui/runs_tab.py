@@ -16,8 +16,8 @@ from evalui.ui.endpoint_panel import EndpointInputs, preflight
 from evalui.ui.run_view import is_running
 from evalui.ui.strings import t
 
-RUN_WIDTHS = ["19%", "8%", "12%", "12%", "10%", "8%", "6%", "7%", "6%", "6%", "6%"]
-SAMPLE_WIDTHS = ["14%", "10%", "7%", "7%", "40%", "14%", "4%", "4%"]
+RUN_WIDTHS = ["17%", "9%", "12%", "12%", "10%", "8%", "6%", "7%", "6%", "6%", "7%"]
+SAMPLE_WIDTHS = ["14%", "10%", "7%", "7%", "36%", "12%", "7%", "7%"]
 
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -40,3 +41,25 @@ def test_run_gaia_sample_in_the_browser(browser, launch_app, tmp_path):
         # Two tasks, plus the one-token check of the endpoint before the run.
         assert [r.body["max_tokens"] for r in peer.chat_requests()].count(1) == 1
         assert len(peer.chat_requests()) == 3
+
+
+def test_hidden_answers_are_unscored_not_zero(browser, launch_app, tmp_path):
+    questions = tmp_path / "test_split.json"
+    questions.write_text(json.dumps([{"Question": "What is the chemical symbol of gold?", "Final answer": "?"},
+                                     {"Question": "What colour is the sky on a clear day?", "Final answer": "?"}]))
+    with ScriptedPeer(answering_script) as peer:
+        url = launch_app({"OPENAI_BASE_URL": peer.base_url, "OPENAI_API_KEY": SENTINEL_KEY})
+        page = browser.new_page()
+        page.goto(url)
+        page.get_by_text("Endpoint (any OpenAI-compatible server)").click()
+        page.locator("#endpoint-model").get_by_role("textbox").fill("scripted-model")
+        page.get_by_role("tab", name="GAIA").click()
+        page.locator("#gaia-source").get_by_text("Uploaded JSON file", exact=True).click()
+        page.locator("#gaia-upload input[type=file]").set_input_files(str(questions))
+        page.locator("#gaia-upload").filter(has_text="test_split.json").wait_for(timeout=30_000)
+        page.locator("#gaia-start").click()
+        status = page.locator("#gaia-status")
+        status.filter(has_text="finished · 2/2 done").wait_for(timeout=60_000)
+        assert "unscored" in status.inner_text() and "%" not in status.inner_text()
+        page.locator("#gaia-tasks").filter(has_text="unscored").wait_for(timeout=30_000)
+        assert "Au" in page.locator("#gaia-tasks").inner_text()
