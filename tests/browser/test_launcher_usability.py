@@ -75,15 +75,15 @@ def test_reload_reopens_the_running_run_with_its_inputs(browser, launch_app):
         page = open_page(browser, url)
         endpoint(page)
         page.locator("#endpoint-api-key").get_by_role("textbox").fill("sk-typed-never-kept-42")
-        set_bfcl(page, limit=12, concurrency=1, mode="prompt", exp_id="reload-run")
+        set_bfcl(page, limit=20, concurrency=1, mode="prompt", exp_id="reload-run")
         page.locator("#bfcl-start").click()
         status = page.locator("#bfcl-status")
-        status.filter(has_text=re.compile(r"reload-run.*running · [1-9]/12 done")).wait_for(timeout=60_000)
+        status.filter(has_text=re.compile(r"reload-run.*running · [1-9]/20 done")).wait_for(timeout=60_000)
         expect(page.locator("#bfcl-start")).to_be_disabled()
 
         page.reload()
         status.filter(has_text=re.compile(r"reload-run.*running")).wait_for(timeout=30_000)
-        expect(page.locator("#bfcl-limit input")).to_have_value("12")
+        expect(page.locator("#bfcl-limit input")).to_have_value("20")
         expect(page.locator("#bfcl-concurrency input[type=number]")).to_have_value("1")
         expect(page.locator("#bfcl-mode input[value=prompt]")).to_be_checked()
         expect(page.locator("#bfcl-exp-id").get_by_role("textbox")).to_have_value("reload-run")
@@ -93,13 +93,20 @@ def test_reload_reopens_the_running_run_with_its_inputs(browser, launch_app):
         expect(page.locator("#bfcl-start")).to_be_disabled()
         expect(page.locator("#bfcl-runs input")).to_have_value(re.compile("reload-run"))
 
+        # Another browser, with nothing remembered, still finds the run that is going.
+        other = open_page(browser, url)
+        other.locator("#bfcl-status").filter(has_text=re.compile(r"reload-run.*running")).wait_for(timeout=30_000)
+        expect(other.locator("#bfcl-start")).to_be_disabled()
+        expect(other.locator("#bfcl-limit input")).to_have_value("5")  # its own inputs: nothing to restore
+        other.context.close()
+
         seen, started = [], time.monotonic()
         while time.monotonic() - started < 3.0:  # a sample ends every ~0.6 s; the page must keep up
             seen.append(done_count(page))
             time.sleep(0.1)
         assert len(set(seen)) >= 3, seen
 
-        status.filter(has_text=re.compile(r"finished · 12/12 done")).wait_for(timeout=60_000)
+        status.filter(has_text=re.compile(r"finished · 20/20 done")).wait_for(timeout=60_000)
         expect(page.locator("#bfcl-start")).to_be_enabled(timeout=5_000)
         page.locator("#bfcl-accuracy-plot .js-plotly-plot").wait_for(timeout=30_000)
         # The log follows its newest lines.
