@@ -14,7 +14,7 @@ def build_demo(store=None):
     import gradio as gr
 
     from evalui.engine.store import RunStore
-    from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, runs_tab, score_tab, verify_tab
+    from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, runs_tab, score_tab, verify_tab, verify_view
     from evalui.ui.endpoint_panel import build_endpoint_panel
     from evalui.ui.strings import t
 
@@ -41,6 +41,6 @@ def build_demo(store=None):
             with gr.Tab(t("tab.score"), id="score", elem_id="tab-score"):
                 score_tab.build()
         # "Review these problems" in the AIME results tab opens the same file in the panel.
-        review_button.click(lambda path: (gr.Tabs(selected="verify"), gr.update(choices=aime_tabs.file_choices(), value=path)),
+        review_button.click(lambda path: (gr.Tabs(selected="verify"), gr.update(choices=verify_view.file_choices(), value=path)),
                             [chosen_file], [tabs, verify_file], api_visibility="private")
     return demo

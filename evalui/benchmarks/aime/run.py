@@ -205,8 +205,11 @@ def write_evaluation_report(generation: dict, judge: dict, winrate: dict) -> str
 
 
 def generated_files(root: Path) -> list[Path]:
-    """Generated AIME files under ``root``, newest first."""
-    return sorted(root.rglob("aime_generated_*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    """Generated AIME files under ``root``, newest first (not the judge, reviews or export files beside them)."""
+    from evalui.verification_input import is_companion
+
+    found = [p for p in root.rglob("aime_generated_*.json") if not is_companion(p)]
+    return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
 
 
 def companion(path: Path, suffix: str) -> Path:
