@@ -112,6 +112,8 @@ def run_experiment(
     cancel = cancel or threading.Event()
     secrets = tuple(secrets)
     limiter = RateLimiter(requests_per_minute)
+    # What a success is called differs by task: a valid problem, a passing judgement, a win.
+    words = getattr(task, "verdict_words", ("correct", "wrong"))
     lock = threading.Lock()
     counts = store.progress(exp_id)
     started = time.perf_counter()
@@ -177,7 +179,7 @@ def run_experiment(
             counts["correct"] += correct
             counts["errors"] -= 1 if had_error else 0
             counts["tokens"] += tokens
-            report(f"{sample.sample_id}: {'correct' if correct else 'wrong'}")
+            report(f"{sample.sample_id}: {words[0] if correct else words[1]}")
 
     pending = store.samples(exp_id, stages=("init", "rollout"))
     store.claim_run(exp_id)

@@ -61,6 +61,7 @@ class GenerationTask:
     references: list[RealProblem]
     accepted: list[tuple[str, str]] = field(default_factory=list)  # (problem_id, text) kept so far
     benchmark: str = "aime-generate"
+    verdict_words: tuple[str, str] = ("valid", "invalid")
 
     def __post_init__(self):
         self._lock = threading.Lock()
@@ -102,6 +103,7 @@ def judge_specs(problems: list[dict]) -> list[tuple[str, str, dict]]:
 @dataclass
 class JudgeTask:
     benchmark: str = "aime-judge"
+    verdict_words: tuple[str, str] = ("pass", "fail")
 
     def build_request(self, sample: Sample) -> dict:
         return {"messages": judge_messages(sample.payload)}
@@ -146,6 +148,7 @@ def combine_orders(generated_first: str, real_first: str) -> tuple[str, bool]:
 @dataclass
 class WinRateTask:
     benchmark: str = "aime-winrate"
+    verdict_words: tuple[str, str] = ("win", "not a win")
 
     def build_request(self, sample: Sample) -> dict:
         payload = sample.payload
