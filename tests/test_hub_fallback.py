@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from fake_hub import FakeHub
 
+from evalui import hub
 from evalui.benchmarks.gaia import data
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "gaia_sample" / "2023" / "validation"
@@ -160,9 +161,9 @@ def test_the_probe_tells_a_silent_hub_from_a_live_one(monkeypatch):
     with SilentServer() as silent:
         monkeypatch.setenv("HF_ENDPOINT", silent.url)
         start = time.monotonic()
-        message = data.hub_unreachable()
-        assert time.monotonic() - start < data.HUB_PROBE_TIMEOUT_S + 1
+        message = hub.hub_unreachable()
+        assert time.monotonic() - start < hub.HUB_PROBE_TIMEOUT_S + 1
         assert message == f"The Hugging Face Hub cannot be reached ({silent.url}: no answer within 3 s)"
     with FakeHub(data.HF_REPO, gated=True) as live:  # an error status is still an answer
         monkeypatch.setenv("HF_ENDPOINT", live.url)
-        assert data.hub_unreachable() is None
+        assert hub.hub_unreachable() is None

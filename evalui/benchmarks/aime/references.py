@@ -71,7 +71,7 @@ def load_problems(source: str, *, dataset: str, split: str, bundled_file: str,
 
     A fallback says why in the second value, which the run's summary and report record.
     """
-    from evalui.benchmarks.gaia.data import hub_unreachable
+    from evalui.hub import hub_unreachable
 
     if source not in ("hub", "bundled", "auto"):
         raise ValueError(f"source must be hub, bundled or auto, not {source!r}")

@@ -6,21 +6,17 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalui.errors import InputError
+from evalui.hub import hub_unreachable
 from evalui.jsonl import read_json_array
 
 HF_REPO = "gaia-benchmark/GAIA"
 SPLITS = ("validation", "test")
 BUNDLED_SAMPLE = Path(__file__).resolve().parents[3] / "data" / "gaia_sample"
 UNKNOWN_ANSWER = "?"  # the test split hides its answers behind this
-HUB_UNREACHABLE = "The Hugging Face Hub cannot be reached"
-HUB_PROBE_TIMEOUT_S = 3.0
 log = logging.getLogger(__name__)
 
 
@@ -137,45 +133,6 @@ def default_cache_dir() -> Path:
     from evalui.config import data_dir
 
     return data_dir() / "cache" / "gaia"
-
-
-def hub_endpoint() -> str:
-    """The Hub huggingface_hub and datasets talk to: ``HF_ENDPOINT``, else huggingface.co."""
-    return (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
-
-
-def hub_unreachable(timeout: float = HUB_PROBE_TIMEOUT_S) -> str | None:
-    """None when the Hub answers within ``timeout`` seconds; otherwise a sentence saying it cannot be reached.
-
-    huggingface_hub and datasets retry a silent Hub for minutes, so one quick request first lets a
-    caller say so and fall back at once. Any HTTP answer, an error status included, means reachable.
-    In offline mode the libraries read their caches without the network: there is nothing to probe.
-    """
-    if os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}:
-        return None
-    endpoint = hub_endpoint()
-    outcome: list[str | None] = []
-
-    def probe():
-        try:
-            # The socket waits a little longer than the caller, so a silent Hub always reads as "no answer".
-            request = urllib.request.Request(endpoint + "/", method="HEAD")
-            urllib.request.urlopen(request, timeout=timeout + 1).close()
-            outcome.append(None)
-        except urllib.error.HTTPError as exc:
-            exc.close()
-            outcome.append(None)
-        except Exception as exc:  # refused, unresolvable, TLS, timeout: all mean no Hub to talk to
-            outcome.append(str(getattr(exc, "reason", None) or exc))
-
-    # A thread, because name resolution ignores socket timeouts and can hang for longer.
-    worker = threading.Thread(target=probe, name="hub-probe", daemon=True)
-    worker.start()
-    worker.join(timeout)
-    if outcome and outcome[0] is None:
-        return None
-    reason = outcome[0] if outcome else f"no answer within {timeout:g} s"
-    return f"{HUB_UNREACHABLE} ({endpoint}: {reason})"
 
 
 def download_gaia(split: str = "validation", token: str | None = None, cache_dir: str | Path | None = None) -> Path:
