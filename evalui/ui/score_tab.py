@@ -22,6 +22,10 @@ from evalui.ui.verify_view import explain
 from evalui.verification_input import FileProblem
 
 
+# Strangers may upload here: scoring one file may take at most this long.
+SCORE_BUDGET_S = 120.0
+
+
 def _text_file(upload) -> str:
     """The uploaded file's path, once it is known to be small enough and UTF-8 text (parquet excepted)."""
     if upload is None:
@@ -68,7 +72,7 @@ def score_bfcl_file(category: str, upload):
 
     require_access("score files")
     path = _text_file(upload)
-    verdicts, summary = score_result_file(path, category)
+    verdicts, summary = score_result_file(path, category, budget_s=SCORE_BUDGET_S)
     out = write_jsonl(Path(tempfile.mkdtemp(prefix="evalui-")) / f"{category}_verdicts.jsonl", verdicts)
     table = pd.DataFrame(verdicts, columns=["id", "correct", "error_type", "error"])
     return bfcl_figures(summary), json.dumps(summary, indent=2), table, str(out)
