@@ -18,3 +18,14 @@ def official_runner():
     from bfcl_eval.eval_checker import eval_runner
 
     return eval_runner
+
+
+@pytest.fixture()
+def store(tmp_path, monkeypatch):
+    """A run store in a fresh data folder (``tmp_path / "data"``), closed after the test."""
+    from evalui.engine.store import RunStore
+
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
+    store = RunStore()
+    yield store
+    store.close()

@@ -14,7 +14,6 @@ import pytest
 from peers import SENTINEL_KEY, settings_for
 
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
-from evalui.engine.store import RunStore
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer, error
 
@@ -27,14 +26,6 @@ FULL_MARKS_CATEGORIES = [c for c in CATEGORIES if c != "simple_java"]
 @pytest.fixture(scope="module")
 def oracle():
     return BfclOracle(CATEGORIES)
-
-
-@pytest.fixture()
-def store(tmp_path, monkeypatch):
-    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
-    store = RunStore()
-    yield store
-    store.close()
 
 
 def asked_ids(peer, oracle):

@@ -13,19 +13,10 @@ from peers import SENTINEL_KEY, settings_for
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.engine.client import Cancelled, EndpointError, ModelClient
 from evalui.engine.runner import run_experiment
-from evalui.engine.store import RunStore
 from evalui.testing.openai_peer import Reply, ScriptedPeer, completion, error
 from test_runner import EchoTask
 
 MESSAGES = [{"role": "user", "content": "hi"}]
-
-
-@pytest.fixture()
-def store(tmp_path, monkeypatch):
-    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
-    store = RunStore()
-    yield store
-    store.close()
 
 
 def dripping(text="x" * 400, drip_s=0.2) -> Reply:
@@ -148,7 +139,7 @@ def _slow_run(store, peer, concurrency=2, **overrides):
     return cancel, thread, outcome
 
 
-@pytest.mark.parametrize("reply", [completion("late", ) , error(429, retry_after=20)], ids=["in-flight", "retry-wait"])
+@pytest.mark.parametrize("reply", [completion("late"), error(429, retry_after=20)], ids=["in-flight", "retry-wait"])
 def test_cancel_takes_effect_within_two_seconds(store, reply):
     if reply.status == 200:
         reply.delay_s = 30

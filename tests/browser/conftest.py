@@ -42,3 +42,4 @@ def launch_app(monkeypatch, tmp_path):
     yield launch
     for demo in demos:
         demo.close()
+

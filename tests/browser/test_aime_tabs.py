@@ -7,6 +7,7 @@ import re
 import pytest
 from aime_script import AimeScript
 
+from browser.pages import open_tab
 from evalui.testing.openai_peer import ScriptedPeer, completion
 
 pytestmark = pytest.mark.browser
@@ -20,11 +21,7 @@ def with_endpoint_check(script):
 def test_generate_judge_and_winrate_in_the_browser(browser, launch_app, tmp_path):
     with ScriptedPeer(with_endpoint_check(AimeScript())) as peer:
         url = launch_app({"OPENAI_BASE_URL": peer.base_url, "OPENAI_API_KEY": "sk-x", "HF_HUB_OFFLINE": "1"})
-        page = browser.new_page()
-        page.goto(url)
-        page.get_by_text("Endpoint (any OpenAI-compatible server)").click()
-        page.locator("#endpoint-model").get_by_role("textbox").fill("generator")
-        page.get_by_role("tab", name="AIME generation").click()
+        page = open_tab(browser, url, "AIME generation", model="generator")
         page.locator("#aime-count input").fill("3")
         page.locator("#aime-references").get_by_text("Bundled sample", exact=True).click()
         page.locator("#aime-start").click()

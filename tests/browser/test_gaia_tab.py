@@ -9,6 +9,7 @@ import pytest
 from peers import SENTINEL_KEY
 from test_gaia import answering_script
 
+from browser.pages import open_tab
 from evalui.testing.openai_peer import ScriptedPeer
 
 pytestmark = pytest.mark.browser
@@ -22,11 +23,7 @@ def test_run_gaia_sample_in_the_browser(browser, launch_app, tmp_path):
 
     with ScriptedPeer(slow) as peer:
         url = launch_app({"OPENAI_BASE_URL": peer.base_url, "OPENAI_API_KEY": SENTINEL_KEY})
-        page = browser.new_page()
-        page.goto(url)
-        page.get_by_text("Endpoint (any OpenAI-compatible server)").click()
-        page.locator("#endpoint-model").get_by_role("textbox").fill("scripted-model")
-        page.get_by_role("tab", name="GAIA").click()
+        page = open_tab(browser, url, "GAIA")
         page.locator("#gaia-level").get_by_text("2", exact=True).click()
         page.locator("#gaia-start").click()
         status = page.locator("#gaia-status")
@@ -49,11 +46,7 @@ def test_hidden_answers_are_unscored_not_zero(browser, launch_app, tmp_path):
                                      {"Question": "What colour is the sky on a clear day?", "Final answer": "?"}]))
     with ScriptedPeer(answering_script) as peer:
         url = launch_app({"OPENAI_BASE_URL": peer.base_url, "OPENAI_API_KEY": SENTINEL_KEY})
-        page = browser.new_page()
-        page.goto(url)
-        page.get_by_text("Endpoint (any OpenAI-compatible server)").click()
-        page.locator("#endpoint-model").get_by_role("textbox").fill("scripted-model")
-        page.get_by_role("tab", name="GAIA").click()
+        page = open_tab(browser, url, "GAIA")
         page.locator("#gaia-source").get_by_text("Uploaded JSON file", exact=True).click()
         page.locator("#gaia-upload input[type=file]").set_input_files(str(questions))
         page.locator("#gaia-upload").filter(has_text="test_split.json").wait_for(timeout=30_000)
