@@ -16,6 +16,7 @@ from evalui.config import runs_dir
 from evalui.engine.runner import Progress
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
+from evalui.engine.url_policy import REDACTED
 
 
 RUN_COLUMNS = ["exp_id", "benchmark", "model", "endpoint", "date", "status", "done", "metric", "value", "tokens",
@@ -226,7 +227,11 @@ def stored_endpoint(experiment: dict, api_key: str) -> EndpointSettings:
     saved = experiment["config"].get("endpoint") or {}
     if not saved.get("base_url"):
         raise ValueError("this run has no stored endpoint")
+    if REDACTED in saved["base_url"]:
+        raise ValueError("this run's base URL carried credentials, which are never stored: resume it from its "
+                         "benchmark's tab with its run id and the full base URL")
     return EndpointSettings(base_url=saved["base_url"], model=saved.get("model") or experiment["model"],
                             api_key=api_key, temperature=saved.get("temperature", 0.0),
                             max_tokens=saved.get("max_tokens"), timeout_s=saved.get("timeout_s", 60.0),
-                            max_retries=saved.get("max_retries", 4))
+                            max_retries=saved.get("max_retries", 4),
+                            max_response_bytes=saved.get("max_response_bytes"))

@@ -112,3 +112,15 @@ def test_task_words_for_generated_judged_and_paired_problems():
     assert history.verdict_word("aime-judge", judged(False)) == "fail"
     assert history.verdict_word("aime-winrate", judged(False, outcome="tie")) == "tie"
     assert history.verdict_word("bfcl", Sample("e", "s", 0, "", "init", {}, error="timeout")) == "error"
+
+
+def test_a_run_whose_url_carried_credentials_cannot_be_resumed_with_the_redacted_url():
+    from evalui.engine.settings import EndpointSettings
+    from evalui.history import stored_endpoint
+
+    saved = EndpointSettings("http://bob:pw1234@api.example.com/v1?key=abcd1234", "m").public()
+    experiment = {"model": "m", "config": {"endpoint": saved}}
+    with pytest.raises(ValueError, match="credentials"):
+        stored_endpoint(experiment, "")
+    plain = {"model": "m", "config": {"endpoint": EndpointSettings("https://api.example.com/v1", "m").public()}}
+    assert stored_endpoint(plain, "k").base_url == "https://api.example.com/v1"
