@@ -21,7 +21,7 @@ from evalui.ui.strings import t
 
 COLUMNS = ["id", "category", "question", "prediction", "ground truth", "verdict", "error type", "detail", "latency s"]
 # Question, prediction and truth get the room; the rest is short. Wrapped, so nothing scrolls sideways.
-WIDTHS = ["10%", "9%", "19%", "17%", "17%", "7%", "8%", "6%", "7%"]
+WIDTHS = ["9%", "8%", "18%", "16%", "16%", "6%", "8%", "13%", "6%"]
 
 
 def sample_table(store: RunStore, exp_id: str | None) -> pd.DataFrame:
