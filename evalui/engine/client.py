@@ -306,9 +306,15 @@ class ModelClient:
 
 
 def _shutdown(runner: _LoopThread, http: httpx.AsyncClient) -> None:
-    try:
-        if runner.loop.is_running():
-            asyncio.run_coroutine_threadsafe(http.aclose(), runner.loop).result(timeout=2)
-    except Exception:  # closing is best effort: the process may be exiting
-        pass
-    runner.stop()
+    if not runner.loop.is_running():
+        return
+    closing = asyncio.run_coroutine_threadsafe(http.aclose(), runner.loop)
+    # The last reference to a client can go on its own loop's thread, which must not wait on itself.
+    if threading.current_thread() is not runner.thread:
+        try:
+            closing.result(timeout=2)
+        except Exception:  # closing is best effort: the process may be exiting
+            pass
+        runner.stop()
+    else:
+        closing.add_done_callback(lambda _: runner.stop())
