@@ -15,6 +15,7 @@ from typing import Protocol
 
 from evalui.engine.client import Cancelled, ChatReply, EndpointError
 from evalui.engine.store import HEARTBEAT_S, RunStore, Sample
+from evalui.engine.trajectory import TaskResult, single_reply
 
 
 class Task(Protocol):
@@ -22,7 +23,7 @@ class Task(Protocol):
 
     def build_request(self, sample: Sample) -> dict: ...
 
-    def call(self, client, sample: Sample, request: dict) -> ChatReply: ...
+    def call(self, client, sample: Sample, request: dict) -> TaskResult | ChatReply: ...
 
     def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]: ...
 
@@ -85,10 +86,6 @@ class _Heartbeat:
         self._stop.set()
 
 
-def reply_to_response(reply: ChatReply) -> dict:
-    return {"text": reply.text, "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in reply.tool_calls]}
-
-
 def redact(text: str, secrets: Iterable[str]) -> str:
     for secret in secrets:
         if secret and len(secret) >= 4:
@@ -135,9 +132,11 @@ def run_experiment(
         store.record_judgement(exp_id, sample.sample_id, prediction=prediction, correct=correct, verdict=verdict)
         return bool(correct)
 
-    def fail(sample: Sample, request, error: str, attempts: int, had_error: bool) -> None:
+    def fail(sample: Sample, request, error: str, attempts: int, had_error: bool, steps=None) -> None:
         message = redact(error, secrets)
-        store.record_error(exp_id, sample.sample_id, request=request, error=message, attempts=attempts)
+        trajectory = [s.as_dict() for s in steps] if steps else None
+        store.record_error(exp_id, sample.sample_id, request=request, error=message, attempts=attempts,
+                           trajectory=trajectory)
         with lock:
             counts["errors"] += 0 if had_error else 1
             report(f"{sample.sample_id}: {message}")
@@ -158,18 +157,20 @@ def run_experiment(
                     return
                 request = task.build_request(sample)
                 try:
-                    reply = task.call(client, sample, request)
+                    result = task.call(client, sample, request)
                 except Cancelled:
                     return  # not the sample's fault: it waits for a resume, as it was
                 except EndpointError as exc:
-                    fail(sample, request, str(exc), exc.attempts, had_error)
+                    fail(sample, request, str(exc), exc.attempts, had_error, getattr(exc, "steps", None))
                     return
-                response = reply_to_response(reply)
-                store.record_rollout(exp_id, sample.sample_id, request=request, response=response,
-                                     latency_s=reply.latency_s, prompt_tokens=reply.prompt_tokens,
-                                     completion_tokens=reply.completion_tokens, attempts=reply.attempts)
-                correct = judge(sample, response)
-                tokens = reply.total_tokens
+                if isinstance(result, ChatReply):  # a task that makes one call may return its reply
+                    result = single_reply(result, (request or {}).get("messages"))
+                store.record_rollout(exp_id, sample.sample_id, request=request, response=result.output,
+                                     latency_s=result.wall_s, prompt_tokens=result.prompt_tokens,
+                                     completion_tokens=result.completion_tokens, attempts=result.attempts,
+                                     trajectory=result.trajectory())
+                correct = judge(sample, result.output)
+                tokens = result.total_tokens
         except Exception as exc:  # one sample's bad data or a task bug must not stop the run
             fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
             return

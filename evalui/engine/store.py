@@ -61,6 +61,8 @@ MIGRATIONS: tuple[str, ...] = (
     # Who executes a run, and when it last showed life: a run whose process died is "interrupted".
     "ALTER TABLE experiments ADD COLUMN owner TEXT;"
     "ALTER TABLE experiments ADD COLUMN heartbeat_at REAL;",
+    # Every step of a sample's call: messages, replies, tool calls and results, tokens, latency.
+    "ALTER TABLE samples ADD COLUMN trajectory TEXT;",
 )
 
 HEARTBEAT_S = 2.0
@@ -111,6 +113,12 @@ class Sample:
     correct: bool | None = None
     verdict: dict | None = None
     error: str | None = None
+    trajectory: list | None = None
+
+    @property
+    def steps(self) -> int:
+        """How many model calls the sample took."""
+        return len(self.trajectory or [])
 
 
 def _dumps(value) -> str | None:
@@ -294,21 +302,26 @@ class RunStore:
             correct=None if row["correct"] is None else bool(row["correct"]),
             verdict=_loads(row["verdict"]),
             error=row["error"],
+            trajectory=_loads(row["trajectory"]),
         )
 
     def record_rollout(self, exp_id: str, sample_id: str, *, request, response, latency_s: float,
-                       prompt_tokens: int, completion_tokens: int, attempts: int) -> None:
+                       prompt_tokens: int, completion_tokens: int, attempts: int, trajectory: list | None = None) -> None:
         self._write(
             "UPDATE samples SET stage = 'rollout', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
-            " completion_tokens = ?, attempts = attempts + ?, error = NULL, updated_at = ? WHERE exp_id = ? AND sample_id = ?",
-            (_dumps(request), _dumps(response), latency_s, prompt_tokens, completion_tokens, attempts, time.time(), exp_id, sample_id),
+            " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?"
+            " WHERE exp_id = ? AND sample_id = ?",
+            (_dumps(request), _dumps(response), latency_s, prompt_tokens, completion_tokens, attempts,
+             _dumps(trajectory), time.time(), exp_id, sample_id),
         )
 
-    def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int) -> None:
+    def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int,
+                     trajectory: list | None = None) -> None:
+        """The call failed for good: back to init (a resume starts it again), with what it did kept."""
         self._write(
-            "UPDATE samples SET stage = 'init', request = ?, error = ?, attempts = attempts + ?, updated_at = ?"
-            " WHERE exp_id = ? AND sample_id = ?",
-            (_dumps(request), error, attempts, time.time(), exp_id, sample_id),
+            "UPDATE samples SET stage = 'init', request = ?, error = ?, attempts = attempts + ?, trajectory = ?,"
+            " updated_at = ? WHERE exp_id = ? AND sample_id = ?",
+            (_dumps(request), error, attempts, _dumps(trajectory), time.time(), exp_id, sample_id),
         )
 
     def record_judgement(self, exp_id: str, sample_id: str, *, prediction, correct: bool, verdict: dict) -> None:

@@ -15,33 +15,35 @@ from evalui.benchmarks.aime.dedupe import find_duplicate
 from evalui.benchmarks.aime.parse import InvalidOutput, parse_generated_problem, parse_judgement, parse_preference
 from evalui.benchmarks.aime.prompts import comparison_messages, generation_messages, judge_messages
 from evalui.benchmarks.aime.references import RealProblem
-from evalui.engine.client import ChatReply, EndpointError
+from evalui.engine.client import EndpointError
 from evalui.engine.store import Sample
+from evalui.engine.trajectory import Recorder, TaskResult
 from evalui.scoring.metrics import JUDGE_DIMENSIONS, PASS_THRESHOLD
 
 EXAMPLES_PER_PROBLEM = 3
 PARSE_ATTEMPTS = 3
 
 
-def _retrying(client, build_messages, parse, kind: str, **chat_options):
-    """Ask until ``parse`` accepts the text; tokens and latency add up over the attempts."""
+def _retrying(recorder: Recorder, build_messages, parse, kind: str, **chat_options):
+    """Ask until ``parse`` accepts the text; every attempt is a step of the sample's trajectory.
+    Returns (value, rejection reasons); raises EndpointError, carrying the steps, when none is accepted."""
     note, rejected = "", []
-    prompt_tokens = completion_tokens = 0
-    latency = 0.0
-    for attempt in range(1, PARSE_ATTEMPTS + 1):
-        reply = client.chat(build_messages(note), **chat_options)
-        prompt_tokens += reply.prompt_tokens
-        completion_tokens += reply.completion_tokens
-        latency += reply.latency_s
+    for _ in range(PARSE_ATTEMPTS):
+        reply = recorder.chat(build_messages(note), new_conversation=True, **chat_options)
         try:
-            value = parse(reply.text)
+            return parse(reply.text), rejected
         except InvalidOutput as exc:
             note = str(exc)
             rejected.append(note)
-            continue
-        return value, rejected, ChatReply(text="", prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                                          latency_s=latency, attempts=attempt)
-    raise EndpointError(kind, "; ".join(rejected), PARSE_ATTEMPTS)
+            recorder.reject_last(note)
+    failure = EndpointError(kind, "; ".join(rejected), PARSE_ATTEMPTS)
+    failure.steps = recorder.steps
+    raise failure
+
+
+def _structured(response: dict) -> dict:
+    # A rollout stored before trajectories existed holds its content as JSON text.
+    return json.loads(response["text"]) if set(response) == {"text", "tool_calls"} else response
 
 
 def generation_specs(n: int, topics: list[str], pool: list[RealProblem], seed: int) -> list[tuple[str, str, dict]]:
@@ -82,16 +84,15 @@ class GenerationTask:
             self.accepted.append((sample_id, problem["problem"]))
         return problem
 
-    def call(self, client, sample: Sample, request: dict) -> ChatReply:
+    def call(self, client, sample: Sample, request: dict) -> TaskResult:
         topic, examples = sample.payload["topic"], sample.payload["examples"]
-        problem, rejected, reply = _retrying(
-            client, lambda note: generation_messages(topic, examples, note),
-            lambda text: self._accept(sample.sample_id, text), "invalid_generation")
-        reply_text = json.dumps({"problem": problem, "rejected": rejected}, ensure_ascii=False)
-        return ChatReply(reply_text, [], reply.prompt_tokens, reply.completion_tokens, reply.latency_s, reply.attempts)
+        recorder = Recorder(client)
+        problem, rejected = _retrying(recorder, lambda note: generation_messages(topic, examples, note),
+                                      lambda text: self._accept(sample.sample_id, text), "invalid_generation")
+        return recorder.result({"problem": problem, "rejected": rejected})
 
     def judge(self, sample: Sample, response: dict):
-        content = json.loads(response["text"])
+        content = _structured(response)
         problem = {"problem_id": sample.sample_id, **content["problem"]}
         return problem, True, {"valid": True, "rejected_attempts": content["rejected"]}
 
@@ -108,14 +109,14 @@ class JudgeTask:
     def build_request(self, sample: Sample) -> dict:
         return {"messages": judge_messages(sample.payload)}
 
-    def call(self, client, sample: Sample, request: dict) -> ChatReply:
-        scores, rejected, reply = _retrying(client, lambda note: judge_messages(sample.payload, note),
-                                            parse_judgement, "judge_parse_failure")
-        return ChatReply(json.dumps({"scores": scores, "rejected": rejected}, ensure_ascii=False), [],
-                         reply.prompt_tokens, reply.completion_tokens, reply.latency_s, reply.attempts)
+    def call(self, client, sample: Sample, request: dict) -> TaskResult:
+        recorder = Recorder(client)
+        scores, rejected = _retrying(recorder, lambda note: judge_messages(sample.payload, note), parse_judgement,
+                                     "judge_parse_failure")
+        return recorder.result({"scores": scores, "rejected": rejected})
 
     def judge(self, sample: Sample, response: dict):
-        content = json.loads(response["text"])
+        content = _structured(response)
         scores = content["scores"]
         total = sum(scores[d]["score"] for d in JUDGE_DIMENSIONS) / len(JUDGE_DIMENSIONS)
         return ({"problem_id": sample.sample_id, "scores": scores, "total": total}, total >= PASS_THRESHOLD,
@@ -155,19 +156,17 @@ class WinRateTask:
         return {"generated_first": comparison_messages(payload["generated"], payload["real"]),
                 "real_first": comparison_messages(payload["real"], payload["generated"])}
 
-    def call(self, client, sample: Sample, request: dict) -> ChatReply:
+    def call(self, client, sample: Sample, request: dict) -> TaskResult:
         generated, real = sample.payload["generated"], sample.payload["real"]
-        verdict_a, _, reply_a = _retrying(client, lambda note: comparison_messages(generated, real, note),
-                                          parse_preference, "comparison_parse_failure")
-        verdict_b, _, reply_b = _retrying(client, lambda note: comparison_messages(real, generated, note),
-                                          parse_preference, "comparison_parse_failure")
-        return ChatReply(json.dumps({"generated_first": verdict_a, "real_first": verdict_b}), [],
-                         reply_a.prompt_tokens + reply_b.prompt_tokens,
-                         reply_a.completion_tokens + reply_b.completion_tokens,
-                         reply_a.latency_s + reply_b.latency_s, reply_a.attempts + reply_b.attempts)
+        recorder = Recorder(client)
+        verdict_a, _ = _retrying(recorder, lambda note: comparison_messages(generated, real, note),
+                                 parse_preference, "comparison_parse_failure")
+        verdict_b, _ = _retrying(recorder, lambda note: comparison_messages(real, generated, note),
+                                 parse_preference, "comparison_parse_failure")
+        return recorder.result({"generated_first": verdict_a, "real_first": verdict_b})
 
     def judge(self, sample: Sample, response: dict):
-        orders = json.loads(response["text"])
+        orders = {key: _structured(response)[key] for key in ("generated_first", "real_first")}
         outcome, consistent = combine_orders(orders["generated_first"], orders["real_first"])
         result = {"pair_id": sample.sample_id, "generated_id": sample.payload["generated"]["id"],
                   "real_id": sample.payload["real"]["id"], "outcome": outcome, "consistent": consistent, **orders}

@@ -89,6 +89,8 @@ def sample_row(sample) -> dict:
         "error": verdict.get("error") or sample.error,
         "latency_s": sample.latency_s,
         "tokens": sample.prompt_tokens + sample.completion_tokens,
+        "steps": sample.steps,
+        "trajectory": sample.trajectory,
     }
 
 

@@ -64,8 +64,10 @@ def task_rows(store: RunStore, exp_id: str) -> list[dict]:
             "error": sample.error,
             "latency_s": sample.latency_s,
             "tokens": sample.prompt_tokens + sample.completion_tokens,
-            "steps": question.steps,
+            "steps": question.steps,  # the annotators' steps, from GAIA's metadata
+            "model_steps": sample.steps,
             "response": (sample.response or {}).get("text", ""),
+            "trajectory": sample.trajectory,
         })
     return rows
 

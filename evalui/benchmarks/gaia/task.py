@@ -9,6 +9,7 @@ from evalui.benchmarks.gaia.data import GaiaQuestion
 from evalui.benchmarks.gaia.prompt import build_messages
 from evalui.engine.client import ChatReply, EndpointError
 from evalui.engine.store import Sample
+from evalui.engine.trajectory import Recorder, TaskResult, reply_output, single_reply
 from evalui.scoring.gaia import extract_final_answer, lenient_match, question_scorer
 
 BENCHMARK = "gaia"
@@ -57,21 +58,26 @@ class GaiaTask:
             return {"agent": type(self.agent).__name__, "record": question.record()}
         return {"messages": build_messages(question, images=self.images)}
 
-    def call(self, client, sample: Sample, request: dict) -> ChatReply:
+    def call(self, client, sample: Sample, request: dict) -> TaskResult:
         if self.agent is None:
+            recorder = Recorder(client)
             try:
-                return client.chat(request["messages"])
+                reply = recorder.chat(request["messages"])
             except EndpointError as exc:
                 # A text-only endpoint refuses image content with a 400: name the image instead.
                 if exc.kind != "http_400" or not _has_image(request["messages"]):
                     raise
-                return client.chat(build_messages(question_from_payload(sample.payload), images=False))
+                reply = recorder.chat(build_messages(question_from_payload(sample.payload), images=False),
+                                      new_conversation=True)
+            return recorder.result(reply_output(reply))
         started = time.perf_counter()
         try:
             answer = self.agent.answer(request["record"])
         except Exception as exc:  # the agent's own failure is an error, never a wrong answer
             raise EndpointError("agent_error", f"{type(exc).__name__}: {exc}", 1) from exc
-        return ChatReply(text="" if answer is None else str(answer), latency_s=time.perf_counter() - started)
+        # The agent's own steps are not visible to evalui: its answer is the one step.
+        return single_reply(ChatReply(text="" if answer is None else str(answer),
+                                      latency_s=time.perf_counter() - started), [])
 
     def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
         return judge_answer(question_from_payload(sample.payload), response.get("text", ""))
