@@ -252,6 +252,11 @@ class RunStore:
             params.append(out_dir)
         self._write(f"UPDATE experiments SET {', '.join(fields)} WHERE exp_id = ?", (*params, exp_id))
 
+    def update_config(self, exp_id: str, config: dict) -> None:
+        """Replace a run's config (a resume that adopted a changed selection)."""
+        self._write("UPDATE experiments SET config = ?, updated_at = ? WHERE exp_id = ?",
+                    (_dumps(config), time.time(), exp_id))
+
     def delete_experiment(self, exp_id: str) -> None:
         """Delete the run and its samples; RunBusy while any live process executes it."""
         with self._lock:
