@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
+from evalui.cli.common import DEFAULT_CONCURRENCY, ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
 from evalui.errors import InputError
 
 
@@ -74,7 +74,7 @@ def _step(args, store, settings, label: str, prepare, execute) -> dict:
         raise InputError(str(exc)) from None
     bar = ProgressBar(f"{label} {run_id}")
     try:
-        return execute(store, settings, run_id, concurrency=args.concurrency, requests_per_minute=args.rpm,
+        return execute(store, settings, run_id, concurrency=args.concurrency or DEFAULT_CONCURRENCY, requests_per_minute=args.rpm,
                        on_progress=bar)
     finally:
         bar.close()

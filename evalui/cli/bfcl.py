@@ -25,7 +25,7 @@ def register(benchmarks) -> None:
 
     run = commands.add_parser("run", help="run BFCL against an OpenAI-compatible endpoint")
     run.add_argument("--category", required=True, help="one category or several, comma-separated")
-    run.add_argument("--limit", type=int, help="at most N samples per category")
+    run.add_argument("--limit", type=int, help="at most N samples per category (0: all)")
     run.add_argument("--mode", choices=("fc", "prompt"), default="fc",
                      help="fc: native tool calls; prompt: the model writes [func(param=value)]")
     add_endpoint_flags(run)
@@ -51,18 +51,19 @@ def run_run(args) -> int:
     from evalui.engine.store import RunStore
 
     settings = endpoint_from_args(args)
-    if args.limit is not None and args.limit < 1:
-        raise InputError("--limit must be at least 1")
+    if args.limit is not None and args.limit < 0:
+        raise InputError("--limit must be 0 (all samples) or more")
     store = RunStore()
     try:
-        exp_id = prepare_bfcl_run(store, settings, args.category.split(","), limit=args.limit,
-                                  mode=args.mode, exp_id=args.exp_id)
+        exp_id = prepare_bfcl_run(store, settings, args.category.split(","), limit=args.limit or None,
+                                  mode=args.mode, exp_id=args.exp_id, concurrency=args.concurrency,
+                                  requests_per_minute=args.rpm, out=args.out)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     bar = ProgressBar(f"BFCL {exp_id}")
     try:
         summary = execute_bfcl_run(store, settings, exp_id, concurrency=args.concurrency,
-                                   requests_per_minute=args.rpm, on_progress=bar, out=args.out)
+                                   requests_per_minute=args.rpm, on_progress=bar)
     finally:
         bar.close()
     print_summary({key: summary[key] for key in

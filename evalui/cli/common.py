@@ -27,8 +27,12 @@ def add_endpoint_flags(parser, *, model_help: str = "model name at the endpoint"
     parser.add_argument("--max-retries", type=int, default=4)
 
 
+DEFAULT_CONCURRENCY = 8
+
+
 def add_run_flags(parser) -> None:
-    parser.add_argument("--concurrency", type=int, default=8, help="requests in flight at once")
+    parser.add_argument("--concurrency", type=int, help=f"requests in flight at once (default {DEFAULT_CONCURRENCY}, "
+                        "or what a resumed run was started with)")
     parser.add_argument("--rpm", type=float, help="at most this many requests per minute")
     parser.add_argument("--exp-id", help="name of the run; an existing one resumes")
     parser.add_argument("--out", help="folder for the exports (default: $EVALUI_DATA_DIR/runs/EXP_ID)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
+from evalui.cli.common import DEFAULT_CONCURRENCY, ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
 from evalui.errors import InputError
 from evalui.jsonl import write_jsonl
 
@@ -79,7 +79,7 @@ def run_run(args) -> int:
         raise InputError(str(exc)) from None
     bar = ProgressBar(f"GAIA {exp_id}")
     try:
-        summary = execute_gaia_run(store, exp_id, settings=settings, agent=agent, concurrency=args.concurrency,
+        summary = execute_gaia_run(store, exp_id, settings=settings, agent=agent, concurrency=args.concurrency or DEFAULT_CONCURRENCY,
                                    requests_per_minute=args.rpm, on_progress=bar, out=args.out)
     finally:
         bar.close()

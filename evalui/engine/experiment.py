@@ -33,11 +33,17 @@ def run_folder(exp_id: str, out: str | Path | None) -> Path:
 def sample_summary(store: RunStore, exp_id: str) -> tuple[list[Sample], dict]:
     """Judged samples and the figures every benchmark reports: accuracy, per group, errors, tokens."""
     samples = store.samples(exp_id)
+    return [s for s in samples if s.stage == "judged"], summary_of(exp_id, samples)
+
+
+def summary_of(exp_id: str, samples: list[Sample]) -> dict:
+    """The figures every benchmark reports, from its samples: accuracy, per group, errors, tokens, steps."""
     judged = [s for s in samples if s.stage == "judged"]
     overall = accuracy(bool(s.correct) for s in judged)
     per_group = accuracy_by((s.group, bool(s.correct)) for s in judged)
     error_types = Counter((s.verdict or {}).get("error_type") or "endpoint_error" for s in judged if not s.correct)
-    return judged, {
+    steps = [s.steps for s in judged if s.trajectory]
+    return {
         "exp_id": exp_id,
         "total": len(samples),
         "judged": len(judged),
@@ -48,6 +54,7 @@ def sample_summary(store: RunStore, exp_id: str) -> tuple[list[Sample], dict]:
         "tokens": sum(s.prompt_tokens + s.completion_tokens for s in samples),
         "by_group": {g: p.as_dict() for g, p in per_group.items()},
         "error_types": dict(error_types.most_common()),
+        "mean_steps": sum(steps) / len(steps) if steps else None,
     }
 
 

@@ -1,0 +1,71 @@
+"""BFCL as a benchmark spec: options, samples, task and exports for the shared lifecycle."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalui.benchmarks.bfcl.data import VERSION_PREFIX, bfcl_data_dir, check_category
+from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
+from evalui.engine.benchmark import Benchmark
+from evalui.jsonl import write_jsonl
+from evalui.scoring.bfcl import RELEVANCE_CATEGORIES
+
+MODES = ("fc", "prompt")
+
+
+@dataclass
+class BfclOptions:
+    categories: list[str] = field(default_factory=lambda: ["simple_python"])
+    limit: int | None = None  # per category; None or 0: all
+    mode: str = "fc"  # fc: native tool calls; prompt: [func(param=value)] text
+
+
+def samples(options: BfclOptions) -> list[tuple[str, str, dict]]:
+    if options.mode not in MODES:
+        raise ValueError(f"mode must be 'fc' or 'prompt', not {options.mode!r}")
+    categories = [check_category(c.strip()) for c in options.categories if c.strip()]
+    if not categories:
+        raise ValueError("choose at least one BFCL category")
+    return sample_specs(categories, options.limit or None)
+
+
+def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
+    """The official result files, one per category that has samples (a resume may have added some)."""
+    from evalui.reports.bfcl_report import write_bfcl_report
+
+    judged = [s for s in samples if s.stage == "judged"]
+    summary["mode"] = experiment["config"]["options"]["mode"]
+    files = {}
+    for category in dict.fromkeys(s.group for s in samples):
+        path = folder / f"{VERSION_PREFIX}_{category}_result.json"
+        write_jsonl(path, ({"id": s.sample_id, "result": s.prediction} for s in judged if s.group == category))
+        files[category] = path
+    summary["result_files"] = {category: str(path) for category, path in files.items()}
+    summary["report"] = str(write_bfcl_report(folder, experiment, summary, judged))
+    return {**files, "report": Path(summary["report"])}
+
+
+def data_files(options: BfclOptions) -> list[Path]:
+    folder = bfcl_data_dir()
+    files = []
+    for category in options.categories:
+        files.append(folder / f"{VERSION_PREFIX}_{category}.json")
+        if category not in RELEVANCE_CATEGORIES:
+            files.append(folder / "possible_answer" / f"{VERSION_PREFIX}_{category}.json")
+    return files
+
+
+BENCHMARK = Benchmark(
+    name="bfcl",
+    title="BFCL function calling (single-turn AST)",
+    options=BfclOptions,
+    samples=samples,
+    task=lambda options, store, exp_id: BfclTask(mode=options.mode),
+    fixed=("mode",),  # a finished sample's verdict depends on how the model was asked
+    export=export,
+    data_files=data_files,
+    group_name="category",
+    metrics={"accuracy": "share of judged samples the official AST checker accepts, Wilson 95% interval",
+             "by_category": "the same, per category"},
+)

@@ -1,0 +1,83 @@
+"""What a benchmark is to the rest of evalui: a spec that the lifecycle, the CLI and the tabs read.
+
+A benchmark gives its name, a dataclass of options, the samples an option set selects, the task
+that asks and judges one sample, the figures it adds to the common summary, the files it exports,
+and its headline figure. Everything else (registering the run, resuming it, running it, the common
+exports and the provenance) is written once, in ``evalui.engine.lifecycle``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SampleSpec = tuple[str, str, dict]  # (sample_id, group, payload)
+
+
+def _no_figures(samples: list, summary: dict) -> dict:
+    return {}
+
+
+def _no_files(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
+    return {}
+
+
+def accuracy_headline(summary: dict) -> tuple[str, float | None]:
+    return "accuracy", summary.get("accuracy")
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    title: str
+    options: type  # a dataclass; its fields are the run's options, its defaults the CLI's and the tab's
+    samples: Callable[[Any], list[SampleSpec]]  # options -> the samples they select
+    task: Callable[[Any, Any, str], Any]  # (options, store, exp_id) -> a runner Task
+    # Options a resumed run must keep, because finished samples depend on them; the others may
+    # change on resume, and the run then adopts them (new samples added, the config updated).
+    fixed: tuple[str, ...] = ()
+    summarise: Callable[[list, dict], dict] = _no_figures  # (samples, common summary) -> more figures
+    export: Callable[[Path, dict, dict, list], dict] = _no_files  # (folder, experiment, summary, samples) -> {what: path}
+    headline: Callable[[dict], tuple[str, float | None]] = accuracy_headline
+    data_files: Callable[[Any], list[Path]] = lambda options: []  # hashed into the summary's provenance
+    verdict_words: tuple[str, str] = ("correct", "wrong")
+    group_name: str = "group"
+    needs_endpoint: bool = True
+    metrics: dict[str, str] = dataclasses.field(default_factory=lambda: {
+        "accuracy": "share of judged samples that are correct, with a Wilson 95% interval"})
+
+    def option_fields(self) -> list[dataclasses.Field]:
+        return list(dataclasses.fields(self.options))
+
+    def make_options(self, values: dict) -> Any:
+        """Options from stored or typed values: unknown names are refused, missing ones defaulted."""
+        known = {f.name for f in self.option_fields()}
+        unknown = set(values) - known
+        if unknown:
+            raise ValueError(f"{self.name} has no option {', '.join(sorted(unknown))}; its options are "
+                             f"{', '.join(sorted(known))}")
+        hints = typing.get_type_hints(self.options)
+        return self.options(**{k: coerce(v, hints.get(k)) for k, v in values.items()})
+
+
+def coerce(value, kind):
+    """A value typed as text (CLI, page) in the option's type: int, float, bool, str or list[str]."""
+    if value is None or kind is None:
+        return value
+    origin = typing.get_origin(kind)
+    args = [a for a in typing.get_args(kind) if a is not type(None)]
+    if origin in (typing.Union, types.UnionType) and args:
+        return coerce(value, args[0])
+    if origin in (list, tuple) or kind in (list, tuple):
+        items = value.split(",") if isinstance(value, str) else list(value)
+        return [str(i).strip() for i in items if str(i).strip()]
+    if kind is bool:
+        return value if isinstance(value, bool) else str(value).strip().lower() in ("1", "true", "yes", "on")
+    if kind in (int, float):
+        return kind(value)
+    return value

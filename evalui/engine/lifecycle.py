@@ -1,0 +1,171 @@
+"""One run lifecycle for every benchmark: prepare → execute → export → summarise → resume.
+
+``prepare`` registers a run (or reopens it to resume), ``execute`` runs its unfinished samples
+and then ``export`` writes what every run has (``samples.jsonl`` with the trajectories and
+``summary.json`` with provenance) plus the benchmark's own files. Resuming is ``prepare`` with the
+run's id followed by ``execute``; the run's concurrency and RPM are stored and reused.
+
+On resume the whole config is compared. Options the benchmark declares ``fixed`` (finished
+samples depend on them) must be equal, or the resume is refused with a message naming them. Any
+other change, such as a larger category selection, is adopted: its samples are added, the stored
+config is updated, and the exports cover every group that has samples.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import platform
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+from evalui.engine.benchmark import Benchmark
+from evalui.engine.experiment import check_exp_id, new_exp_id, run_folder, summary_of
+from evalui.engine.runner import Progress, run_experiment
+from evalui.engine.settings import EndpointSettings
+from evalui.engine.store import RunStore
+from evalui.jsonl import write_jsonl
+
+LOCAL_HOST = "local"
+DEFAULT_CONCURRENCY = 8
+
+
+class ChangedRun(ValueError):
+    """A resume with options that the finished samples depend on."""
+
+
+def _benchmark(name: str) -> Benchmark:
+    from evalui.benchmarks.registry import get
+
+    return get(name)
+
+
+def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSettings | None, *,
+            exp_id: str | None = None, concurrency: int | None = None, requests_per_minute: float | None = None,
+            out: str | Path | None = None, model: str | None = None) -> str:
+    """Register a run and its samples; with the id of a stored run, reopen it to resume. Returns the id."""
+    if benchmark.needs_endpoint and settings is None:
+        raise ValueError(f"{benchmark.name} needs an endpoint")
+    model = model or (settings.model if settings else "")
+    exp_id = check_exp_id(exp_id) if exp_id else new_exp_id(benchmark.name, model)
+    values = dataclasses.asdict(options)
+    specs = benchmark.samples(options)
+    if not specs:
+        raise ValueError("nothing to run: the selection has no samples")
+    config = {"options": values, "endpoint": settings.public() if settings else None, "concurrency": concurrency,
+              "requests_per_minute": requests_per_minute, "out": str(out) if out else None}
+    existing = store.experiment(exp_id)
+    if existing:
+        if existing["benchmark"] != benchmark.name:
+            raise ValueError(f"exp_id {exp_id!r} holds a {existing['benchmark']} run, not {benchmark.name}")
+        stored = existing["config"].get("options") or {}
+        changed = [k for k in benchmark.fixed if k in stored and stored[k] != values.get(k)]
+        if changed:
+            raise ChangedRun(f"exp_id {exp_id!r} was run with " + ", ".join(
+                f"{k}={stored[k]!r}" for k in changed) + " and finished samples depend on it; "
+                f"it cannot be resumed with " + ", ".join(f"{k}={values.get(k)!r}" for k in changed))
+        # What was not given again is what the run was started with.
+        for key in ("out", "concurrency", "requests_per_minute"):
+            if config[key] is None:
+                config[key] = existing["config"].get(key)
+        store.update_config(exp_id, config)
+    else:
+        store.create_or_get_experiment(exp_id, benchmark.name, model, settings.host if settings else LOCAL_HOST, config)
+    store.add_samples(exp_id, specs)
+    return exp_id
+
+
+def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, client=None,
+            concurrency: int | None = None, requests_per_minute: float | None = None,
+            cancel: threading.Event | None = None, on_progress: Callable[[Progress], None] | None = None,
+            task=None) -> dict:
+    """Run every unfinished sample of a prepared run, then export it; returns the summary."""
+    from evalui.engine.client import ModelClient
+
+    experiment = store.experiment(exp_id)
+    benchmark = _benchmark(experiment["benchmark"])
+    config = experiment["config"]
+    options = benchmark.make_options(config.get("options") or {})
+    task = task or benchmark.task(options, store, exp_id)
+    if client is None and settings is not None:
+        client = ModelClient(settings)
+    started = time.perf_counter()
+    run_experiment(store, exp_id, task, client,
+                   concurrency=concurrency or config.get("concurrency") or DEFAULT_CONCURRENCY,
+                   requests_per_minute=requests_per_minute or config.get("requests_per_minute"),
+                   cancel=cancel, on_progress=on_progress, secrets=settings.secrets() if settings else [])
+    return export(store, exp_id, duration_s=time.perf_counter() - started)
+
+
+def export(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> dict:
+    """Write the run's exports from the store (samples read once) and record its summary."""
+    experiment = store.experiment(exp_id)
+    benchmark = _benchmark(experiment["benchmark"])
+    samples = store.samples(exp_id)
+    folder = run_folder(exp_id, experiment["config"].get("out") or experiment.get("out_dir"))
+    summary = summary_of(exp_id, samples)
+    summary[f"by_{benchmark.group_name}"] = summary.pop("by_group")
+    summary.update(benchmark=benchmark.name, model=experiment["model"], status=experiment["status"],
+                   duration_s=duration_s if duration_s is not None else (experiment.get("summary") or {}).get("duration_s"),
+                   out_dir=str(folder))
+    summary.update(benchmark.summarise(samples, summary))
+    label, value = benchmark.headline(summary)
+    summary["headline"] = {"label": label, "value": value}
+    write_jsonl(folder / "samples.jsonl", (sample_record(s) for s in samples))
+    files = benchmark.export(folder, experiment, summary, samples)
+    summary["files"] = {name: str(path) for name, path in files.items()}
+    summary["provenance"] = provenance(benchmark.data_files(benchmark.make_options(experiment["config"].get("options") or {})))
+    (folder / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
+    store.set_status(exp_id, experiment["status"], summary=summary, out_dir=str(folder))
+    return summary
+
+
+def resume(store: RunStore, exp_id: str, settings: EndpointSettings | None, **options) -> dict:
+    """Run the unfinished samples of a stored run with its stored options, concurrency and RPM."""
+    return execute(store, exp_id, settings, **options)
+
+
+def sample_record(sample) -> dict:
+    """One line of samples.jsonl: what was asked, answered and judged, and every step."""
+    return {"id": sample.sample_id, "group": sample.group, "stage": sample.stage, "prediction": sample.prediction,
+            "correct": sample.correct, "verdict": sample.verdict, "error": sample.error,
+            "latency_s": sample.latency_s, "prompt_tokens": sample.prompt_tokens,
+            "completion_tokens": sample.completion_tokens, "steps": sample.steps, "trajectory": sample.trajectory}
+
+
+def provenance(files: list[Path]) -> dict:
+    """What produced a summary: versions, the git revision, and a hash of each dataset file used."""
+    from importlib import metadata
+
+    def version(package: str) -> str | None:
+        try:
+            return metadata.version(package)
+        except metadata.PackageNotFoundError:
+            return None
+
+    hashes = {}
+    for path in files:
+        path = Path(path)
+        if path.is_file():
+            digest = hashlib.sha256()
+            with path.open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+            hashes[f"{path.parent.name}/{path.name}"] = f"sha256:{digest.hexdigest()}"
+    return {"evalui": version("evalui"), "bfcl_eval": version("bfcl-eval"), "python": platform.python_version(),
+            "git_revision": git_revision(), "datasets": hashes}
+
+
+@cache
+def git_revision() -> str | None:
+    try:
+        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True,
+                              text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
