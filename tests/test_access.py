@@ -18,6 +18,7 @@ import pytest
 from gradio_client import Client, handle_file
 from test_verification import write_problems
 
+from evalui.benchmarks.gaia.data import BUNDLED_SAMPLE
 from evalui.engine.store import RunStore
 from evalui.testing.openai_peer import ScriptedPeer, completion
 
@@ -28,7 +29,7 @@ READ_ONLY = {
     "verify_files", "verify_open", "verify_previous", "verify_next", "verify_next_unverified", "verify_goto",
 }
 REFUSAL = "Only allowed users may"
-GAIA_METADATA = Path(__file__).resolve().parents[1] / "data" / "gaia_sample" / "2023" / "validation" / "metadata.jsonl"
+GAIA_METADATA = BUNDLED_SAMPLE / "2023" / "validation" / "metadata.jsonl"
 
 
 def data_snapshot(folder: Path) -> dict[str, bytes]:

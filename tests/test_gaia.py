@@ -17,7 +17,7 @@ from evalui.benchmarks.gaia import data
 from evalui.errors import InputError
 from evalui.testing.openai_peer import ScriptedPeer, completion, error
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "gaia_sample" / "2023" / "validation"
+SAMPLE = data.BUNDLED_SAMPLE / "2023" / "validation"
 ANSWERS = {"chemical symbol": "Au", "units were ordered": "10", "planets": "Mercury, Venus, Earth",
            "colour": "red", "largest population": "Marseille", "total price": "$705", "spreadsheet": "42"}
 

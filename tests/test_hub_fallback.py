@@ -22,7 +22,7 @@ from fake_hub import FakeHub
 from evalui import hub
 from evalui.benchmarks.gaia import data
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "gaia_sample" / "2023" / "validation"
+SAMPLE = data.BUNDLED_SAMPLE / "2023" / "validation"
 
 
 class SilentServer:

@@ -11,11 +11,12 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+import evalui
 from evalui.scoring.aime import to_aime_integer
 
 REFERENCE_DATASET = "TianHongZXY/aime-1983-2025"
 AIME25_DATASET = "math-ai/aime25"
-BUNDLED = Path(__file__).resolve().parents[3] / "data" / "aime_sample"
+BUNDLED = Path(evalui.__file__).resolve().parent / "data" / "aime_sample"  # package data
 log = logging.getLogger(__name__)
 
 

@@ -1,5 +1,6 @@
 """GAIA questions from four sources: the gated HF dataset, a local folder in the same layout, a
-JSON array file (as in the GAIA testing recipe), and the small sample bundled under data/."""
+JSON array file (as in the GAIA testing recipe), and the small sample bundled as package data
+(evalui/data/gaia_sample)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import evalui
 from evalui.errors import InputError
 from evalui.hub import hub_unreachable
 from evalui.jsonl import read_json_array
 
 HF_REPO = "gaia-benchmark/GAIA"
 SPLITS = ("validation", "test")
-BUNDLED_SAMPLE = Path(__file__).resolve().parents[3] / "data" / "gaia_sample"
+# Package data: found through the installed package, so a wheel install has it too.
+BUNDLED_SAMPLE = Path(evalui.__file__).resolve().parent / "data" / "gaia_sample"
 UNKNOWN_ANSWER = "?"  # the test split hides its answers behind this
 log = logging.getLogger(__name__)
 
