@@ -203,16 +203,16 @@ def resume_run(store: RunStore, exp_id: str, settings: EndpointSettings, *, conc
         raise ValueError(f"no run named {exp_id!r}")
     options = {"concurrency": concurrency, "cancel": cancel, "on_progress": on_progress}
     benchmark = experiment["benchmark"]
-    if benchmark == "bfcl":
-        from evalui.benchmarks.bfcl.run import execute_bfcl_run
-
-        return execute_bfcl_run(store, settings, exp_id, **options)
-    if benchmark == "gaia":
-        if experiment["config"].get("agent"):
+    if "options" in experiment["config"]:  # on the shared lifecycle
+        if experiment["config"]["options"].get("agent"):
             raise ValueError("runs of a user's agent resume from the command line, with --agent")
-        from evalui.benchmarks.gaia.run import execute_gaia_run
+        if benchmark == "bfcl":
+            from evalui.scoring.bfcl_official import load_official
 
-        return execute_gaia_run(store, exp_id, settings=settings, **options)
+            load_official()  # the checker's slow first import is not part of the run's wall time
+        from evalui.engine import lifecycle
+
+        return lifecycle.resume(store, exp_id, settings, **options)
     from evalui.benchmarks.aime import run as aime
 
     executors = {aime.GENERATE: aime.execute_generation, aime.JUDGE: aime.execute_judge,

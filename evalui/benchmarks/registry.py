@@ -16,10 +16,10 @@ EXTRA_ENV = "EVALUI_BENCHMARKS"
 BUILT_IN: dict[str, str] = {
     "bfcl": "evalui.benchmarks.bfcl.spec:BENCHMARK",
     "gaia": "evalui.benchmarks.gaia.spec:BENCHMARK",
-    "aime-generate": "evalui.benchmarks.aime.spec:GENERATE",
-    "aime-judge": "evalui.benchmarks.aime.spec:JUDGE",
-    "aime-winrate": "evalui.benchmarks.aime.spec:WINRATE",
 }
+# Not yet on the shared lifecycle: the three AIME steps keep their own prepare, execute and export
+# (evalui/benchmarks/aime/run.py); history.py resumes them through those.
+LEGACY = ("aime-generate", "aime-judge", "aime-winrate")
 
 _registered: dict[str, str] = {}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalui.cli.common import DEFAULT_CONCURRENCY, ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
+from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
 from evalui.errors import InputError
 from evalui.jsonl import write_jsonl
 
@@ -28,7 +28,7 @@ def register(benchmarks) -> None:
     run.add_argument("--agent", help="your agent as module:attr, with answer(record) -> str, instead of an endpoint")
     add_endpoint_flags(run)
     add_run_flags(run)
-    run.set_defaults(handler=run_run, concurrency=4)
+    run.set_defaults(handler=run_run)
 
 
 def run_score(args) -> int:
@@ -73,14 +73,13 @@ def run_run(args) -> int:
         settings = endpoint_from_args(args)
     store = RunStore()
     try:
-        exp_id = prepare_gaia_run(store, questions, source=source, settings=settings,
-                                  agent_spec=args.agent, exp_id=args.exp_id)
+        exp_id = prepare_gaia_run(store, questions, source=source, settings=settings, agent_spec=args.agent,
+                                  exp_id=args.exp_id, concurrency=args.concurrency, requests_per_minute=args.rpm)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     bar = ProgressBar(f"GAIA {exp_id}")
     try:
-        summary = execute_gaia_run(store, exp_id, settings=settings, agent=agent, concurrency=args.concurrency or DEFAULT_CONCURRENCY,
-                                   requests_per_minute=args.rpm, on_progress=bar, out=args.out)
+        summary = execute_gaia_run(store, exp_id, settings=settings, agent=agent, on_progress=bar, out=args.out)
     finally:
         bar.close()
     by_level = {level: {"total": p["total"], "correct": p["successes"], "accuracy": p["rate"]}

@@ -47,7 +47,8 @@ class Benchmark:
     data_files: Callable[[Any], list[Path]] = lambda options: []  # hashed into the summary's provenance
     verdict_words: tuple[str, str] = ("correct", "wrong")
     group_name: str = "group"
-    needs_endpoint: bool = True
+    needs_endpoint: bool = True  # False where something else can answer (GAIA's user agents)
+    default_concurrency: int = 8
     metrics: dict[str, str] = dataclasses.field(default_factory=lambda: {
         "accuracy": "share of judged samples that are correct, with a Wilson 95% interval"})
 

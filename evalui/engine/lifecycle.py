@@ -47,14 +47,18 @@ def _benchmark(name: str) -> Benchmark:
 
 def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSettings | None, *,
             exp_id: str | None = None, concurrency: int | None = None, requests_per_minute: float | None = None,
-            out: str | Path | None = None, model: str | None = None) -> str:
-    """Register a run and its samples; with the id of a stored run, reopen it to resume. Returns the id."""
+            out: str | Path | None = None, model: str | None = None, host: str | None = None,
+            specs: list | None = None) -> str:
+    """Register a run and its samples; with the id of a stored run, reopen it to resume. Returns the id.
+
+    ``specs`` are samples the caller already selected (a tab that loaded an upload); by default the
+    benchmark selects them from the options."""
     if benchmark.needs_endpoint and settings is None:
         raise ValueError(f"{benchmark.name} needs an endpoint")
     model = model or (settings.model if settings else "")
     exp_id = check_exp_id(exp_id) if exp_id else new_exp_id(benchmark.name, model)
     values = dataclasses.asdict(options)
-    specs = benchmark.samples(options)
+    specs = benchmark.samples(options) if specs is None else specs
     if not specs:
         raise ValueError("nothing to run: the selection has no samples")
     config = {"options": values, "endpoint": settings.public() if settings else None, "concurrency": concurrency,
@@ -75,7 +79,9 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
                 config[key] = existing["config"].get(key)
         store.update_config(exp_id, config)
     else:
-        store.create_or_get_experiment(exp_id, benchmark.name, model, settings.host if settings else LOCAL_HOST, config)
+        config["concurrency"] = config["concurrency"] or benchmark.default_concurrency
+        store.create_or_get_experiment(exp_id, benchmark.name, model, host or (settings.host if settings else LOCAL_HOST),
+                                       config)
     store.add_samples(exp_id, specs)
     return exp_id
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 from evalui.benchmarks.gaia.data import GaiaQuestion
-from evalui.benchmarks.gaia.task import BENCHMARK, GaiaTask, question_from_payload, sample_specs
-from evalui.engine.client import ModelClient
-from evalui.engine.experiment import register_experiment, run_folder
-from evalui.engine.runner import Progress, run_experiment
+from evalui.benchmarks.gaia.spec import BENCHMARK, GaiaOptions
+from evalui.benchmarks.gaia.task import GaiaTask, question_from_payload, sample_specs
+from evalui.engine import lifecycle
+from evalui.engine.runner import Progress
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
 from evalui.jsonl import write_jsonl
@@ -24,31 +22,38 @@ AGENT_HOST = "local agent"
 
 def prepare_gaia_run(store: RunStore, questions: list[GaiaQuestion], *, source: str,
                      settings: EndpointSettings | None = None, agent_spec: str | None = None,
-                     exp_id: str | None = None) -> str:
+                     exp_id: str | None = None, concurrency: int | None = None,
+                     requests_per_minute: float | None = None, out: str | Path | None = None) -> str:
+    """Register the run for questions the caller selected (CLI flags, the tab's source)."""
     if (settings is None) == (agent_spec is None):
         raise ValueError("give either an endpoint or an agent (module:attr), not both")
-    model = settings.model if settings else agent_spec
-    config = {"source": source, "agent": agent_spec, "endpoint": settings.public() if settings else None}
-    return register_experiment(store, BENCHMARK, exp_id, model=model, host=settings.host if settings else AGENT_HOST,
-                               config=config, specs=sample_specs(questions), fixed=("agent",))
+    return lifecycle.prepare(store, BENCHMARK, GaiaOptions(source=source, agent=agent_spec), settings, exp_id=exp_id,
+                             concurrency=concurrency, requests_per_minute=requests_per_minute, out=out,
+                             model=settings.model if settings else agent_spec,
+                             host=None if settings else AGENT_HOST, specs=sample_specs(questions))
 
 
 def execute_gaia_run(store: RunStore, exp_id: str, *, settings: EndpointSettings | None = None, agent=None,
-                     concurrency: int = 4, requests_per_minute: float | None = None,
+                     concurrency: int | None = None, requests_per_minute: float | None = None,
                      cancel: threading.Event | None = None, on_progress: Callable[[Progress], None] | None = None,
                      out: str | Path | None = None) -> dict:
-    started = time.perf_counter()
-    run_experiment(
-        store, exp_id, GaiaTask(agent=agent), ModelClient(settings) if settings else None,
-        concurrency=concurrency, requests_per_minute=requests_per_minute, cancel=cancel,
-        on_progress=on_progress, secrets=settings.secrets() if settings else [],
-    )
-    return export_gaia_run(store, exp_id, out=out, duration_s=time.perf_counter() - started)
+    """Run (or resume) a registered GAIA run with the endpoint or an agent object already loaded."""
+    if out:
+        store.update_config(exp_id, {**store.experiment(exp_id)["config"], "out": str(out)})
+    task = GaiaTask(agent=agent) if agent is not None or settings is not None else None
+    return lifecycle.execute(store, exp_id, settings, concurrency=concurrency, requests_per_minute=requests_per_minute,
+                             cancel=cancel, on_progress=on_progress, task=task)
 
 
-def task_rows(store: RunStore, exp_id: str) -> list[dict]:
+def export_gaia_run(store: RunStore, exp_id: str, *, out: str | Path | None = None, duration_s: float | None = None) -> dict:
+    if out:
+        store.update_config(exp_id, {**store.experiment(exp_id)["config"], "out": str(out)})
+    return lifecycle.export(store, exp_id, duration_s=duration_s)
+
+
+def task_rows(samples: list) -> list[dict]:
     rows = []
-    for sample in store.samples(exp_id):
+    for sample in samples:
         question = question_from_payload(sample.payload)
         verdict = sample.verdict or {}
         rows.append({
@@ -98,27 +103,18 @@ def gaia_summary(rows: list[dict]) -> dict:
     }
 
 
-def export_gaia_run(store: RunStore, exp_id: str, *, out: str | Path | None = None, duration_s: float | None = None) -> dict:
-    experiment = store.experiment(exp_id)
-    folder = run_folder(exp_id, out or experiment.get("out_dir"))
-    rows = task_rows(store, exp_id)
-    summary = {"exp_id": exp_id, "benchmark": BENCHMARK, "model": experiment["model"], **gaia_summary(rows)}
+def write_gaia_files(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
+    """The leaderboard submission (in task order, answers exactly as given), the task table, the
+    guide and the report."""
+    rows = task_rows(samples)
     submission = folder / "submission.jsonl"
-    # The leaderboard's format, in task order; list answers are left exactly as the model gave them.
     write_jsonl(submission, ({"task_id": r["task_id"], "model_answer": r["model_answer"] or "",
                               "reasoning_trace": r["response"]} for r in rows if r["stage"] == "judged"))
     write_jsonl(folder / "tasks.jsonl", rows)
-    summary.update(
-        status=experiment["status"],
-        duration_s=duration_s,
-        out_dir=str(folder),
-        submission=str(submission),
-        guide=str(write_submission_guide(folder, summary)),
-    )
+    summary.update(submission=str(submission), guide=str(write_submission_guide(folder, summary)))
     summary["report"] = str(write_gaia_report(folder, experiment, summary, rows))
-    (folder / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
-    store.set_status(exp_id, experiment["status"], summary=summary, out_dir=str(folder))
-    return summary
+    return {"submission": submission, "tasks": folder / "tasks.jsonl", "guide": Path(summary["guide"]),
+            "report": Path(summary["report"])}
 
 
 def tasks_frame(store: RunStore, exp_id: str):
@@ -134,6 +130,6 @@ def tasks_frame(store: RunStore, exp_id: str):
         "truth": r["final_answer"], "exact": verdict(r["exact"]), "lenient": verdict(r["lenient"]),
         "latency s": round(r["latency_s"], 2) if r["latency_s"] is not None else None,
         "error": (r["error"] or "")[:200],
-    } for r in task_rows(store, exp_id)]
+    } for r in task_rows(store.samples(exp_id))]
     return pd.DataFrame(rows, columns=["task", "level", "question", "file", "prediction", "truth", "exact", "lenient",
                                        "latency s", "error"])

@@ -1,0 +1,101 @@
+"""GAIA as a benchmark spec: options, samples, task, figures and exports for the shared lifecycle."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalui.engine.benchmark import Benchmark
+
+SOURCES = "sample, hf:<split>, folder:<path>[@<split>] or questions:<path>"
+
+
+@dataclass
+class GaiaOptions:
+    source: str = "sample"  # where the tasks come from: see SOURCES
+    level: str | None = None
+    limit: int | None = None  # None or 0: all
+    agent: str | None = None  # module:attr of the user's agent, instead of the endpoint
+
+
+def load(options: GaiaOptions) -> list:
+    """The GAIA questions an option set selects."""
+    from evalui.benchmarks.gaia import data
+
+    kind, _, where = options.source.partition(":")
+    limit = options.limit or None
+    if kind == "sample":
+        return data.load_bundled_sample(options.level, limit)
+    if kind == "hf":
+        return data.load_hf(where or "validation", options.level, limit)
+    if kind == "folder":
+        folder, _, split = where.partition("@")
+        return data.load_folder(folder, split or "validation", options.level, limit)
+    if kind == "questions":
+        return data.load_questions_file(where, options.level, limit)
+    raise ValueError(f"unknown GAIA source {options.source!r}; use {SOURCES}")
+
+
+def samples(options: GaiaOptions) -> list[tuple[str, str, dict]]:
+    from evalui.benchmarks.gaia.task import sample_specs
+
+    return sample_specs(load(options))
+
+
+def task(options: GaiaOptions, store, exp_id: str):
+    from evalui.benchmarks.gaia.agent import load_agent
+    from evalui.benchmarks.gaia.task import GaiaTask
+
+    return GaiaTask(agent=load_agent(options.agent) if options.agent else None)
+
+
+def summarise(samples: list, summary: dict) -> dict:
+    """Scores over the tasks with a known answer only: the test split's hidden answers are unscored."""
+    from evalui.benchmarks.gaia.run import gaia_summary, task_rows
+
+    figures = gaia_summary(task_rows(samples))
+    figures["by_level"] = figures.pop("by_level")
+    return figures
+
+
+def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
+    from evalui.benchmarks.gaia.run import write_gaia_files
+
+    return write_gaia_files(folder, experiment, summary, samples)
+
+
+def headline(summary: dict) -> tuple[str, float | None]:
+    if summary.get("judged") and not summary.get("scored"):
+        return "unscored", None  # hidden answers: no accuracy, not 0 %
+    return "accuracy", summary.get("accuracy")
+
+
+def data_files(options: GaiaOptions) -> list[Path]:
+    kind, _, where = options.source.partition(":")
+    if kind == "questions":
+        return [Path(where)]
+    if kind == "folder":
+        folder, _, split = where.partition("@")
+        base = Path(folder) / "2023" / (split or "validation")
+        return [p for p in (base / "metadata.jsonl", base / "metadata.parquet") if p.exists()]
+    return []
+
+
+BENCHMARK = Benchmark(
+    name="gaia",
+    title="GAIA general assistant",
+    options=GaiaOptions,
+    samples=samples,
+    task=task,
+    fixed=("agent",),  # finished answers came from this agent (or the endpoint)
+    summarise=summarise,
+    export=export,
+    headline=headline,
+    data_files=data_files,
+    group_name="level",
+    needs_endpoint=False,  # a user's agent may answer instead
+    default_concurrency=4,
+    metrics={"accuracy": "the leaderboard's exact match over tasks with a known answer, Wilson 95% interval",
+             "lenient_accuracy": "a labelled partial figure (articles dropped, order ignored); never the score",
+             "latency_median_s": "median seconds per task", "tokens": "tokens in and out"},
+)
