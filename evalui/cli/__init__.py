@@ -10,14 +10,15 @@ from evalui.errors import InputError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from evalui.cli import aime, bfcl, gaia, verify
+    from evalui.cli import aime, bfcl, gaia, generic, verify
 
     parser = argparse.ArgumentParser(prog="evalui", description="Evaluate LLM agents: BFCL, GAIA, AIME.")
-    benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="{bfcl,gaia,aime,verify}")
+    benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="{bfcl,gaia,aime,verify,…}")
     bfcl.register(benchmarks)
     gaia.register(benchmarks)
     aime.register(benchmarks)
     verify.register(benchmarks)
+    generic.register(benchmarks)  # benchmarks added through the registry
     return parser
 
 

@@ -13,8 +13,9 @@ def on_space() -> bool:
 def build_demo(store=None):
     import gradio as gr
 
+    from evalui.benchmarks import registry
     from evalui.engine.store import RunStore
-    from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, runs_tab, score_tab, verify_tab, verify_view
+    from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, generic_tab, runs_tab, score_tab, verify_tab, verify_view
     from evalui.ui.endpoint_panel import build_endpoint_panel
     from evalui.ui.strings import t
 
@@ -40,6 +41,10 @@ def build_demo(store=None):
                 runs_tab.build(demo, store, endpoint)
             with gr.Tab(t("tab.score"), id="score", elem_id="tab-score"):
                 score_tab.build()
+            for name in registry.extra_names():  # benchmarks added through the registry
+                spec = registry.get(name)
+                with gr.Tab(spec.title, id=name, elem_id=f"tab-{name}"):
+                    generic_tab.build(demo, store, endpoint, spec)
         # "Review these problems" in the AIME results tab opens the same file in the panel.
         review_button.click(lambda path: (gr.Tabs(selected="verify"), gr.update(choices=verify_view.file_choices(), value=path)),
                             [chosen_file], [tabs, verify_file], api_visibility="private")

@@ -79,7 +79,8 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
         preflight(settings)  # before anything is registered: a dead endpoint leaves no empty run behind
         run_id = prepare_bfcl_run(store, settings, list(chosen or []), limit=int(limit_value or 0) or None,
-                                  mode=mode_value, exp_id=(exp_id_value or "").strip() or None)
+                                  mode=mode_value, exp_id=(exp_id_value or "").strip() or None,
+                                  concurrency=int(concurrency_value))
 
         def work(run):
             run.say(f"run {run_id} started against {settings.host} ({settings.model})")

@@ -1,0 +1,87 @@
+"""A tab for a benchmark added through the registry: inputs from its options, the shared launcher,
+its headline, accuracy per group and samples. Built-in benchmarks have tabs of their own."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+
+import gradio as gr
+
+from evalui.engine import lifecycle
+from evalui.engine.benchmark import Benchmark
+from evalui.engine.store import RunStore
+from evalui.history import artefacts, samples_frame
+from evalui.reports.charts import accuracy_bars
+from evalui.ui import launcher
+from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.run_view import finished_summary
+from evalui.ui.strings import t
+
+
+def _input_for(spec: Benchmark, field: dataclasses.Field, kind) -> gr.components.Component:
+    default = None if field.default is dataclasses.MISSING else field.default
+    if field.default_factory is not dataclasses.MISSING:
+        default = field.default_factory()
+    label, elem_id = field.name.replace("_", " "), f"{spec.name}-option-{field.name}"
+    base = typing.get_args(kind)[0] if typing.get_origin(kind) in (typing.Union, types.UnionType) else kind
+    if base is bool:
+        return gr.Checkbox(value=bool(default), label=label, elem_id=elem_id)
+    if base in (int, float):
+        return gr.Number(value=default, precision=0 if base is int else None, label=label, elem_id=elem_id)
+    if isinstance(default, list):
+        default = ",".join(map(str, default))
+    return gr.Textbox(value="" if default is None else str(default), label=label, elem_id=elem_id)
+
+
+def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> None:
+    hints = typing.get_type_hints(spec.options)
+    fields = spec.option_fields()
+    with gr.Row():
+        inputs = [_input_for(spec, f, hints.get(f.name)) for f in fields]
+        concurrency = gr.Slider(1, 64, value=spec.default_concurrency, step=1, label=t("run.concurrency"),
+                                elem_id=f"{spec.name}-concurrency")
+    exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"), elem_id=f"{spec.name}-exp-id")
+    parts = launcher.build_controls(spec.name, spec.title)
+    headline = gr.Markdown(elem_id=f"{spec.name}-headline")
+    chart = gr.Plot(elem_id=f"{spec.name}-accuracy-plot")
+    samples = gr.Dataframe(samples_frame(store, ""), wrap=True, max_height=420, interactive=False,
+                           elem_id=f"{spec.name}-samples")
+    downloads = gr.File(file_count="multiple", elem_id=f"{spec.name}-downloads")
+
+    def view(run_id):
+        if not run_id or store.experiment(run_id) is None:
+            return "", None, samples_frame(store, ""), None
+        summary = finished_summary(store, run_id, lambda s, i: lifecycle.export(s, i))
+        if not summary:
+            return "", None, samples_frame(store, run_id), None
+        label, value = spec.headline(summary)
+        shown = "–" if value is None else f"{value:.1%}"
+        groups = summary.get(f"by_{spec.group_name}") or {}
+        return (f"**{label}: {shown}** ({summary['judged']}/{summary['total']} judged)",
+                accuracy_bars(groups, f"{spec.title}: {label} per {spec.group_name}") if groups else None,
+                samples_frame(store, run_id), artefacts(store.experiment(run_id)) or None)
+
+    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, *values):
+        *option_values, concurrency_value, exp_id_value = values
+        settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
+        preflight(settings)
+        typed = {f.name: v for f, v in zip(fields, option_values) if v not in (None, "")}
+        try:
+            options = spec.make_options(typed)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{spec.title}: {exc}") from None
+        run_id = lifecycle.prepare(store, spec, options, settings, exp_id=(exp_id_value or "").strip() or None,
+                                   concurrency=int(concurrency_value))
+
+        def work(run):
+            run.say(f"run {run_id} started against {settings.host} ({settings.model})")
+            return lifecycle.execute(store, run_id, settings, cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+
+        return run_id, work
+
+    launcher.wire(demo, store, parts, benchmark=spec.name,
+                  inputs=[*endpoint.components(), *inputs, concurrency, exp_id], prepare=prepare,
+                  results=[headline, chart, samples, downloads], results_view=view,
+                  api_prefix=spec.name.replace("-", "_"))
