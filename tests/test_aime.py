@@ -21,6 +21,8 @@ from evalui.benchmarks.aime.parse import (
 from evalui.benchmarks.aime.tasks import combine_orders
 from evalui.testing.openai_peer import ScriptedPeer, error
 
+pytestmark = pytest.mark.unit
+
 LATEX = [r"\frac", r"\binom", r"\times", r"\neq", r"\underline"]
 
 

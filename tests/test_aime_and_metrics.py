@@ -14,6 +14,8 @@ from evalui.scoring.metrics import (
     win_rates,
 )
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(
     "response, expected",

@@ -15,6 +15,8 @@ from evalui.benchmarks.gaia.metadata import read_metadata
 from evalui.errors import InputError
 from evalui.jsonl import iter_jsonl, read_json_array
 
+pytestmark = pytest.mark.unit
+
 DEEP = 100_000
 GOOD_LINE = '{"task_id": "t1", "model_answer": "17"}\n'
 

@@ -12,6 +12,8 @@ from bfcl_cases import RAW_FC, RAW_TEXTS, fc_result, gold_calls, perturbed_calls
 from evalui.benchmarks.bfcl.data import load_category
 from evalui.scoring.bfcl import CATEGORIES, RELEVANCE_CATEGORIES, language_of, score_entry
 
+pytestmark = pytest.mark.unit
+
 PROMPT_MODEL = "gpt-4o-2024-11-20"  # registered, keeps dotted names
 FC_MODEL = "gpt-4o-2024-11-20-FC"  # registered, OpenAI-style underscored names
 PERTURBED_ENTRIES_PER_CATEGORY = 60

@@ -28,6 +28,8 @@ from evalui.scoring.bfcl_official import load_official
 from evalui.scoring.safe_calls import MAX_TEXT_CHARS, UnsafeExpression, guard_python_calls
 from evalui.testing.openai_peer import ScriptedPeer, completion
 
+pytestmark = pytest.mark.unit
+
 
 def hostile_lines(marker) -> list[str]:
     run = f"__import__('os').system('touch {marker}')"

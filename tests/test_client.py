@@ -10,6 +10,8 @@ from peers import SENTINEL_KEY, settings_for
 from evalui.engine.client import EndpointError, ModelClient
 from evalui.testing.openai_peer import Reply, ScriptedPeer, completion, error
 
+pytestmark = pytest.mark.unit
+
 MESSAGES = [{"role": "user", "content": "hi"}]
 
 

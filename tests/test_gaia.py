@@ -17,6 +17,8 @@ from evalui.benchmarks.gaia import data
 from evalui.errors import InputError
 from evalui.testing.openai_peer import ScriptedPeer, completion, error
 
+pytestmark = pytest.mark.unit
+
 SAMPLE = data.BUNDLED_SAMPLE / "2023" / "validation"
 ANSWERS = {"chemical symbol": "Au", "units were ordered": "10", "planets": "Mercury, Venus, Earth",
            "colour": "red", "largest population": "Marseille", "total price": "$705", "spreadsheet": "42"}

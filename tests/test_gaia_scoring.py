@@ -4,6 +4,8 @@ import pytest
 
 from evalui.scoring.gaia import extract_final_answer, lenient_match, question_scorer
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(
     "answer, truth, expected",

@@ -13,6 +13,8 @@ from evalui.engine.store import RunStore
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer, error
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture()
 def store(tmp_path, monkeypatch):

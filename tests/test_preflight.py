@@ -13,6 +13,8 @@ from evalui.engine.settings import EndpointSettings
 from evalui.engine.url_policy import RefusedURL, allow_server_host
 from evalui.testing.openai_peer import Reply, ScriptedPeer, completion, error
 
+pytestmark = pytest.mark.unit
+
 
 def closed_port() -> int:
     with socket.socket() as probe:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pytest
 from peers import settings_for
 
 from evalui.engine.client import ModelClient
 from evalui.engine.runner import run_experiment
 from evalui.engine.store import RunStore
 from evalui.testing.openai_peer import ScriptedPeer, completion
+
+pytestmark = pytest.mark.unit
 
 
 @dataclass

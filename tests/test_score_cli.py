@@ -12,6 +12,8 @@ from bfcl_cases import gold_calls, prompt_text
 
 from evalui.benchmarks.bfcl.data import load_category
 
+pytestmark = pytest.mark.unit
+
 
 def run_cli(*args, module=True):
     # The console script installed beside this interpreter, whether or not the venv is activated.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from aime_script import AimeScript
 from peers import settings_for
 
@@ -13,6 +14,8 @@ from evalui.benchmarks.aime.run import execute_generation, prepare_generation
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion
+
+pytestmark = pytest.mark.unit
 
 
 def test_a_bfcl_sample_holds_its_one_step(store):

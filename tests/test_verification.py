@@ -17,6 +17,8 @@ from evalui import verification_input as uploads_module
 from evalui.errors import InputError
 from evalui.verification_input import FileProblem
 
+pytestmark = pytest.mark.unit
+
 SCORES = {"correctness": 5, "clarity": 4, "difficulty_match": 3, "completeness": 4}
 
 
