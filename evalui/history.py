@@ -25,21 +25,23 @@ SAMPLE_COLUMNS = ["sample", "group", "stage", "verdict", "prediction", "error", 
 SHOWN_CHARS = 600
 
 
+def spec_of(benchmark: str):
+    """The benchmark's spec, or None for a run of a benchmark this evalui no longer knows."""
+    from evalui.benchmarks import registry
+
+    try:
+        return registry.get(benchmark)
+    except (KeyError, ImportError, TypeError):
+        return None
+
+
 def headline(experiment: dict) -> tuple[str, float | None]:
-    """(what the number is, the number) that sums a run up."""
+    """(what the number is, the number) that sums a run up, as its benchmark defines it."""
     summary = experiment.get("summary") or {}
-    benchmark = experiment["benchmark"]
-    if benchmark == "gaia" and summary.get("judged") and not summary.get("scored"):
-        return "unscored", None  # the test split hides its answers: no accuracy, not 0 %
-    if benchmark in ("bfcl", "gaia"):
-        return "accuracy", summary.get("accuracy")
-    if benchmark == "aime-judge":
-        return "pass rate", (summary.get("pass_rate") or {}).get("rate")
-    if benchmark == "aime-winrate":
-        return "win rate", (summary.get("win_rate") or {}).get("rate")
-    if benchmark == "aime-generate" and summary.get("requested"):
-        return "generated", summary["generated"] / summary["requested"]
-    return "", None
+    spec = spec_of(experiment["benchmark"])
+    if spec is None or not summary:
+        return "", None
+    return spec.headline(summary)
 
 
 def groups(experiment: dict) -> dict[str, dict]:
@@ -121,11 +123,12 @@ def verdict_word(benchmark: str, sample) -> str:
     if sample.stage != "judged":
         return "error" if sample.error else sample.stage
     verdict = sample.verdict or {}
-    if benchmark == "gaia" and verdict.get("scored") is False:
-        return "unscored"
-    if benchmark == "aime-winrate":
-        return verdict.get("outcome") or ("win" if sample.correct else "no win")
-    yes, no = {"aime-generate": ("valid", "invalid"), "aime-judge": ("pass", "fail")}.get(benchmark, ("correct", "wrong"))
+    if verdict.get("scored") is False:
+        return "unscored"  # a hidden answer (GAIA's test split)
+    if verdict.get("outcome"):
+        return verdict["outcome"]  # win, loss or tie
+    spec = spec_of(benchmark)
+    yes, no = spec.verdict_words if spec else ("correct", "wrong")
     return yes if sample.correct else no
 
 
@@ -195,7 +198,7 @@ def delete_run(store: RunStore, exp_id: str) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def resume_run(store: RunStore, exp_id: str, settings: EndpointSettings, *, concurrency: int = 4,
+def resume_run(store: RunStore, exp_id: str, settings: EndpointSettings, *, concurrency: int | None = None,
                cancel: threading.Event | None = None, on_progress: Callable[[Progress], None] | None = None) -> dict:
     """Run the unfinished samples of a stored run again, with the given endpoint (its key is not stored)."""
     experiment = store.experiment(exp_id)
@@ -203,23 +206,17 @@ def resume_run(store: RunStore, exp_id: str, settings: EndpointSettings, *, conc
         raise ValueError(f"no run named {exp_id!r}")
     options = {"concurrency": concurrency, "cancel": cancel, "on_progress": on_progress}
     benchmark = experiment["benchmark"]
-    if "options" in experiment["config"]:  # on the shared lifecycle
-        if experiment["config"]["options"].get("agent"):
-            raise ValueError("runs of a user's agent resume from the command line, with --agent")
-        if benchmark == "bfcl":
-            from evalui.scoring.bfcl_official import load_official
+    if "options" not in experiment["config"]:
+        raise ValueError(f"{exp_id} was stored by an earlier evalui; resume it from its benchmark's tab or command")
+    if experiment["config"]["options"].get("agent"):
+        raise ValueError("runs of a user's agent resume from the command line, with --agent")
+    if benchmark == "bfcl":
+        from evalui.scoring.bfcl_official import load_official
 
-            load_official()  # the checker's slow first import is not part of the run's wall time
-        from evalui.engine import lifecycle
+        load_official()  # the checker's slow first import is not part of the run's wall time
+    from evalui.engine import lifecycle
 
-        return lifecycle.resume(store, exp_id, settings, **options)
-    from evalui.benchmarks.aime import run as aime
-
-    executors = {aime.GENERATE: aime.execute_generation, aime.JUDGE: aime.execute_judge,
-                 aime.WINRATE: aime.execute_winrate}
-    if benchmark not in executors:
-        raise ValueError(f"runs of {benchmark} cannot be resumed here")
-    return executors[benchmark](store, settings, exp_id, **options)
+    return lifecycle.resume(store, exp_id, settings, **options)
 
 
 def stored_endpoint(experiment: dict, api_key: str) -> EndpointSettings:

@@ -16,10 +16,10 @@ EXTRA_ENV = "EVALUI_BENCHMARKS"
 BUILT_IN: dict[str, str] = {
     "bfcl": "evalui.benchmarks.bfcl.spec:BENCHMARK",
     "gaia": "evalui.benchmarks.gaia.spec:BENCHMARK",
+    "aime-generate": "evalui.benchmarks.aime.spec:GENERATION",
+    "aime-judge": "evalui.benchmarks.aime.spec:JUDGING",
+    "aime-winrate": "evalui.benchmarks.aime.spec:WINRATE_SPEC",
 }
-# Not yet on the shared lifecycle: the three AIME steps keep their own prepare, execute and export
-# (evalui/benchmarks/aime/run.py); history.py resumes them through those.
-LEGACY = ("aime-generate", "aime-judge", "aime-winrate")
 
 _registered: dict[str, str] = {}
 

@@ -49,6 +49,9 @@ class Benchmark:
     group_name: str = "group"
     needs_endpoint: bool = True  # False where something else can answer (GAIA's user agents)
     default_concurrency: int = 8
+    # True: the run's ``out`` is its folder. False: ``out`` is where the benchmark's own files go
+    # (AIME writes beside the generated file), and the common files stay in the run's own folder.
+    out_is_run_folder: bool = True
     metrics: dict[str, str] = dataclasses.field(default_factory=lambda: {
         "accuracy": "share of judged samples that are correct, with a Wilson 95% interval"})
 

@@ -113,7 +113,8 @@ def export(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> 
     experiment = store.experiment(exp_id)
     benchmark = _benchmark(experiment["benchmark"])
     samples = store.samples(exp_id)
-    folder = run_folder(exp_id, experiment["config"].get("out") or experiment.get("out_dir"))
+    own = experiment["config"].get("out") or experiment.get("out_dir") if benchmark.out_is_run_folder else None
+    folder = run_folder(exp_id, own)
     summary = summary_of(exp_id, samples)
     summary[f"by_{benchmark.group_name}"] = summary.pop("by_group")
     summary.update(benchmark=benchmark.name, model=experiment["model"], status=experiment["status"],
@@ -127,7 +128,7 @@ def export(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> 
     summary["files"] = {name: str(path) for name, path in files.items()}
     summary["provenance"] = provenance(benchmark.data_files(benchmark.make_options(experiment["config"].get("options") or {})))
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
-    store.set_status(exp_id, experiment["status"], summary=summary, out_dir=str(folder))
+    store.set_status(exp_id, experiment["status"], summary=summary, out_dir=summary["out_dir"])
     return summary
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import gradio as gr
 
 from evalui.benchmarks.aime import run as aime
+from evalui.benchmarks.aime.spec import generated_problems
 from evalui.benchmarks.aime.prompts import TOPICS
 from evalui.config import runs_dir
 from evalui.engine.store import RunStore
@@ -26,7 +27,7 @@ def generation_view(store: RunStore, exp_id: str | None):
     experiment = store.experiment(exp_id) if exp_id else None
     if experiment is None:
         return "", None
-    problems = aime.generated_problems(store, exp_id)
+    problems = generated_problems(experiment, store.samples(exp_id, stages=("judged",)))
     text = "\n\n---\n\n".join(problem_markdown(p) for p in reversed(problems[-SHOWN_PROBLEMS:]))
     summary = experiment.get("summary") or {}
     files = [summary[k] for k in ("output", "report") if summary.get(k) and Path(summary[k]).exists()]
@@ -162,7 +163,7 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
 
     def view_for_run(run_id):
         experiment = store.experiment(run_id) if run_id else None
-        return file_view(store, experiment["config"]["input"]) if experiment else (None, None, None, None)
+        return file_view(store, experiment["config"]["options"]["input"]) if experiment else (None, None, None, None)
 
     inputs = [*endpoint.components(), generated, judge_model, real_source, seed]
     choices = {generated: file_choices}

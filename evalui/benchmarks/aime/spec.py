@@ -1,0 +1,213 @@
+"""The three AIME steps as benchmark specs: generate problems, judge them, and their win rate.
+
+Their own files (the generated file, and ``<stem>_judge.json`` / ``<stem>_winrate.json`` beside it)
+go where the step's ``out`` or input says; the lifecycle's common files go to the run's own folder.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalui.benchmarks.aime.prompts import TOPICS
+from evalui.engine.benchmark import Benchmark
+
+GENERATE, JUDGE, WINRATE = "aime-generate", "aime-judge", "aime-winrate"
+
+
+def _cache_dir() -> Path:
+    from evalui.config import data_dir
+
+    return data_dir() / "cache" / "datasets"
+
+
+def _judged(samples: list) -> list:
+    return [s for s in samples if s.stage == "judged"]
+
+
+# generation -----------------------------------------------------------------------------------
+@dataclass
+class GenerateOptions:
+    n: int = 10
+    topics: list[str] = field(default_factory=lambda: list(TOPICS))
+    seed: int = 0
+    reference_source: str = "auto"  # auto, hub or bundled
+    output_name: str = ""  # aime_generated_<timestamp>.json, fixed when the run is first prepared
+
+
+def reference_pool(options: GenerateOptions):
+    from evalui.benchmarks.aime import references
+
+    return references.reference_pool(options.reference_source, _cache_dir())
+
+
+def generation_samples(options: GenerateOptions):
+    from evalui.benchmarks.aime.tasks import generation_specs
+
+    if options.n < 1:
+        raise ValueError("generate at least one problem")
+    topics = [t.strip() for t in options.topics if t.strip()] or list(TOPICS)
+    return generation_specs(options.n, topics, reference_pool(options)[0], options.seed)
+
+
+def generation_task(options: GenerateOptions, store, exp_id: str):
+    from evalui.benchmarks.aime.tasks import GenerationTask
+
+    accepted = [(s.sample_id, s.prediction["problem"]) for s in store.samples(exp_id, stages=("judged",))]
+    return GenerationTask(reference_pool(options)[0], accepted=accepted)
+
+
+def generation_summary(samples: list, summary: dict) -> dict:
+    judged = _judged(samples)
+    return {"requested": summary["total"], "generated": len(judged),
+            "topics": dict(Counter(s.prediction.get("topic") for s in judged).most_common()),
+            "rejected_attempts": sum(len((s.verdict or {}).get("rejected_attempts", [])) for s in judged)}
+
+
+def export_generation(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
+    import json
+
+    from evalui.reports import aime_report
+
+    config, options = experiment["config"], experiment["config"]["options"]
+    target = Path(config["out"]) if config.get("out") else folder
+    target.mkdir(parents=True, exist_ok=True)
+    problems = generated_problems(experiment, _judged(samples))
+    output = target / options["output_name"]
+    output.write_text(json.dumps(problems, indent=2, ensure_ascii=False), encoding="utf-8")
+    summary.update(output=str(output), out_dir=str(target), reference_source=config.get("reference_label")
+                   or options["reference_source"])
+    summary["report"] = str(aime_report.write_generation_report(target, summary, problems))
+    return {"output": output, "report": Path(summary["report"])}
+
+
+def generated_problems(experiment: dict, judged: list) -> list[dict]:
+    problems = []
+    for sample in judged:
+        problem = dict(sample.prediction)
+        problem["metadata"] = {"exp_id": experiment["exp_id"], "model": experiment["model"],
+                               "reference_ids": sample.payload["reference_ids"],
+                               "rejected_attempts": len((sample.verdict or {}).get("rejected_attempts", []))}
+        problems.append(problem)
+    return problems
+
+
+def generated_share(summary: dict) -> tuple[str, float | None]:
+    return "generated", summary["generated"] / summary["requested"] if summary.get("requested") else None
+
+
+# judge and win rate ---------------------------------------------------------------------------
+@dataclass
+class JudgeOptions:
+    input: str = ""  # the generated file
+
+
+@dataclass
+class WinrateOptions:
+    input: str = ""
+    seed: int = 0
+    real_source: str = "auto"  # auto, hub or bundled: where the real AIME 2025 problems come from
+
+
+def judge_samples(options: JudgeOptions):
+    from evalui.benchmarks.aime.run import read_problems
+    from evalui.benchmarks.aime.tasks import judge_specs
+
+    return judge_specs(read_problems(options.input))
+
+
+def winrate_samples(options: WinrateOptions):
+    from evalui.benchmarks.aime import references
+    from evalui.benchmarks.aime.run import read_problems
+    from evalui.benchmarks.aime.tasks import pairing_specs
+
+    real, _ = references.aime25(options.real_source, _cache_dir())
+    return pairing_specs(read_problems(options.input), real, options.seed)
+
+
+def companion_target(experiment: dict) -> tuple[Path, Path]:
+    """(the generated file, the folder for what is written beside it)."""
+    input_path = Path(experiment["config"]["options"]["input"])
+    folder = Path(experiment["config"]["out"]) if experiment["config"].get("out") else input_path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return input_path, folder
+
+
+def _write_companion(folder: Path, output: Path, summary: dict, results: list) -> None:
+    import json
+
+    output.write_text(json.dumps({"summary": summary, "results": results}, indent=2, ensure_ascii=False),
+                      encoding="utf-8")
+    summary.update(output=str(output), out_dir=str(folder))
+
+
+def judge_figures(samples: list, summary: dict) -> dict:
+    from evalui.scoring.metrics import judge_summary
+
+    scores = [{d: s.prediction["scores"][d]["score"] for d in s.prediction["scores"]} for s in _judged(samples)]
+    figures = judge_summary(scores)
+    return {**figures, "average_score": figures["average"], "failures": summary["errors"]}
+
+
+def export_judge(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
+    from evalui.reports import aime_report
+
+    input_path, target = companion_target(experiment)
+    results = [{**s.prediction, "topic": s.group} for s in _judged(samples)]
+    summary.update(judge_model=experiment["model"], input=str(input_path))
+    _write_companion(target, target / f"{input_path.stem}_judge.json", summary, results)
+    summary["report"] = str(aime_report.write_judge_report(target, input_path.stem, summary, results))
+    return {"output": Path(summary["output"]), "report": Path(summary["report"])}
+
+
+def winrate_figures(samples: list, summary: dict) -> dict:
+    from evalui.scoring.metrics import win_rates
+
+    results = [s.prediction for s in _judged(samples)]
+    return {"pairs": len(results), "inconsistent_pairs": sum(1 for r in results if not r["consistent"]),
+            "failures": summary["errors"], **win_rates(r["outcome"] for r in results)}
+
+
+def export_winrate(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
+    from evalui.reports import aime_report
+
+    input_path, target = companion_target(experiment)
+    results = [s.prediction for s in _judged(samples)]
+    summary.update(judge_model=experiment["model"], input=str(input_path),
+                   real_source=experiment["config"].get("reference_label")
+                   or experiment["config"]["options"]["real_source"])
+    _write_companion(target, target / f"{input_path.stem}_winrate.json", summary, results)
+    summary["report"] = str(aime_report.write_winrate_report(target, input_path.stem, summary))
+    return {"output": Path(summary["output"]), "report": Path(summary["report"])}
+
+
+def _task(name: str):
+    def make(options, store, exp_id):
+        from evalui.benchmarks.aime import tasks
+
+        return {JUDGE: tasks.JudgeTask, WINRATE: tasks.WinRateTask}[name]()
+
+    return make
+
+
+GENERATION = Benchmark(
+    name=GENERATE, title="AIME-style problem generation", options=GenerateOptions, samples=generation_samples,
+    task=generation_task, fixed=("seed", "output_name"), summarise=generation_summary, export=export_generation,
+    headline=generated_share, verdict_words=("valid", "invalid"), group_name="topic", default_concurrency=4,
+    out_is_run_folder=False,
+    metrics={"generated": "valid problems (parsed, answer 0–999, not a near-duplicate) out of those asked"})
+JUDGING = Benchmark(
+    name=JUDGE, title="LLM judge of generated problems", options=JudgeOptions, samples=judge_samples,
+    task=_task(JUDGE), fixed=("input",), summarise=judge_figures, export=export_judge,
+    headline=lambda s: ("pass rate", (s.get("pass_rate") or {}).get("rate")), verdict_words=("pass", "fail"),
+    group_name="topic", default_concurrency=4, out_is_run_folder=False,
+    data_files=lambda options: [Path(options.input)],
+    metrics={"average": "mean of the four dimensions (1–5)", "pass_rate": "share with a mean ≥ 3.5"})
+WINRATE_SPEC = Benchmark(
+    name=WINRATE, title="Win rate against real AIME problems", options=WinrateOptions, samples=winrate_samples,
+    task=_task(WINRATE), fixed=("input", "seed"), summarise=winrate_figures, export=export_winrate,
+    headline=lambda s: ("win rate", (s.get("win_rate") or {}).get("rate")), verdict_words=("win", "not a win"),
+    group_name="topic", default_concurrency=4, out_is_run_folder=False,
+    data_files=lambda options: [Path(options.input)],
+    metrics={"win_rate": "pairs the judge prefers in both orders; order-dependent pairs are ties"})
