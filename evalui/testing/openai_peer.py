@@ -160,7 +160,7 @@ class ScriptedPeer:
         return f"http://{host}:{port}/v1"
 
     def start(self) -> "ScriptedPeer":
-        self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-peer", daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="scripted-peer", daemon=True)
         self._thread.start()
         return self
 
