@@ -6,9 +6,19 @@ from evalui.engine.background import background_runs
 from evalui.engine.store import RunStore
 from evalui.ui.access import say
 
-# What a "correct" sample means differs by task: a generated problem is valid, a judged one passes.
-SUCCESS_WORDS = {"aime-generate": "word.valid", "aime-judge": "word.pass", "aime-winrate": "word.wins"}
 STATES = ("running", "cancelling", "cancelled", "finished", "incomplete", "interrupted", "failed", "created")
+
+
+def success_word(benchmark: str) -> str:
+    """What a successful sample is called in its own task (a generated problem is valid, a judged one
+    passes), in the visitor's language where strings.py has the word."""
+    from evalui.history import spec_of
+    from evalui.ui.strings import STRINGS
+
+    spec = spec_of(benchmark)
+    word = spec.verdict_words[0] if spec else "correct"
+    key = {"win": "word.wins"}.get(word, f"word.{word}")
+    return say(key) if key in STRINGS else word
 
 
 def run_state(store: RunStore, exp_id: str, experiment: dict | None = None) -> str:
@@ -43,7 +53,7 @@ def status_line(store: RunStore, exp_id: str | None) -> str:
         outcome = say("msg.unscored")
     else:
         share = counts["correct"] / scored if scored else 0.0
-        word = say(SUCCESS_WORDS.get(experiment["benchmark"], "word.correct"))
+        word = success_word(experiment["benchmark"])
         outcome = say("msg.outcome", count=counts["correct"], word=word, share=f"{share:.1%}")
     return say("msg.status", exp_id=exp_id, status=state_word(run_state(store, exp_id, experiment)),
                judged=counts["judged"], total=counts["total"], outcome=outcome, errors=counts["errors"],
