@@ -23,6 +23,7 @@ class BackgroundRun:
     thread: threading.Thread | None = None
     result: object = None
     error: str | None = None
+    error_shown: bool = False  # the page warns about a failed run once
     started_at: float = field(default_factory=time.time)
 
     @property

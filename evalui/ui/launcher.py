@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,7 +17,7 @@ from evalui.ui.access import bare_names, require_access, say
 from evalui.ui.run_view import is_running, latest_running, log_text, run_choices, status_line
 from evalui.ui.strings import t
 
-POLL_S = 0.5  # how often a streaming start and a reopened page re-read progress
+POLL_S = 0.5  # how often the page re-reads a running run's progress
 
 # prepare(*inputs) -> (exp_id, work); work(run) runs in the background and returns a summary.
 Prepare = Callable[..., tuple[str, Callable[[BackgroundRun], object]]]
@@ -102,7 +101,8 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
     nothing = tuple(gr.skip() for _ in results)
     idle, busy = gr.update(interactive=True), gr.update(interactive=False)
 
-    def start_run(*values, progress=gr.Progress()):
+    def start_run(*values):
+        # Returns as soon as the run is started: the timer follows it, so a run holds no queue slot.
         require_access("start runs")
         try:
             run_id, work = prepare(*values)
@@ -110,20 +110,20 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
             # A warning and the status line, not a raised error: that would badge every output "Error".
             reason = exc.message if isinstance(exc, gr.Error) else html.escape(bare_names(str(exc)))
             gr.Warning(reason)
-            yield (gr.skip(), gr.skip(), say("msg.not_started", reason=reason), gr.skip(), idle, *nothing)
-            return
-        run = background_runs().start(run_id, work)
+            return (gr.skip(), gr.skip(), say("msg.not_started", reason=reason), gr.skip(), idle, *nothing,
+                    gr.skip(), gr.Timer(active=False))
+        background_runs().start(run_id, work)
         remembered = {"run_id": run_id, "inputs": [_json_value(v) if k else None for v, k in zip(values, keep)]}
-        while run.running:
-            counts = store.progress(run_id)
-            progress((counts["judged"], counts["total"]), desc=f"{(benchmark or 'run').upper()} {counts['judged']}/{counts['total']}",
-                     unit="samples")
-            yield (run_id, remembered, status_line(store, run_id), log_text(run_id), busy,
-                   *(results_view(run_id) if live_results else nothing))
-            time.sleep(POLL_S)
-        if run.error:
-            gr.Warning(html.escape(say("msg.run_failed", error=bare_names(run.error))))
-        yield (run_id, remembered, status_line(store, run_id), log_text(run_id), idle, *results_view(run_id))
+        return (run_id, remembered, status_line(store, run_id), log_text(run_id), busy,
+                *(results_view(run_id) if live_results else nothing), progress_bar(run_id), gr.Timer(active=True))
+
+    def progress_bar(run_id) -> str:
+        if not is_running(run_id):
+            return ""
+        counts = store.progress(run_id)
+        label = f"{(benchmark or 'run').upper()} {counts['judged']}/{counts['total']}"
+        return (f'<div class="evalui-progress"><progress value="{counts["judged"]}" max="{max(counts["total"], 1)}" '
+                f'style="width:100%"></progress><div>{html.escape(label)}</div></div>')
 
     def cancel_run(run_id):
         require_access("cancel runs")
@@ -140,13 +140,18 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
     def show_run(run_id):
         running = is_running(run_id)
         return (run_id, {"run_id": run_id, "inputs": None}, status_line(store, run_id), log_text(run_id),
-                *results_view(run_id), gr.Timer(active=running), busy if running else idle)
+                *results_view(run_id), gr.Timer(active=running), busy if running else idle, progress_bar(run_id))
 
     def poll(run_id):
         if is_running(run_id):
             live = results_view(run_id) if live_results else nothing
-            return (status_line(store, run_id), log_text(run_id), *live, busy, gr.Timer(active=True))
-        return (status_line(store, run_id), log_text(run_id), *results_view(run_id), idle, gr.Timer(active=False))
+            return (status_line(store, run_id), log_text(run_id), *live, busy, progress_bar(run_id),
+                    gr.Timer(active=True))
+        run = background_runs().get(run_id) if run_id else None
+        if run and run.error and not run.error_shown:
+            run.error_shown = True
+            gr.Warning(html.escape(say("msg.run_failed", error=bare_names(run.error))))
+        return (status_line(store, run_id), log_text(run_id), *results_view(run_id), idle, "", gr.Timer(active=False))
 
     def reopen(remembered):
         remembered = remembered if isinstance(remembered, dict) else {}
@@ -169,19 +174,19 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
                 updates.append(gr.update(value=value))
         tail = [] if parts.runs in kept else [runs_update]
         return (run_id, status_line(store, run_id), log_text(run_id), *results_view(run_id),
-                gr.Timer(active=running), busy if running else idle, *updates, *tail)
+                gr.Timer(active=running), busy if running else idle, progress_bar(run_id), *updates, *tail)
 
-    started = parts.start.click(start_run, inputs, [current, saved, parts.status, parts.log, parts.start, *results],
-                                api_name=f"{api_prefix}_start", concurrency_limit=8, concurrency_id="launchers",
-                                show_progress_on=[parts.progress])
+    started = parts.start.click(start_run, inputs, [current, saved, parts.status, parts.log, parts.start, *results,
+                                                    parts.progress, timer],
+                                api_name=f"{api_prefix}_start", concurrency_limit=8, concurrency_id="launchers")
     started.then(list_runs, [current], [parts.runs], api_visibility="private")
     parts.cancel.click(cancel_run, [current], [parts.status], api_name=f"{api_prefix}_cancel", show_progress="hidden")
     parts.refresh.click(list_runs, [current], [parts.runs], api_name=f"{api_prefix}_runs")
-    parts.runs.input(show_run, [parts.runs], [current, saved, parts.status, parts.log, *results, timer, parts.start],
-                     api_name=f"{api_prefix}_show")
+    parts.runs.input(show_run, [parts.runs], [current, saved, parts.status, parts.log, *results, timer, parts.start,
+                                              parts.progress], api_name=f"{api_prefix}_show")
     parts.log.change(None, None, None, js=FOLLOW_LOG_JS % parts.log.elem_id, api_visibility="private")
-    timer.tick(poll, [current], [parts.status, parts.log, *results, parts.start, timer], api_visibility="private",
-               show_progress="hidden", concurrency_limit=None)
-    demo.load(reopen, [saved], [current, parts.status, parts.log, *results, timer, parts.start, *kept,
+    timer.tick(poll, [current], [parts.status, parts.log, *results, parts.start, parts.progress, timer],
+               api_visibility="private", show_progress="hidden", concurrency_limit=None)
+    demo.load(reopen, [saved], [current, parts.status, parts.log, *results, timer, parts.start, parts.progress, *kept,
                                 *([] if parts.runs in kept else [parts.runs])], api_visibility="private")
     return current
