@@ -30,6 +30,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import aiohttp
 
+from evalui.engine.loop_thread import LoopThread
 from evalui.engine.settings import EndpointSettings
 
 MAX_RETRY_AFTER_S = 60.0
@@ -194,19 +195,6 @@ def _redacted(reply: ChatReply, secrets: list[str]) -> ChatReply:
                    tool_calls=[ToolCall(clean(c.name), clean(c.arguments)) for c in reply.tool_calls])
 
 
-class _LoopThread:
-    """An event loop in a daemon thread, stopped when its owner is collected or closed."""
-
-    def __init__(self, name: str):
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        if self.loop.is_running():
-            self.loop.call_soon_threadsafe(self.loop.stop)
-
-
 class ModelClient:
     """One endpoint. Thread-safe: the runner's workers share it, and its connections."""
 
@@ -225,7 +213,7 @@ class ModelClient:
             self._headers["authorization"] = basic
         elif settings.api_key:
             self._headers["authorization"] = f"Bearer {settings.api_key}"
-        self._runner = _LoopThread(f"evalui-http-{settings.host}")
+        self._runner = LoopThread(f"evalui-http-{settings.host}")
         self._http = self._on_loop(self._make_http(max_connections))
         self._finalizer = weakref.finalize(self, _shutdown, self._runner, self._http)
 
@@ -239,7 +227,7 @@ class ModelClient:
                                      cookie_jar=aiohttp.DummyCookieJar(), trust_env=False)
 
     def _on_loop(self, coroutine):
-        return asyncio.run_coroutine_threadsafe(coroutine, self._runner.loop).result()
+        return self._runner.run(coroutine)
 
     def cancel_on(self, event: threading.Event | None) -> None:
         """Requests in flight and retry waits end soon after ``event`` is set."""
@@ -269,14 +257,14 @@ class ModelClient:
         cancel = self._cancel
         if cancel is not None and cancel.is_set():
             raise Cancelled(0)
-        future = asyncio.run_coroutine_threadsafe(self.achat(messages, tools=tools, **overrides), self._runner.loop)
-        while True:
-            try:
-                return future.result(timeout=CANCEL_POLL_S)
-            except TimeoutError:
-                if cancel is not None and cancel.is_set():
-                    future.cancel()
-                    raise Cancelled(0) from None
+        call = self._runner.submit(self.achat(messages, tools=tools, **overrides))
+        while not call.wait(CANCEL_POLL_S):
+            if cancel is not None and cancel.is_set():
+                self._runner.cancel(call)
+                raise Cancelled(0)
+        if call.error is not None:
+            raise call.error
+        return call.result
 
     async def achat(self, messages: list[dict], *, tools: list[dict] | None = None, **overrides) -> ChatReply:
         body = json_bytes(self.request_body(messages, tools, overrides))
@@ -357,7 +345,7 @@ def _tls_context() -> ssl.SSLContext:
         return ssl.create_default_context()
 
 
-def _shutdown(runner: _LoopThread, http: aiohttp.ClientSession) -> None:
+def _shutdown(runner: LoopThread, http: aiohttp.ClientSession) -> None:
     if not runner.loop.is_running():
         return
     closing = asyncio.run_coroutine_threadsafe(http.close(), runner.loop)

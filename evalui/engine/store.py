@@ -2,6 +2,9 @@
 
 Each sample moves init → rollout → judged, as in the utu eval framework. A rollout that failed
 for good stays at init with its error recorded, and is retried when the run resumes.
+
+Writes go through one writer thread that commits them in groups (evalui.engine.group_commit);
+a write has returned (or its callback has run) only once it is committed.
 """
 
 from __future__ import annotations
@@ -17,53 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalui.config import data_dir
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS experiments (
-    exp_id TEXT PRIMARY KEY,
-    benchmark TEXT NOT NULL,
-    model TEXT NOT NULL DEFAULT '',
-    endpoint_host TEXT NOT NULL DEFAULT '',
-    config TEXT NOT NULL DEFAULT '{}',
-    status TEXT NOT NULL DEFAULT 'created',
-    summary TEXT,
-    out_dir TEXT,
-    created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS samples (
-    exp_id TEXT NOT NULL REFERENCES experiments(exp_id) ON DELETE CASCADE,
-    sample_id TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    grp TEXT NOT NULL DEFAULT '',
-    stage TEXT NOT NULL DEFAULT 'init',
-    payload TEXT NOT NULL DEFAULT '{}',
-    request TEXT,
-    response TEXT,
-    prediction TEXT,
-    latency_s REAL,
-    prompt_tokens INTEGER NOT NULL DEFAULT 0,
-    completion_tokens INTEGER NOT NULL DEFAULT 0,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    correct INTEGER,
-    verdict TEXT,
-    error TEXT,
-    updated_at REAL NOT NULL,
-    PRIMARY KEY (exp_id, sample_id)
-);
-CREATE INDEX IF NOT EXISTS samples_by_stage ON samples(exp_id, stage);
-"""
-
-# Each step brings a store from version i to i + 1 (PRAGMA user_version). Version 1 is the
-# first wave's schema above; a store written by it opens and gains the later columns.
-MIGRATIONS: tuple[str, ...] = (
-    SCHEMA,
-    # Who executes a run, and when it last showed life: a run whose process died is "interrupted".
-    "ALTER TABLE experiments ADD COLUMN owner TEXT;"
-    "ALTER TABLE experiments ADD COLUMN heartbeat_at REAL;",
-    # Every step of a sample's call: messages, replies, tool calls and results, tokens, latency.
-    "ALTER TABLE samples ADD COLUMN trajectory TEXT;",
-)
+from evalui.engine.group_commit import Done, GroupCommit
+from evalui.engine.store_schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
 
 HEARTBEAT_S = 2.0
 # A run on another machine (a shared store) whose heartbeat is older than this is taken for dead.
@@ -122,15 +80,30 @@ class Sample:
 
 
 def _dumps(value) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+    if value is None:
+        return None
+    try:  # orjson (a gradio dependency) is several times faster, and a run writes a lot of JSON
+        import orjson
+
+        return orjson.dumps(value).decode()
+    except (ImportError, TypeError, OverflowError):  # no orjson, or what only json takes (big ints)
+        return json.dumps(value, ensure_ascii=False)
 
 
 def _loads(text):
-    return None if text is None else json.loads(text)
+    if text is None:
+        return None
+    try:
+        import orjson
+
+        return orjson.loads(text)
+    except (ImportError, ValueError):  # json also reads NaN and Infinity
+        return json.loads(text)
 
 
 class RunStore:
-    """Thread-safe access to one SQLite database; every write is committed at once."""
+    """Thread-safe access to one SQLite database; a write is committed when it returns (or, with
+    ``wait=False``, before its ``on_done`` runs)."""
 
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path else data_dir() / "evalui.sqlite"
@@ -145,6 +118,7 @@ class RunStore:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
+        self._writer = GroupCommit(self._db, self._lock)
 
     def _migrate(self) -> None:
         # BEGIN IMMEDIATE: two processes opening a fresh store must not both run a step.
@@ -168,13 +142,16 @@ class RunStore:
         return self._read("PRAGMA user_version")[0][0]
 
     def close(self) -> None:
+        self._writer.close()
         with self._lock:
             self._db.close()
 
-    def _write(self, sql: str, params: Iterable = ()) -> None:
-        with self._lock:
-            self._db.execute(sql, tuple(params))
-            self._db.commit()
+    def flush(self) -> None:
+        """Wait until every write queued so far (``wait=False``) is committed."""
+        self._writer.flush()
+
+    def _write(self, sql: str, params: Iterable = (), *, wait: bool = True, on_done: Done | None = None) -> None:
+        self._writer.submit([(sql, tuple(params))], wait=wait, on_done=on_done)
 
     def _read(self, sql: str, params: Iterable = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -223,6 +200,7 @@ class RunStore:
     # who executes a run ------------------------------------------------------------------------
     def claim_run(self, exp_id: str) -> None:
         """Mark the run as executed by this process; RunBusy if a live process already executes it."""
+        self.flush()
         with self._lock:
             row = self._db.execute("SELECT status, owner, heartbeat_at FROM experiments WHERE exp_id = ?",
                                    (exp_id,)).fetchone()
@@ -259,6 +237,7 @@ class RunStore:
 
     def delete_experiment(self, exp_id: str) -> None:
         """Delete the run and its samples; RunBusy while any live process executes it."""
+        self.flush()
         with self._lock:
             if self.is_executing(exp_id):
                 raise RunBusy(f"run {exp_id!r} is running; cancel it (or wait for it to end) before deleting it")
@@ -270,6 +249,7 @@ class RunStore:
     def add_samples(self, exp_id: str, samples: Iterable[tuple[str, str, dict]]) -> int:
         """Register (sample_id, group, payload) at stage init; samples already known are kept as they are."""
         now = time.time()
+        self.flush()
         with self._lock:
             start = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE exp_id = ?", (exp_id,)).fetchone()[0]
             cursor = self._db.executemany(
@@ -311,40 +291,40 @@ class RunStore:
         )
 
     def record_rollout(self, exp_id: str, sample_id: str, *, request, response, latency_s: float,
-                       prompt_tokens: int, completion_tokens: int, attempts: int, trajectory: list | None = None) -> None:
+                       prompt_tokens: int, completion_tokens: int, attempts: int, trajectory: list | None = None,
+                       wait: bool = True, on_done: Done | None = None) -> None:
         self._write(
             "UPDATE samples SET stage = 'rollout', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
             " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?"
             " WHERE exp_id = ? AND sample_id = ?",
             (_dumps(request), _dumps(response), latency_s, prompt_tokens, completion_tokens, attempts,
-             _dumps(trajectory), time.time(), exp_id, sample_id),
+             _dumps(trajectory), time.time(), exp_id, sample_id), wait=wait, on_done=on_done,
         )
 
     def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int,
-                     trajectory: list | None = None) -> None:
+                     trajectory: list | None = None, wait: bool = True, on_done: Done | None = None) -> None:
         """The call failed for good: back to init (a resume starts it again), with what it did kept."""
         self._write(
             "UPDATE samples SET stage = 'init', request = ?, error = ?, attempts = attempts + ?, trajectory = ?,"
             " updated_at = ? WHERE exp_id = ? AND sample_id = ?",
             (_dumps(request), error, attempts, _dumps(trajectory), time.time(), exp_id, sample_id),
+            wait=wait, on_done=on_done,
         )
 
-    def record_judgement(self, exp_id: str, sample_id: str, *, prediction, correct: bool, verdict: dict) -> None:
+    def record_judgement(self, exp_id: str, sample_id: str, *, prediction, correct: bool, verdict: dict,
+                         wait: bool = True, on_done: Done | None = None) -> None:
         """Judge one sample. The last verdict marks the run finished in the same transaction, so a
         crash between it and the summary cannot leave a complete run looking unfinished."""
         now = time.time()
-        with self._lock:
-            self._db.execute(
-                "UPDATE samples SET stage = 'judged', prediction = ?, correct = ?, verdict = ?, updated_at = ?"
-                " WHERE exp_id = ? AND sample_id = ?",
-                (_dumps(prediction), int(bool(correct)), _dumps(verdict), now, exp_id, sample_id),
-            )
-            self._db.execute(
-                "UPDATE experiments SET status = 'finished', updated_at = ? WHERE exp_id = ? AND NOT EXISTS"
-                " (SELECT 1 FROM samples WHERE exp_id = ? AND stage != 'judged')",
-                (now, exp_id, exp_id),
-            )
-            self._db.commit()
+        self._writer.submit([
+            ("UPDATE samples SET stage = 'judged', prediction = ?, correct = ?, verdict = ?, updated_at = ?"
+             " WHERE exp_id = ? AND sample_id = ?",
+             (_dumps(prediction), int(bool(correct)), _dumps(verdict), now, exp_id, sample_id)),
+            # IN, not !=: two seeks on the (exp_id, stage) index instead of a scan of the judged rows.
+            ("UPDATE experiments SET status = 'finished', updated_at = ? WHERE exp_id = ? AND NOT EXISTS"
+             " (SELECT 1 FROM samples WHERE exp_id = ? AND stage IN ('init', 'rollout'))",
+             (now, exp_id, exp_id)),
+        ], wait=wait, on_done=on_done)
 
     def progress(self, exp_id: str) -> dict:
         """Counts for a progress bar: total, judged, correct, errors (pending with an error), tokens."""

@@ -1,0 +1,50 @@
+"""The run store's tables, and the steps that bring an older store up to date."""
+
+from __future__ import annotations
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS experiments (
+    exp_id TEXT PRIMARY KEY,
+    benchmark TEXT NOT NULL,
+    model TEXT NOT NULL DEFAULT '',
+    endpoint_host TEXT NOT NULL DEFAULT '',
+    config TEXT NOT NULL DEFAULT '{}',
+    status TEXT NOT NULL DEFAULT 'created',
+    summary TEXT,
+    out_dir TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS samples (
+    exp_id TEXT NOT NULL REFERENCES experiments(exp_id) ON DELETE CASCADE,
+    sample_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    grp TEXT NOT NULL DEFAULT '',
+    stage TEXT NOT NULL DEFAULT 'init',
+    payload TEXT NOT NULL DEFAULT '{}',
+    request TEXT,
+    response TEXT,
+    prediction TEXT,
+    latency_s REAL,
+    prompt_tokens INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    correct INTEGER,
+    verdict TEXT,
+    error TEXT,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (exp_id, sample_id)
+);
+CREATE INDEX IF NOT EXISTS samples_by_stage ON samples(exp_id, stage);
+"""
+
+# Each step brings a store from version i to i + 1 (PRAGMA user_version). Version 1 is the
+# first wave's schema above; a store written by it opens and gains the later columns.
+MIGRATIONS: tuple[str, ...] = (
+    SCHEMA,
+    # Who executes a run, and when it last showed life: a run whose process died is "interrupted".
+    "ALTER TABLE experiments ADD COLUMN owner TEXT;"
+    "ALTER TABLE experiments ADD COLUMN heartbeat_at REAL;",
+    # Every step of a sample's call: messages, replies, tool calls and results, tokens, latency.
+    "ALTER TABLE samples ADD COLUMN trajectory TEXT;",
+)
