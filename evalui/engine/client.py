@@ -17,6 +17,7 @@ made the client, not the endpoint, the limit of a run; aiohttp's C parser costs 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import random
@@ -228,6 +229,11 @@ class ModelClient:
 
     def _on_loop(self, coroutine):
         return self._runner.run(coroutine)
+
+    def submit(self, coroutine) -> concurrent.futures.Future:
+        """Run a coroutine on the client's event loop (where ``achat`` runs best); the runner runs
+        a task that has ``acall`` this way."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self._runner.loop)
 
     def cancel_on(self, event: threading.Event | None) -> None:
         """Requests in flight and retry waits end soon after ``event`` is set."""

@@ -83,18 +83,28 @@ class EndpointLimiter:
                 if cancel is not None and cancel.is_set():
                     return False
                 self._cond.wait(CANCEL_POLL_S)
-            self._in_flight += 1
-            now = time.monotonic()
-            start = max(now, self._next_start)
-            self._next_start = start + self._interval()
-        if start > now:
+            delay = self._take()
+        if delay > 0:
             # The slot is held while waiting for the start time, so the spacing holds across runs.
-            if cancel is not None and cancel.wait(start - now):
+            if cancel is not None and cancel.wait(delay):
                 self.release()
                 return False
             if cancel is None:
-                time.sleep(start - now)
+                time.sleep(delay)
         return True
+
+    def try_acquire(self) -> float | None:
+        """A slot now, and the seconds to wait before starting (the RPM's spacing); None if no slot
+        is free. For callers on an event loop, which must not block."""
+        with self._cond:
+            return self._take() if self._in_flight < self._capacity() else None
+
+    def _take(self) -> float:
+        self._in_flight += 1
+        now = time.monotonic()
+        start = max(now, self._next_start)
+        self._next_start = start + self._interval()
+        return start - now
 
     def release(self) -> None:
         with self._cond:
@@ -114,6 +124,9 @@ class Lease:
 
     def acquire(self, cancel: threading.Event | None = None) -> bool:
         return self.limiter.acquire(cancel)
+
+    def try_acquire(self) -> float | None:
+        return self.limiter.try_acquire()
 
     def release(self) -> None:
         self.limiter.release()

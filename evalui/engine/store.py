@@ -9,6 +9,7 @@ a write has returned (or its callback has run) only once it is committed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import socket
@@ -87,7 +88,14 @@ def _dumps(value) -> str | None:
 
         return orjson.dumps(value).decode()
     except (ImportError, TypeError, OverflowError):  # no orjson, or what only json takes (big ints)
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, default=_plain)
+
+
+def _plain(value):
+    # orjson writes dataclasses (a trajectory's steps) itself; json needs them as dicts.
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def _loads(text):

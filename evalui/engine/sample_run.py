@@ -1,0 +1,236 @@
+"""One run's samples, executed: build, call, judge, store, count; on threads or on the client's loop.
+
+``run_on_threads`` is the general way: one thread per unit of concurrency, since a task's
+``call`` is synchronous (an agent may make several model calls in it). ``run_on_loop`` is for a
+task that also has ``async def acall``: its samples run as coroutines on the client's own event
+loop, so that no thread waits per request and no reply crosses threads (at thousands of samples
+a second those hand-offs cost as much as the HTTP itself; see bench/engine_ceiling.py).
+
+Writes go to the store without waiting; the callbacks that count a sample run on the store's
+writer thread once its verdict is committed, so a sample reported finished survives ``kill -9``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Iterable
+
+from evalui.engine.client import Cancelled, ChatReply, EndpointError
+from evalui.engine.limiter import Lease
+from evalui.engine.store import RunStore, Sample
+from evalui.engine.trajectory import Step, TaskResult, single_reply
+
+CANCEL_POLL_S = 0.1
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
+def _steps(steps: list) -> list:
+    """Steps as the store writes them: Step dataclasses go to orjson as they are (a deep copy
+    through dataclasses.asdict cost a tenth of a sample's time); anything else as its dict."""
+    return list(steps) if all(type(s) is Step for s in steps) else [s.as_dict() for s in steps]
+
+
+class SampleRun:
+    """What every worker of one run shares: the task, the store, the counts and the progress."""
+
+    def __init__(self, store: RunStore, exp_id: str, task, client, lease: Lease, cancel: threading.Event,
+                 counts: dict, progress: Callable, secrets: tuple[str, ...]):
+        self.store, self.exp_id, self.task, self.client, self.lease = store, exp_id, task, client, lease
+        self.cancel, self.counts, self._progress, self.secrets = cancel, counts, progress, secrets
+        # What a success is called differs by task: a valid problem, a passing judgement, a win.
+        self.words = getattr(task, "verdict_words", ("correct", "wrong"))
+        self.lock = threading.Lock()
+        self.done_here = 0
+        self.failures: list[BaseException] = []  # store writes that failed, and worker crashes
+
+    # callbacks: on the store's writer thread, once the write is committed ------------------
+    def _judged(self, sample_id: str, correct: bool, tokens: int, had_error: bool, error) -> None:
+        with self.lock:
+            if error is not None:
+                self.failures.append(error)
+                self._progress(f"{sample_id}: not stored: {error}", self.done_here)
+                return
+            self.done_here += 1
+            counts = self.counts
+            counts["judged"] += 1
+            counts["correct"] += correct
+            counts["errors"] -= 1 if had_error else 0
+            counts["tokens"] += tokens
+            self._progress(f"{sample_id}: {self.words[0] if correct else self.words[1]}", self.done_here)
+
+    def _errored(self, sample_id: str, message: str, had_error: bool, error) -> None:
+        with self.lock:
+            if error is not None:
+                self.failures.append(error)
+            self.counts["errors"] += 0 if had_error or error is not None else 1
+            self._progress(f"{sample_id}: {message}", self.done_here)
+
+    # the steps of a sample ---------------------------------------------------------------------
+    def judge(self, sample: Sample, response: dict, tokens: int, had_error: bool) -> None:
+        prediction, correct, verdict = self.task.judge(sample, response)
+        correct = bool(correct)
+        self.store.record_judgement(
+            self.exp_id, sample.sample_id, prediction=prediction, correct=correct, verdict=verdict, wait=False,
+            on_done=lambda error: self._judged(sample.sample_id, correct, tokens, had_error, error))
+
+    def fail(self, sample: Sample, request, error: str, attempts: int, had_error: bool, steps=None) -> None:
+        message = redact(error, self.secrets)
+        self.store.record_error(
+            self.exp_id, sample.sample_id, request=request, error=message, attempts=attempts,
+            trajectory=_steps(steps) if steps else None, wait=False,
+            on_done=lambda failure: self._errored(sample.sample_id, message, had_error, failure))
+
+    def answered(self, sample: Sample, request: dict, result, had_error: bool) -> None:
+        if isinstance(result, ChatReply):  # a task that makes one call may return its reply
+            result = single_reply(result, (request or {}).get("messages"))
+        # Not waited for: the answer is kept as soon as its group commits, and the verdict (queued
+        # after it) is what marks the sample finished.
+        self.store.record_rollout(self.exp_id, sample.sample_id, request=request, response=result.output,
+                                  latency_s=result.wall_s, prompt_tokens=result.prompt_tokens,
+                                  completion_tokens=result.completion_tokens, attempts=result.attempts,
+                                  trajectory=_steps(result.steps), wait=False)
+        self.judge(sample, result.output, result.total_tokens, had_error)
+
+    def work(self, sample: Sample) -> None:
+        had_error, request = sample.error is not None, None
+        try:
+            if sample.stage == "rollout":  # answered before a crash: judge it, never ask again
+                self.judge(sample, sample.response, 0, had_error)
+                return
+            request = self.task.build_request(sample)
+            if not self.lease.acquire(self.cancel):
+                return
+            try:
+                result = self.task.call(self.client, sample, request)
+            except Cancelled:
+                return  # not the sample's fault: it waits for a resume, as it was
+            except EndpointError as exc:
+                self.fail(sample, request, str(exc), exc.attempts, had_error, getattr(exc, "steps", None))
+                return
+            finally:
+                self.lease.release()
+            self.answered(sample, request, result, had_error)
+        except Exception as exc:  # one sample's bad data or a task bug must not stop the run
+            self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
+
+    async def awork(self, sample: Sample) -> None:
+        """``work`` for a task with ``acall``, on the client's loop. A cancel cancels the coroutine
+        (CancelledError is not an Exception): the sample then waits for a resume, as it was."""
+        had_error, request = sample.error is not None, None
+        try:
+            if sample.stage == "rollout":
+                self.judge(sample, sample.response, 0, had_error)
+                return
+            request = self.task.build_request(sample)
+            if not await self._acquire():
+                return
+            try:
+                result = await self.task.acall(self.client, sample, request)
+            except Cancelled:
+                return
+            except EndpointError as exc:
+                self.fail(sample, request, str(exc), exc.attempts, had_error, getattr(exc, "steps", None))
+                return
+            finally:
+                self.lease.release()
+            self.answered(sample, request, result, had_error)
+        except Exception as exc:
+            self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
+
+    async def _acquire(self) -> bool:
+        delay = self.lease.try_acquire()
+        if delay is None:  # the endpoint's slots are taken (by other runs): wait in a thread
+            waiting = asyncio.ensure_future(asyncio.to_thread(self.lease.acquire, self.cancel))
+            try:
+                return await asyncio.shield(waiting)
+            except asyncio.CancelledError:
+                # The slot may still be granted after we stopped waiting: give it back then.
+                waiting.add_done_callback(lambda done: done.result() and self.lease.release())
+                raise
+        if delay > 0:
+            try:
+                await asyncio.sleep(delay)  # the RPM's spacing; the slot is held meanwhile
+            except asyncio.CancelledError:
+                self.lease.release()
+                raise
+        return True
+
+
+def run_on_threads(run: SampleRun, pending: list[Sample], workers: int) -> None:
+    queue, taking = iter(pending), threading.Lock()
+
+    def worker() -> None:
+        try:
+            while not run.cancel.is_set():
+                with taking:
+                    sample = next(queue, None)
+                if sample is None:
+                    return
+                run.work(sample)
+        except BaseException as exc:  # e.g. the store closed under the run: stop, and say so
+            run.failures.append(exc)
+            run.cancel.set()
+
+    threads = [threading.Thread(target=worker, name=f"evalui-run-{run.exp_id}-{i}", daemon=True)
+               for i in range(workers)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.5)
+    except BaseException:
+        # Set first: queued samples are then never started, and requests in flight end within a
+        # fraction of a second.
+        run.cancel.set()
+        for thread in threads:
+            thread.join()
+        raise
+
+
+def run_on_loop(run: SampleRun, pending: list[Sample], workers: int) -> None:
+    future = run.client.submit(_all_samples(run, pending, workers))
+    try:
+        while True:
+            try:
+                future.result(timeout=0.5)
+                return
+            except TimeoutError:
+                continue
+    except KeyboardInterrupt:
+        run.cancel.set()  # the watcher cancels the samples in flight within CANCEL_POLL_S
+        future.result()
+        raise
+
+
+async def _all_samples(run: SampleRun, pending: list[Sample], workers: int) -> None:
+    queue = iter(pending)
+
+    async def worker() -> None:
+        while not run.cancel.is_set():
+            sample = next(queue, None)
+            if sample is None:
+                return
+            await run.awork(sample)
+
+    tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
+    watcher = asyncio.ensure_future(_cancel_when_set(run.cancel, tasks))
+    await asyncio.wait(tasks)
+    watcher.cancel()
+    for task in tasks:
+        if not task.cancelled() and task.exception() is not None:
+            run.failures.append(task.exception())
+
+
+async def _cancel_when_set(cancel: threading.Event, tasks: list[asyncio.Task]) -> None:
+    while not cancel.is_set():
+        await asyncio.sleep(CANCEL_POLL_S)
+    for task in tasks:
+        task.cancel()
