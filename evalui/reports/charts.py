@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 
 import plotly.graph_objects as go
+
+PLOTLY_JS = "plotly.min.js"
 
 
 def accuracy_bars(per_group: Mapping[str, Mapping], title: str = "Accuracy") -> go.Figure:
@@ -42,9 +48,61 @@ def histogram(values: list[float], title: str, x_title: str) -> go.Figure:
 
 
 def write_html(figure: go.Figure, path) -> None:
-    # Charts must open offline, so plotly.js is not fetched from a CDN; one copy per run folder
-    # (plotly.min.js beside the charts) is shared by all its charts.
-    figure.write_html(str(path), include_plotlyjs="directory", full_html=True)
+    """The chart as a page that loads ``plotly.min.js`` from its own folder.
+
+    Charts must open offline (and as downloads), so plotly.js is not fetched from a CDN; it sits
+    beside the charts. That file is a hard link to one shared copy in the data folder, so writing
+    a run's charts writes no 4.6 MB (a copy only where a link cannot be made, e.g. another disk).
+    """
+    path = Path(path)
+    link_plotly_js(path.parent)
+    path.write_text(figure.to_html(include_plotlyjs="directory", full_html=True), encoding="utf-8")
+
+
+def link_plotly_js(folder: Path) -> Path:
+    """``folder/plotly.min.js``, linked to the shared copy unless the folder has one already."""
+    target = Path(folder) / PLOTLY_JS
+    if target.exists():
+        return target
+    shared = shared_plotly_js()
+    try:
+        os.link(shared, target)
+    except FileExistsError:
+        pass  # another chart of the same run got there first
+    except OSError:  # another file system, or links not allowed: a copy, written whole or not at all
+        _atomic_write(target, lambda handle: _copy_into(shared, handle))
+    return target
+
+
+def shared_plotly_js() -> Path:
+    """The one copy of plotly.js, written once per plotly version into the data folder."""
+    import plotly
+    from plotly.offline import get_plotlyjs
+
+    from evalui.config import data_dir
+
+    shared = data_dir() / "assets" / f"plotly-{plotly.__version__}.min.js"
+    if not shared.exists():
+        shared.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(shared, lambda handle: handle.write(get_plotlyjs().encode("utf-8")))
+    return shared
+
+
+def _copy_into(source: Path, handle) -> None:
+    with source.open("rb") as data:
+        shutil.copyfileobj(data, handle)
+
+
+def _atomic_write(target: Path, fill) -> None:
+    # A reader (or a link) must never see half a file: write beside it, then rename over it.
+    handle = tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", delete=False)
+    try:
+        with handle:
+            fill(handle)
+        os.replace(handle.name, target)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
 
 
 def judge_dimension_bars(dimensions: Mapping[str, float]) -> go.Figure:
