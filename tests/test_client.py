@@ -101,3 +101,14 @@ def test_key_is_not_in_settings_repr():
         settings = settings_for(peer)
     assert SENTINEL_KEY not in repr(settings)
     assert SENTINEL_KEY not in str(settings.public())
+
+
+def test_credentials_in_the_base_url_are_sent_as_basic_auth_not_in_the_url():
+    import base64
+
+    with ScriptedPeer(sequence(completion("ok"))) as peer:
+        host = peer.base_url.split("//", 1)[1]
+        reply = fast_client(peer, base_url=f"http://alice:s%40cret@{host}").chat(MESSAGES)
+        request = peer.chat_requests()[0]
+    assert reply.text == "ok" and "alice" not in request.path
+    assert request.authorization == "Basic " + base64.b64encode(b"alice:s@cret").decode()

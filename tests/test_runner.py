@@ -47,3 +47,71 @@ def test_a_sample_that_breaks_the_task_is_an_error_not_a_crash(tmp_path):
     assert broken.stage == "init" and "task_error: KeyError" in broken.error
     assert events[-1].message == "incomplete" and events[-1].eta_s is not None
     store.close()
+
+
+@dataclass
+class AsyncEchoTask(EchoTask):
+    """The same task with ``acall``: the runner runs its samples on the client's event loop."""
+
+    def call(self, client, sample, request):
+        raise AssertionError("a task with acall is not called on a thread")
+
+    async def acall(self, client, sample, request):
+        return await client.achat(request["messages"])
+
+
+def test_a_task_with_acall_runs_on_the_clients_loop(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    store.create_or_get_experiment("echo-2", "echo", "m", "h", {})
+    store.add_samples("echo-2", [(f"s{i}", "g", {"word": f"w{i}", "bad": i == 2}) for i in range(20)])
+    with ScriptedPeer(lambda body, n: completion(body["messages"][0]["content"])) as peer:
+        final = run_experiment(store, "echo-2", AsyncEchoTask(), ModelClient(settings_for(peer)), concurrency=4)
+    assert final.done == 19 and final.correct == 19 and final.errors == 1
+    judged = [s for s in store.samples("echo-2") if s.stage == "judged"]
+    assert len(judged) == 19 and all(s.steps == 1 and s.trajectory[0]["text"] == s.payload["word"] for s in judged)
+    store.close()
+
+
+def test_cancelling_a_run_on_the_loop_stops_requests_in_flight(tmp_path):
+    import threading
+    import time
+
+    def slow(body, n):
+        reply = completion("late")
+        reply.delay_s = 30
+        return reply
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    store.create_or_get_experiment("slow-2", "echo", "m", "h", {})
+    store.add_samples("slow-2", [(f"s{i}", "g", {"word": f"w{i}"}) for i in range(6)])
+    cancel = threading.Event()
+    with ScriptedPeer(slow) as peer:
+        client = ModelClient(settings_for(peer, timeout_s=60))
+        thread = threading.Thread(target=lambda: run_experiment(store, "slow-2", AsyncEchoTask(), client,
+                                                                concurrency=2, cancel=cancel))
+        thread.start()
+        while len(peer.chat_requests()) < 2:
+            time.sleep(0.05)
+        cancelled_at = time.monotonic()
+        cancel.set()
+        thread.join(timeout=10)
+        took = time.monotonic() - cancelled_at
+    assert not thread.is_alive() and took < 2, took
+    assert store.experiment("slow-2")["status"] == "cancelled"
+    assert all(s.stage == "init" and s.error is None for s in store.samples("slow-2"))
+    store.close()
+
+
+def test_a_runs_charts_link_the_one_plotly_copy(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
+    from evalui.reports.charts import count_bars, write_html
+
+    folders = [tmp_path / "data" / "runs" / name for name in ("a", "b")]
+    for folder in folders:
+        folder.mkdir(parents=True)
+        write_html(count_bars({"x": 1}, "one"), folder / "one.html")
+        write_html(count_bars({"x": 2}, "two"), folder / "two.html")
+    scripts = [folder / "plotly.min.js" for folder in folders]
+    assert scripts[0].stat().st_size > 1_000_000
+    assert scripts[0].stat().st_ino == scripts[1].stat().st_ino  # one copy on disk, however many runs
+    assert 'src="plotly.min.js"' in (folders[1] / "two.html").read_text()  # found offline, beside the page

@@ -93,6 +93,14 @@ class GroupCommit:
                     return
                 batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
             failures = self._commit_batch(batch)
+            # Callbacks first, then the writers that wait are let go: when flush() returns, every
+            # callback of what it waited for has run (the runner reads its counts then).
+            for ticket, _, on_done, _ in batch:
+                if on_done is not None:
+                    try:
+                        on_done(failures.get(ticket))
+                    except Exception:  # a progress callback's bug must not stop the writes of others
+                        pass
             with self._cond:
                 for ticket, _, on_done, wait in batch:
                     error = failures.get(ticket)
@@ -102,12 +110,6 @@ class GroupCommit:
                         self._unreported = error
                 self._committed = batch[-1][0]
                 self._cond.notify_all()
-            for ticket, _, on_done, _ in batch:
-                if on_done is not None:
-                    try:
-                        on_done(failures.get(ticket))
-                    except Exception:  # a progress callback's bug must not stop the writes of others
-                        pass
 
     def _commit_batch(self, batch) -> dict[int, BaseException]:
         with self._lock:

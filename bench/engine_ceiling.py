@@ -1,0 +1,253 @@
+"""How close the run engine comes to the ceiling: evalui against a bare keep-alive HTTP client that
+sends the very same request bodies to the same endpoint at the same concurrency, in one run.
+
+1. 400 simple_python at C = 32 against a 100 ms endpoint (target: evalui's run phase <= 1.1 x bare).
+2. All 3,641 single-turn samples (13 categories) at C = 64 against a 10 ms endpoint (target <= 1.5 x
+   bare), with the requests the endpoint held at once (max and time-weighted mean; target >= 90 % of C).
+3. The whole command, ``evalui bfcl run`` as a subprocess with import, registering and exports
+   (target <= 2 x bare + 8 s).
+Beside them, in scenario 1: the official ``bfcl generate`` and Inspect AI's BFCL task, offline
+against the same endpoint (Inspect from its own venv, when EVALUI_BENCH_INSPECT is set).
+
+The endpoint is bench/fast_peer.py in its own process, answering with the gold calls. The bare
+client is aiohttp (httpx is printed too: its pool costs ~1 ms of CPU per request at 64
+connections, so it is no ceiling). Each figure is the best of REPEATS, interleaved, since the
+machine is shared; ratios are taken within this one run. Nothing is asserted.
+
+Run: cd bench && ../.venv/bin/python engine_ceiling.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from fast_peer import FastPeer, in_flight
+
+from evalui.scoring.bfcl import CATEGORIES
+
+REPEATS = int(os.environ.get("EVALUI_BENCH_REPEATS", "2"))
+SCENARIOS = [  # name, categories, samples per category (None: all), concurrency, latency, target ratio
+    ("400 simple_python, C=32, 100 ms", ["simple_python"], 400, 32, 0.100, 1.1),
+    ("3,641 single-turn, C=64, 10 ms", list(CATEGORIES), None, 64, 0.010, 1.5),
+]
+
+
+def request_bodies(categories, limit) -> list[bytes]:
+    """The exact bodies evalui sends: build_request per entry, framed by ModelClient.request_body."""
+    from evalui.benchmarks.bfcl.data import load_category
+    from evalui.benchmarks.bfcl.request import build_request
+    from evalui.engine.client import ModelClient, json_bytes
+    from evalui.engine.settings import EndpointSettings
+
+    client = ModelClient(EndpointSettings(base_url="http://127.0.0.1:9/v1", model="bench"))
+    try:
+        bodies = []
+        for category in categories:
+            for entry in load_category(category)[:limit]:
+                request = build_request(entry, "fc")
+                bodies.append(json_bytes(client.request_body(request["messages"], request["tools"], {})))
+        return bodies
+    finally:
+        client.close()
+
+
+async def bare_aiohttp(url: str, bodies: list[bytes], concurrency: int) -> int:
+    import aiohttp
+
+    gate = asyncio.Semaphore(concurrency)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+        async def one(body: bytes) -> dict:
+            async with gate:
+                async with session.post(url, data=body, headers={"content-type": "application/json"}) as reply:
+                    return json.loads(await reply.read())
+
+        return len(await asyncio.gather(*(one(b) for b in bodies)))
+
+
+async def bare_httpx(url: str, bodies: list[bytes], concurrency: int) -> int:
+    import httpx
+
+    gate = asyncio.Semaphore(concurrency)
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(limits=limits, trust_env=False) as client:
+        async def one(body: bytes) -> dict:
+            async with gate:
+                reply = await client.post(url, content=body, headers={"content-type": "application/json"})
+                return json.loads(reply.content)
+
+        return len(await asyncio.gather(*(one(b) for b in bodies)))
+
+
+def timed(function, *args) -> tuple[float, float, float]:
+    """(seconds, start, end) on the monotonic clock the peer's log uses."""
+    start = time.monotonic()
+    function(*args)
+    end = time.monotonic()
+    return end - start, start, end
+
+
+def evalui_cli(peer: FastPeer, categories, limit, concurrency, folder: Path, tag: str) -> tuple[dict, float]:
+    """``evalui bfcl run`` as a user runs it; (its JSON summary, whole-command wall seconds)."""
+    env = dict(os.environ, EVALUI_DATA_DIR=str(folder / tag), OPENAI_API_KEY="sk-bench")
+    command = [sys.executable, "-m", "evalui", "bfcl", "run", "--category", ",".join(categories),
+               "--limit", str(limit or 0), "--mode", "fc", "--base-url", peer.base_url, "--model", "bench",
+               "--concurrency", str(concurrency), "--exp-id", tag]
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"evalui bfcl run failed ({done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1]), wall
+
+
+def evalui_acall(peer: FastPeer, categories, limit, concurrency, folder: Path, tag: str) -> float:
+    """The run phase in this process with a BfclTask that has ``acall``: what the runner's loop path
+    gives once evalui/benchmarks/bfcl/task.py adds it (a projection, printed as such)."""
+    from evalui.benchmarks.bfcl.run import prepare_bfcl_run
+    from evalui.benchmarks.bfcl.task import BfclTask
+    from evalui.engine.client import ModelClient
+    from evalui.engine.runner import run_experiment
+    from evalui.engine.settings import EndpointSettings
+    from evalui.engine.store import RunStore
+
+    class LoopTask(BfclTask):
+        async def acall(self, client, sample, request):
+            return await client.achat(request["messages"], tools=request.get("tools"))
+
+    if hasattr(BfclTask, "acall"):
+        return float("nan")  # the real task has it: the CLI figures already are the loop path
+    settings = EndpointSettings(base_url=peer.base_url, model="bench", api_key="sk-bench")
+    store = RunStore(folder / f"{tag}.sqlite")
+    exp_id = prepare_bfcl_run(store, settings, categories, limit=limit, mode="fc", exp_id=tag)
+    with ModelClient(settings) as client:
+        started = time.perf_counter()
+        run_experiment(store, exp_id, LoopTask("fc"), client, concurrency=concurrency)
+        took = time.perf_counter() - started
+    store.close()
+    return took
+
+
+def official_generate(peer: FastPeer, categories, concurrency, folder: Path) -> tuple[float | None, str]:
+    """``bfcl generate`` with a chat-completions FC handler pointed at the peer (its gpt-4o-*-FC
+    handlers post to /v1/responses, which the peer does not speak)."""
+    bfcl = Path(sys.executable).with_name("bfcl")
+    if not bfcl.exists():
+        return None, "no bfcl command in this environment"
+    root = folder / "bfcl-generate"
+    env = dict(os.environ, OPENAI_BASE_URL=peer.base_url, OPENAI_API_KEY="sk-bench", BFCL_PROJECT_ROOT=str(root))
+    command = [str(bfcl), "generate", "--model", "openbmb/MiniCPM-SALA-FC", "--test-category", ",".join(categories),
+               "--num-threads", str(concurrency), "--allow-overwrite"]
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=folder)
+    wall = time.perf_counter() - started
+    written = sum(len(p.read_text().splitlines()) for p in root.rglob("BFCL_v4_*_result.json"))
+    if done.returncode != 0 or not written:
+        return None, f"bfcl generate failed ({done.returncode}): {(done.stderr or done.stdout)[-300:]}"
+    return wall, f"{written} results written"
+
+
+def inspect_eval(peer: FastPeer, concurrency: int, folder: Path) -> tuple[float | None, str]:
+    """Inspect AI's BFCL task (inspect_evals/bfcl) against the same endpoint, from its own venv
+    (EVALUI_BENCH_INSPECT names its ``inspect`` command). Its dataset is fetched with git; offline,
+    its cache is seeded with bfcl-eval's bundled data, which is the same v4 data."""
+    command = os.environ.get("EVALUI_BENCH_INSPECT")
+    if not command:
+        return None, ("not run: set EVALUI_BENCH_INSPECT to the `inspect` command of a separate venv "
+                      "(python3.11 -m venv /tmp/inspect && /tmp/inspect/bin/pip install inspect-ai inspect-evals openai)")
+    from evalui.benchmarks.bfcl.data import bfcl_data_dir
+
+    cache = folder / "inspect-cache"
+    if not (cache / "BFCL").exists():
+        shutil.copytree(bfcl_data_dir(), cache / "BFCL")
+    env = dict(os.environ, OPENAI_BASE_URL=peer.base_url, OPENAI_API_KEY="sk-bench", INSPECT_EVALS_CACHE_DIR=str(cache),
+               INSPECT_LOG_DIR=str(folder / "inspect-logs"))
+    started = time.perf_counter()
+    done = subprocess.run([command, "eval", "inspect_evals/bfcl", "-T", "categories=simple_python", "--model",
+                           "openai/bench", "--max-connections", str(concurrency), "--display", "plain",
+                           "-M", "responses_api=false"], env=env, capture_output=True, text=True, cwd=folder)
+    wall = time.perf_counter() - started
+    accuracy = next((line.split()[-1] for line in done.stdout.splitlines() if line.strip().startswith("accuracy")), "?")
+    if done.returncode != 0:
+        return None, f"inspect eval failed ({done.returncode}): {(done.stderr or done.stdout)[-300:]}"
+    return wall, f"its scorer's accuracy {accuracy}"
+
+
+def scenario(name, categories, limit, concurrency, latency, target, folder: Path) -> None:
+    peer = FastPeer(categories, latency, folder / f"{concurrency}-peer.log")
+    url = peer.base_url + "/chat/completions"
+    bodies = request_bodies(categories, limit)
+    n = len(bodies)
+    best: dict[str, tuple[float, float, float]] = {}
+    cli: list[tuple[dict, float, float, float]] = []
+
+    def keep(label, figure):
+        if label not in best or figure[0] < best[label][0]:
+            best[label] = figure
+
+    keep("httpx", timed(lambda: asyncio.run(bare_httpx(url, bodies, concurrency))))
+    for attempt in range(REPEATS):
+        keep("bare", timed(lambda: asyncio.run(bare_aiohttp(url, bodies, concurrency))))
+        started = time.monotonic()
+        summary, wall = evalui_cli(peer, categories, limit, concurrency, folder, f"c{concurrency}-{attempt}")
+        cli.append((summary, wall, started, time.monotonic()))
+        start = time.monotonic()
+        took = evalui_acall(peer, categories, limit, concurrency, folder, f"loop{concurrency}-{attempt}")
+        keep("loop", (took, start, time.monotonic()))
+    peers: dict[str, tuple] = {}
+    if concurrency == 32:
+        for label, function in (("official bfcl generate", official_generate), ("Inspect AI (inspect_evals)", inspect_eval)):
+            start = time.monotonic()
+            result = function(peer, categories, concurrency, folder) if function is official_generate \
+                else function(peer, concurrency, folder)
+            peers[label] = (*result, (start, time.monotonic()))
+    log = peer.stop()
+
+    bare = best["bare"][0]
+    run_phase = min(summary["duration_s"] for summary, *_ in cli)
+    whole = min(wall for _, wall, *_ in cli)
+    summary, _, cli_start, cli_end = min(cli, key=lambda c: c[0]["duration_s"])
+
+    def held(start, end) -> str:
+        peak, mean = in_flight(log, start, end)
+        return f"in flight at the peer: max {peak} ({peak / concurrency:.0%} of C), mean {mean:.1f} ({mean / concurrency:.0%})"
+
+    print(f"\n{name}: {n} requests, ideal N*L/C = {n * latency / concurrency:.2f} s")
+    print(f"  bare aiohttp client      {bare:7.2f} s   {held(*best['bare'][1:])}")
+    print(f"  bare httpx client        {best['httpx'][0]:7.2f} s   (not the ceiling: httpx's pool at C={concurrency})")
+    print(f"  evalui run phase         {run_phase:7.2f} s   ratio {run_phase / bare:5.2f} x bare (target <= {target})"
+          f"   correct {summary['correct']}/{summary['total']}")
+    print(f"      {held(cli_start, cli_end)}")
+    if best["loop"][0] == best["loop"][0]:  # not NaN
+        loop = best["loop"][0]
+        print(f"  evalui, task with acall  {loop:7.2f} s   ratio {loop / bare:5.2f} x bare   (projection: BfclTask has no "
+              f"acall yet; same runner, samples on the client's loop)   {held(*best['loop'][1:])}")
+    print(f"  whole command            {whole:7.2f} s   target <= 2 x bare + 8 s = {2 * bare + 8:.2f} s   "
+          f"({'met' if whole <= 2 * bare + 8 else 'missed'})")
+    for label, (seconds, note, window) in peers.items():
+        rows = [(a, d) for a, d, _ in log if window[0] <= a <= window[1]]
+        span = max(d for _, d in rows) - min(a for a, _ in rows) if rows else float("nan")
+        print(f"  {label:25s}" + (f"{seconds:7.2f} s   whole command; {span:.2f} s from its first request to its "
+              f"last answer ({span / bare:.2f} x bare); {note}\n      {held(*window)}" if seconds else note))
+
+
+def main() -> None:
+    os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
+    from evalui.scoring.bfcl_official import load_official
+
+    load_official()
+    print(f"engine ceiling (best of {REPEATS}; machine: {os.cpu_count()} cores, shared)")
+    with tempfile.TemporaryDirectory() as folder:
+        for name, categories, limit, concurrency, latency, target in SCENARIOS:
+            scenario(name, categories, limit, concurrency, latency, target, Path(folder))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,205 @@
+"""The run store's group commit: batched writes are durable when reported, survive kill -9, keep
+their order, and many writers (threads and processes) lose nothing. (Migrations: test_run_state.py.)
+
+Run as a script (``python tests/test_store.py child DB BASE_URL``) this file is the child process
+that a test kills: it runs an echo experiment and prints each sample the runner reports finished.
+"""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from evalui.engine.group_commit import GroupCommit
+from evalui.engine.store import RunStore
+
+pytestmark = pytest.mark.unit
+
+HERE = Path(__file__).resolve().parent
+
+
+def _register(store: RunStore, exp_id: str, count: int) -> None:
+    store.create_or_get_experiment(exp_id, "echo", "m", "h", {})
+    store.add_samples(exp_id, [(f"s{i}", "g", {"word": f"w{i}"}) for i in range(count)])
+
+
+def _judged_elsewhere(path: Path, exp_id: str) -> set[str]:
+    """What another connection (another process, after a crash) sees as judged."""
+    with sqlite3.connect(path, timeout=30) as db:
+        return {r[0] for r in db.execute("SELECT sample_id FROM samples WHERE exp_id = ? AND stage = 'judged'",
+                                         (exp_id,))}
+
+
+def test_a_reported_sample_survives_kill_9(tmp_path):
+    from evalui.testing.openai_peer import ScriptedPeer, completion
+
+    def slow_echo(body, n):
+        reply = completion(body["messages"][0]["content"])
+        reply.delay_s = 0.05
+        return reply
+
+    database = tmp_path / "runs.sqlite"
+    with ScriptedPeer(slow_echo) as peer:
+        child = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "child", str(database), peer.base_url],
+                                 stdout=subprocess.PIPE, text=True, cwd=HERE)
+        reported = []
+        while len(reported) < 5:
+            line = child.stdout.readline()
+            assert line, "the child ended before reporting five samples"
+            if line.startswith("done "):
+                reported.append(line.split()[1])
+        child.send_signal(signal.SIGKILL)  # no flush, no close, no atexit
+        child.wait(timeout=10)
+    store = RunStore(database)
+    judged = {s.sample_id for s in store.samples("kill-1") if s.stage == "judged"}
+    assert set(reported) <= judged
+    assert len(judged) < 200  # it was killed mid-run, not after it
+    store.close()
+
+
+def _child(database: str, base_url: str) -> None:
+    sys.path.insert(0, str(HERE))
+    from test_runner import EchoTask
+
+    from evalui.engine.client import ModelClient
+    from evalui.engine.runner import run_experiment
+    from evalui.engine.settings import EndpointSettings
+
+    store = RunStore(database)
+    _register(store, "kill-1", 200)
+
+    def say(progress) -> None:
+        if progress.message.endswith(": correct"):
+            print("done", progress.message.split(":")[0], flush=True)
+
+    client = ModelClient(EndpointSettings(base_url=base_url, model="m", api_key="sk-test-key"))
+    run_experiment(store, "kill-1", EchoTask(), client, concurrency=4, on_progress=say)
+
+
+def test_a_write_is_committed_before_its_callback_runs(tmp_path):
+    store = RunStore(tmp_path / "s.sqlite")
+    _register(store, "e", 50)
+    seen_committed = []
+
+    def done(sample_id):
+        def check(error):
+            assert error is None
+            seen_committed.append(sample_id in _judged_elsewhere(store.path, "e"))
+        return check
+
+    for i in range(50):
+        store.record_rollout("e", f"s{i}", request={"q": i}, response={"text": "x"}, latency_s=0.1,
+                             prompt_tokens=1, completion_tokens=1, attempts=1, wait=False)
+        store.record_judgement("e", f"s{i}", prediction="x", correct=i % 2 == 0, verdict={}, wait=False,
+                               on_done=done(f"s{i}"))
+    store.flush()
+    assert seen_committed == [True] * 50
+    assert store.progress("e") == {"total": 50, "judged": 50, "correct": 25, "errors": 0, "tokens": 100}
+    assert store.experiment("e")["status"] == "finished"  # the last verdict's group marked it
+    store.close()
+
+
+def test_writes_keep_their_order_and_close_commits_what_was_queued(tmp_path):
+    path = tmp_path / "s.sqlite"
+    store = RunStore(path)
+    _register(store, "e", 3)
+    # An answer, then a failure of its judge (back to init), queued back to back: the last one wins.
+    store.record_rollout("e", "s0", request={}, response={"text": "a"}, latency_s=0, prompt_tokens=0,
+                         completion_tokens=0, attempts=1, wait=False)
+    store.record_error("e", "s0", request={}, error="task_error: boom", attempts=0, wait=False)
+    for i in (1, 2):
+        store.record_judgement("e", f"s{i}", prediction=i, correct=True, verdict={}, wait=False)
+    store.close()  # never flushed explicitly
+    reopened = RunStore(path)
+    stages = {s.sample_id: (s.stage, s.error) for s in reopened.samples("e")}
+    assert stages == {"s0": ("init", "task_error: boom"), "s1": ("judged", None), "s2": ("judged", None)}
+    reopened.close()
+
+
+def test_many_threads_writing_at_once_lose_nothing(tmp_path):
+    store = RunStore(tmp_path / "s.sqlite")
+    _register(store, "e", 800)
+    reported = []
+
+    def writer(first: int) -> None:
+        for i in range(first, 800, 8):
+            store.record_rollout("e", f"s{i}", request={"i": i}, response={"text": str(i)}, latency_s=0.01,
+                                 prompt_tokens=2, completion_tokens=3, attempts=1, wait=i % 3 == 0)
+            store.record_judgement("e", f"s{i}", prediction=i, correct=True, verdict={"i": i}, wait=False,
+                                   on_done=lambda error, i=i: reported.append((i, error)))
+
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    while any(t.is_alive() for t in threads):  # synchronous writes interleave with the batches
+        store.heartbeat("e")
+    for thread in threads:
+        thread.join()
+    store.flush()
+    assert sorted(i for i, _ in reported) == list(range(800)) and all(e is None for _, e in reported)
+    assert store.progress("e") == {"total": 800, "judged": 800, "correct": 800, "errors": 0, "tokens": 4000}
+    assert {s.verdict["i"] for s in store.samples("e")} == set(range(800))
+    store.close()
+
+
+def test_two_processes_writing_one_store_lose_nothing(tmp_path):
+    path = tmp_path / "shared.sqlite"
+    RunStore(path).close()
+    children = [subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "writer", str(path), f"p{k}"],
+                                 cwd=HERE) for k in range(2)]
+    assert [c.wait(timeout=120) for c in children] == [0, 0]
+    store = RunStore(path)
+    for k in range(2):
+        assert store.progress(f"p{k}")["judged"] == 300
+    store.close()
+
+
+def _writer(database: str, exp_id: str) -> None:
+    store = RunStore(database)
+    _register(store, exp_id, 300)
+    for i in range(300):
+        store.record_judgement(exp_id, f"s{i}", prediction=i, correct=True, verdict={}, wait=i % 50 == 0)
+    store.close()
+
+
+def test_one_bad_write_in_a_group_does_not_take_the_others_with_it(tmp_path):
+    db = sqlite3.connect(tmp_path / "g.sqlite", check_same_thread=False)
+    db.execute("CREATE TABLE t (k TEXT PRIMARY KEY)")
+    db.commit()
+    lock = threading.RLock()
+    writer = GroupCommit(db, lock)
+    outcomes = {}
+    with lock:  # the writer waits for the lock, so all four queue up and commit as one group
+        for key in ("a", "b", "a", "c"):
+            writer.submit([("INSERT INTO t (k) VALUES (?)", (key,))], wait=False,
+                          on_done=lambda error, n=len(outcomes), key=key: outcomes.__setitem__((n, key), error))
+            outcomes[(len(outcomes), key)] = "pending"
+        time.sleep(0.05)
+    writer.flush()
+    assert [k for (k,) in db.execute("SELECT k FROM t ORDER BY k")] == ["a", "b", "c"]
+    assert [type(e).__name__ if e else None for e in outcomes.values()] == [None, None, "IntegrityError", None]
+    with pytest.raises(sqlite3.IntegrityError):  # a writer that waits gets its own error
+        writer.submit([("INSERT INTO t (k) VALUES (?)", ("b",))])
+    writer.close()
+    db.close()
+
+
+def test_a_callback_that_writes_does_not_deadlock(tmp_path):
+    store = RunStore(tmp_path / "s.sqlite")
+    _register(store, "e", 2)
+    store.record_judgement("e", "s0", prediction=0, correct=True, verdict={}, wait=False,
+                           on_done=lambda error: store.set_status("e", "from-callback"))
+    store.flush()
+    assert store.experiment("e")["stored_status"] == "from-callback"
+    store.close()
+
+
+if __name__ == "__main__":
+    {"child": _child, "writer": _writer}[sys.argv[1]](*sys.argv[2:])
