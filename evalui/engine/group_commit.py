@@ -18,6 +18,7 @@ Statement = tuple[str, Sequence]
 Done = Callable[[BaseException | None], None]
 
 MAX_BATCH = 512
+IDLE_EXIT_S = 5.0
 
 
 class GroupCommit:
@@ -88,7 +89,11 @@ class GroupCommit:
         while True:
             with self._cond:
                 while not self._queue and not self._closed:
-                    self._cond.wait()
+                    # An idle writer ends (the next write starts another): a store that is never
+                    # closed leaves no thread behind.
+                    if not self._cond.wait(IDLE_EXIT_S) and not self._queue:
+                        self._thread = None
+                        return
                 if not self._queue:
                     return
                 batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
