@@ -18,19 +18,29 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import os
 import random
 import ssl
 import threading
 import time
 import weakref
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import aiohttp
 
+from evalui.engine.completion import (  # noqa: F401  (re-exported: callers import them from here)
+    ChatReply,
+    Cancelled,
+    EndpointError,
+    ToolCall,
+    _Failure,
+    _redacted,
+    _status_failure,
+    json_bytes,
+    json_value,
+    parse_completion,
+)
 from evalui.engine.loop_thread import LoopThread
 from evalui.engine.settings import EndpointSettings
 
@@ -38,50 +48,6 @@ MAX_RETRY_AFTER_S = 60.0
 CANCEL_POLL_S = 0.1
 DEFAULT_MAX_RESPONSE_BYTES = 2_000_000
 MAX_RESPONSE_BYTES_ENV = "EVALUI_MAX_RESPONSE_BYTES"
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    name: str
-    arguments: str
-
-
-@dataclass(frozen=True)
-class ChatReply:
-    text: str
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
-    attempts: int = 1
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-
-class EndpointError(RuntimeError):
-    """A request that failed for good (after its retries, or at once for a client error)."""
-
-    def __init__(self, kind: str, message: str, attempts: int):
-        self.kind = kind
-        self.attempts = attempts
-        super().__init__(f"{kind}: {message} (after {attempts} attempt{'s' if attempts != 1 else ''})")
-
-
-class Cancelled(EndpointError):
-    """The run was cancelled while this request was in flight or waiting to be retried."""
-
-    def __init__(self, attempts: int):
-        super().__init__("cancelled", "the run was cancelled", attempts)
-
-
-class _Failure(Exception):
-    """One failed attempt, already classified: the single place where errors get their kind."""
-
-    def __init__(self, kind: str, message: str, *, retryable: bool, retry_after: float | None = None):
-        self.kind, self.retryable, self.retry_after = kind, retryable, retry_after
-        super().__init__(message)
 
 
 def endpoint_url(base_url: str, path: str) -> str:
@@ -105,95 +71,6 @@ def max_response_bytes() -> int:
         return int(os.environ.get(MAX_RESPONSE_BYTES_ENV) or DEFAULT_MAX_RESPONSE_BYTES)
     except ValueError:
         return DEFAULT_MAX_RESPONSE_BYTES
-
-
-def json_bytes(value) -> bytes:
-    """``value`` as compact UTF-8 JSON; orjson (a gradio dependency) when it can, else json."""
-    try:
-        import orjson
-
-        return orjson.dumps(value)
-    except (ImportError, TypeError, OverflowError):  # no orjson, or a value only json takes (big ints)
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
-
-
-def json_value(data: bytes):
-    try:
-        import orjson
-
-        return orjson.loads(data)
-    except (ImportError, ValueError):  # json also reads NaN and Infinity, which orjson refuses
-        return json.loads(data)
-
-
-def _retry_after_seconds(headers: Mapping) -> float | None:
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value:
-            try:
-                return max(0.0, float(value) * scale)
-            except ValueError:
-                pass  # an HTTP date: fall back to exponential backoff
-    return None
-
-
-def _status_failure(status: int, body: bytes, headers: Mapping) -> _Failure:
-    detail = body[:300].decode("utf-8", "replace").strip().splitlines()
-    message = f"HTTP {status}" + (f": {detail[0][:200]}" if detail else "")
-    if status == 429:
-        return _Failure("rate_limited", message, retryable=True, retry_after=_retry_after_seconds(headers))
-    if status >= 500:
-        return _Failure("server_error", message, retryable=True, retry_after=_retry_after_seconds(headers))
-    if 300 <= status < 400:
-        return _Failure("redirect_refused", f"HTTP {status}: the endpoint redirects, and redirects are never "
-                        "followed (use the final URL as the base URL)", retryable=False)
-    return _Failure(f"http_{status}", message, retryable=False)
-
-
-def parse_completion(completion: object) -> ChatReply:
-    """A chat completion's text, tool calls and usage; _Failure("bad_response") if it is none."""
-    def bad(why: str) -> _Failure:
-        return _Failure("bad_response", why, retryable=True)
-
-    if not isinstance(completion, dict):
-        raise bad("the response is not a JSON object")
-    choices = completion.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise bad("no choices in the response")
-    message = choices[0].get("message")
-    if not isinstance(message, dict):
-        raise bad("the first choice has no message")
-    calls = []
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict) or not isinstance(function.get("name"), str) or not function["name"]:
-            raise bad("a tool call without a function name")
-        arguments = function.get("arguments")
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments if arguments is not None else {})
-        calls.append(ToolCall(function["name"], arguments))
-    usage = completion.get("usage") if isinstance(completion.get("usage"), dict) else {}
-    content = message.get("content")
-
-    def count(key: str) -> int:
-        value = usage.get(key)
-        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
-
-    return ChatReply(text=content if isinstance(content, str) else "", tool_calls=calls,
-                     prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"))
-
-
-def _redacted(reply: ChatReply, secrets: list[str]) -> ChatReply:
-    """An endpoint may echo the key back; it never reaches the store, a report or the page."""
-    def clean(text: str) -> str:
-        for secret in secrets:
-            text = text.replace(secret, "[redacted]")
-        return text
-
-    if not secrets:
-        return reply
-    return replace(reply, text=clean(reply.text),
-                   tool_calls=[ToolCall(clean(c.name), clean(c.arguments)) for c in reply.tool_calls])
 
 
 class ModelClient:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from evalui.engine.client import Cancelled, ChatReply, EndpointError
 from evalui.engine.limiter import Lease
 from evalui.engine.store import RunStore, Sample
-from evalui.engine.trajectory import Step, TaskResult, single_reply
+from evalui.engine.trajectory import Step, single_reply
 
 CANCEL_POLL_S = 0.1
 

@@ -9,19 +9,17 @@ a write has returned (or its callback has run) only once it is committed.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
 import socket
 import sqlite3
 import threading
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from evalui.config import data_dir
 from evalui.engine.group_commit import Done, GroupCommit
+from evalui.engine.store_rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.engine.store_schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
 
 HEARTBEAT_S = 2.0
@@ -50,63 +48,6 @@ def owner_alive(owner: str | None, heartbeat_at: float | None, now: float | None
             pass  # alive, and someone else's
         return heartbeat_at is None or (now or time.time()) - heartbeat_at < STALE_AFTER_S
     return heartbeat_at is not None and (now or time.time()) - heartbeat_at < STALE_AFTER_S
-
-STAGES = ("init", "rollout", "judged")
-
-
-@dataclass
-class Sample:
-    exp_id: str
-    sample_id: str
-    position: int
-    group: str
-    stage: str
-    payload: dict
-    request: object = None
-    response: object = None
-    prediction: object = None
-    latency_s: float | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    attempts: int = 0
-    correct: bool | None = None
-    verdict: dict | None = None
-    error: str | None = None
-    trajectory: list | None = None
-
-    @property
-    def steps(self) -> int:
-        """How many model calls the sample took."""
-        return len(self.trajectory or [])
-
-
-def _dumps(value) -> str | None:
-    if value is None:
-        return None
-    try:  # orjson (a gradio dependency) is several times faster, and a run writes a lot of JSON
-        import orjson
-
-        return orjson.dumps(value).decode()
-    except (ImportError, TypeError, OverflowError):  # no orjson, or what only json takes (big ints)
-        return json.dumps(value, ensure_ascii=False, default=_plain)
-
-
-def _plain(value):
-    # orjson writes dataclasses (a trajectory's steps) itself; json needs them as dicts.
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
-
-
-def _loads(text):
-    if text is None:
-        return None
-    try:
-        import orjson
-
-        return orjson.loads(text)
-    except (ImportError, ValueError):  # json also reads NaN and Infinity
-        return json.loads(text)
 
 
 class RunStore:
