@@ -115,3 +115,18 @@ def test_a_runs_charts_link_the_one_plotly_copy(tmp_path, monkeypatch):
     assert scripts[0].stat().st_size > 1_000_000
     assert scripts[0].stat().st_ino == scripts[1].stat().st_ino  # one copy on disk, however many runs
     assert 'src="plotly.min.js"' in (folders[1] / "two.html").read_text()  # found offline, beside the page
+
+
+def test_chat_on_the_clients_own_loop_raises_instead_of_hanging():
+    import asyncio
+
+    import pytest
+
+    with ScriptedPeer(lambda body, n: completion("x")) as peer:
+        client = ModelClient(settings_for(peer))
+
+        async def blocking_call_on_the_loop():
+            return client.chat([{"role": "user", "content": "hi"}])
+
+        with pytest.raises(RuntimeError, match="achat"):
+            client.submit(blocking_call_on_the_loop()).result(timeout=5)

@@ -140,6 +140,9 @@ class ModelClient:
         cancel = self._cancel
         if cancel is not None and cancel.is_set():
             raise Cancelled(0)
+        if threading.current_thread() is self._runner.thread:
+            # It would wait for its own loop forever (a task with acall whose judge calls chat).
+            raise RuntimeError("ModelClient.chat was called on the client's own event loop; await achat there")
         call = self._runner.submit(self.achat(messages, tools=tools, **overrides))
         while not call.wait(CANCEL_POLL_S):
             if cancel is not None and cancel.is_set():

@@ -38,7 +38,8 @@ class Task(Protocol):
 
     # Optional: ``async def acall(self, client, sample, request)``, the same call written with
     # ``await client.achat(...)``. A task that has it runs on the client's event loop, with no
-    # thread per request in flight (see evalui.engine.sample_run).
+    # thread per request in flight (see evalui.engine.sample_run); its build_request and judge
+    # then run on that loop too, so they must not block on the model (chat() raises there).
 
 
 @dataclass(frozen=True)
