@@ -123,6 +123,27 @@ def test_writes_keep_their_order_and_close_commits_what_was_queued(tmp_path):
     reopened.close()
 
 
+def test_a_verdict_folded_into_its_queued_answer_stores_both(tmp_path):
+    store = RunStore(tmp_path / "s.sqlite")
+    _register(store, "e", 2)
+    done = []
+    with store._lock:  # the writer waits: both answers are still queued when their verdicts come
+        for i in range(2):
+            ticket = store.record_rollout("e", f"s{i}", request={"q": i}, response={"text": f"a{i}"}, latency_s=0.5,
+                                          prompt_tokens=3, completion_tokens=4, attempts=2,
+                                          trajectory=[{"text": f"a{i}"}], wait=False)
+            store.record_judgement("e", f"s{i}", prediction=f"p{i}", correct=i == 0, verdict={"v": i}, wait=False,
+                                   after=ticket, on_done=done.append)
+    store.flush()
+    assert done == [None, None]
+    for i, sample in enumerate(store.samples("e")):
+        assert (sample.stage, sample.request, sample.response, sample.prediction, sample.correct, sample.verdict,
+                sample.latency_s, sample.attempts, sample.trajectory) == \
+            ("judged", {"q": i}, {"text": f"a{i}"}, f"p{i}", i == 0, {"v": i}, 0.5, 2, [{"text": f"a{i}"}])
+    assert store.experiment("e")["status"] == "finished"
+    store.close()
+
+
 def test_many_threads_writing_at_once_lose_nothing(tmp_path):
     store = RunStore(tmp_path / "s.sqlite")
     _register(store, "e", 800)

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-Statement = tuple[str, Sequence]
+# (sql, params), or (sql, params, key): a statement with a key runs once per group, after the
+# others, with the params of its last occurrence (an idempotent check, such as "is the run done").
+Statement = tuple
 Done = Callable[[BaseException | None], None]
 
 MAX_BATCH = 512
@@ -27,42 +29,59 @@ class GroupCommit:
     def __init__(self, connection: sqlite3.Connection, lock: threading.RLock, name: str = "evalui-store-writer"):
         self._db, self._lock, self._name = connection, lock, name
         self._cond = threading.Condition()
-        self._queue: list[tuple[int, list[Statement], Done | None, bool]] = []
+        self._queue: list[_Write] = []
+        self._queued: dict[int, _Write] = {}  # not taken by the writer yet: can still be amended
         self._submitted = self._committed = 0
         self._errors: dict[int, BaseException] = {}  # for writers that wait
         self._unreported: BaseException | None = None  # a failed write nobody waits for
         self._thread: threading.Thread | None = None
         self._closed = False
 
-    def submit(self, statements: list[Statement], *, wait: bool = True, on_done: Done | None = None) -> None:
-        """Queue one write (its statements commit together). ``wait``: return once it is
-        committed, raising its error; otherwise ``on_done(error or None)`` runs after the commit,
-        on the writer thread."""
+    def submit(self, statements: list[Statement], *, wait: bool = True, on_done: Done | None = None) -> int:
+        """Queue one write (its statements commit together) and return its ticket. ``wait``:
+        return once it is committed, raising its error; otherwise ``on_done(error or None)`` runs
+        after the commit, on the writer thread."""
+        write = _Write(statements, on_done, wait)
         if threading.current_thread() is self._thread:
             # A callback that writes: committing inline keeps the writer from waiting on itself.
-            error = self._commit_each([(0, statements, None, wait)]).get(0)
+            error = self._commit_each([write]).get(0)
             if on_done:
                 on_done(error)
             if error and wait:
                 raise error
-            return
+            return 0
         with self._cond:
             if self._closed:
                 raise sqlite3.ProgrammingError("the store is closed")
             self._submitted += 1
-            ticket = self._submitted
-            self._queue.append((ticket, statements, on_done, wait))
+            write.ticket = ticket = self._submitted
+            self._queue.append(write)
+            self._queued[ticket] = write
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
                 self._thread.start()
             self._cond.notify_all()
             if not wait:
-                return
+                return ticket
             while self._committed < ticket:
                 self._cond.wait()
             error = self._errors.pop(ticket, None)
         if error:
             raise error
+        return ticket
+
+    def amend(self, ticket: int, change: Callable[[list[Statement]], list[Statement]], on_done: Done | None) -> bool:
+        """Rewrite a write that is still queued (``change`` maps its statements to new ones) and
+        add a callback to it; False if the writer has taken it already. The runner folds a
+        sample's verdict into its answer's write this way: one statement instead of two."""
+        with self._cond:
+            write = self._queued.get(ticket)
+            if write is None:
+                return False
+            write.statements = change(write.statements)
+            if on_done is not None:
+                write.callbacks.append(on_done)
+            return True
 
     def flush(self) -> None:
         """Wait until every write queued so far is committed; raise a failure nobody was told of."""
@@ -97,31 +116,31 @@ class GroupCommit:
                 if not self._queue:
                     return
                 batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+                for write in batch:
+                    del self._queued[write.ticket]
             failures = self._commit_batch(batch)
             # Callbacks first, then the writers that wait are let go: when flush() returns, every
             # callback of what it waited for has run (the runner reads its counts then).
-            for ticket, _, on_done, _ in batch:
-                if on_done is not None:
+            for write in batch:
+                for on_done in write.callbacks:
                     try:
-                        on_done(failures.get(ticket))
+                        on_done(failures.get(write.ticket))
                     except Exception:  # a progress callback's bug must not stop the writes of others
                         pass
             with self._cond:
-                for ticket, _, on_done, wait in batch:
-                    error = failures.get(ticket)
-                    if error is not None and wait:
-                        self._errors[ticket] = error
-                    elif error is not None and on_done is None and self._unreported is None:
+                for write in batch:
+                    error = failures.get(write.ticket)
+                    if error is not None and write.wait:
+                        self._errors[write.ticket] = error
+                    elif error is not None and not write.callbacks and self._unreported is None:
                         self._unreported = error
-                self._committed = batch[-1][0]
+                self._committed = batch[-1].ticket
                 self._cond.notify_all()
 
-    def _commit_batch(self, batch) -> dict[int, BaseException]:
+    def _commit_batch(self, batch: list[_Write]) -> dict[int, BaseException]:
         with self._lock:
             try:
-                for _, statements, _, _ in batch:
-                    for sql, params in statements:
-                        self._db.execute(sql, params)
+                self._execute([statement for write in batch for statement in write.statements])
                 self._db.commit()
                 return {}
             except Exception:
@@ -129,15 +148,33 @@ class GroupCommit:
         # One bad write must not take the others with it: commit them one by one.
         return self._commit_each(batch)
 
-    def _commit_each(self, batch) -> dict[int, BaseException]:
+    def _commit_each(self, batch: list[_Write]) -> dict[int, BaseException]:
         failures = {}
         with self._lock:
-            for ticket, statements, _, _ in batch:
+            for write in batch:
                 try:
-                    for sql, params in statements:
-                        self._db.execute(sql, params)
+                    self._execute(write.statements)
                     self._db.commit()
                 except Exception as exc:
                     self._db.rollback()
-                    failures[ticket] = exc
+                    failures[write.ticket] = exc
         return failures
+
+    def _execute(self, statements: list[Statement]) -> None:
+        once: dict = {}
+        for statement in statements:
+            if len(statement) == 3:
+                once.pop(statement[2], None)  # keep the last one, at the end
+                once[statement[2]] = statement
+            else:
+                self._db.execute(statement[0], statement[1])
+        for sql, params, _ in once.values():
+            self._db.execute(sql, params)
+
+
+class _Write:
+    __slots__ = ("ticket", "statements", "callbacks", "wait")
+
+    def __init__(self, statements: list[Statement], on_done: Done | None, wait: bool):
+        self.ticket, self.statements, self.wait = 0, statements, wait
+        self.callbacks = [on_done] if on_done is not None else []

@@ -73,12 +73,12 @@ class SampleRun:
             self._progress(f"{sample_id}: {message}", self.done_here)
 
     # the steps of a sample ---------------------------------------------------------------------
-    def judge(self, sample: Sample, response: dict, tokens: int, had_error: bool) -> None:
+    def judge(self, sample: Sample, response: dict, tokens: int, had_error: bool, after: int | None = None) -> None:
         prediction, correct, verdict = self.task.judge(sample, response)
         correct = bool(correct)
         self.store.record_judgement(
             self.exp_id, sample.sample_id, prediction=prediction, correct=correct, verdict=verdict, wait=False,
-            on_done=lambda error: self._judged(sample.sample_id, correct, tokens, had_error, error))
+            on_done=lambda error: self._judged(sample.sample_id, correct, tokens, had_error, error), after=after)
 
     def fail(self, sample: Sample, request, error: str, attempts: int, had_error: bool, steps=None) -> None:
         message = redact(error, self.secrets)
@@ -90,13 +90,14 @@ class SampleRun:
     def answered(self, sample: Sample, request: dict, result, had_error: bool) -> None:
         if isinstance(result, ChatReply):  # a task that makes one call may return its reply
             result = single_reply(result, (request or {}).get("messages"))
-        # Not waited for: the answer is kept as soon as its group commits, and the verdict (queued
-        # after it) is what marks the sample finished.
-        self.store.record_rollout(self.exp_id, sample.sample_id, request=request, response=result.output,
-                                  latency_s=result.wall_s, prompt_tokens=result.prompt_tokens,
-                                  completion_tokens=result.completion_tokens, attempts=result.attempts,
-                                  trajectory=_steps(result.steps), wait=False)
-        self.judge(sample, result.output, result.total_tokens, had_error)
+        # Not waited for: the answer is kept as soon as its group commits (a slow judge cannot lose
+        # it), and the verdict, folded into the same write if that is still queued, is what marks
+        # the sample finished.
+        ticket = self.store.record_rollout(self.exp_id, sample.sample_id, request=request, response=result.output,
+                                           latency_s=result.wall_s, prompt_tokens=result.prompt_tokens,
+                                           completion_tokens=result.completion_tokens, attempts=result.attempts,
+                                           trajectory=_steps(result.steps), wait=False)
+        self.judge(sample, result.output, result.total_tokens, had_error, after=ticket)
 
     def work(self, sample: Sample) -> None:
         had_error, request = sample.error is not None, None

@@ -23,6 +23,11 @@ from evalui.engine.store_rows import STAGES, Sample, _dumps, _loads  # noqa: F40
 from evalui.engine.store_schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
 
 HEARTBEAT_S = 2.0
+# A sample's answer and its verdict in one row update (record_judgement folds them when it can).
+_ANSWER_AND_VERDICT = (
+    "UPDATE samples SET stage = 'judged', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
+    " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?,"
+    " prediction = ?, correct = ?, verdict = ? WHERE exp_id = ? AND sample_id = ?")
 # A run on another machine (a shared store) whose heartbeat is older than this is taken for dead.
 STALE_AFTER_S = 30.0
 
@@ -241,14 +246,14 @@ class RunStore:
 
     def record_rollout(self, exp_id: str, sample_id: str, *, request, response, latency_s: float,
                        prompt_tokens: int, completion_tokens: int, attempts: int, trajectory: list | None = None,
-                       wait: bool = True, on_done: Done | None = None) -> None:
-        self._write(
+                       wait: bool = True, on_done: Done | None = None) -> int:
+        """Keep the answer (stage rollout). Returns the write's ticket, for ``record_judgement(after=)``."""
+        return self._writer.submit([(
             "UPDATE samples SET stage = 'rollout', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
             " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?"
             " WHERE exp_id = ? AND sample_id = ?",
             (_dumps(request), _dumps(response), latency_s, prompt_tokens, completion_tokens, attempts,
-             _dumps(trajectory), time.time(), exp_id, sample_id), wait=wait, on_done=on_done,
-        )
+             _dumps(trajectory), time.time(), exp_id, sample_id))], wait=wait, on_done=on_done)
 
     def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int,
                      trajectory: list | None = None, wait: bool = True, on_done: Done | None = None) -> None:
@@ -261,18 +266,30 @@ class RunStore:
         )
 
     def record_judgement(self, exp_id: str, sample_id: str, *, prediction, correct: bool, verdict: dict,
-                         wait: bool = True, on_done: Done | None = None) -> None:
+                         wait: bool = True, on_done: Done | None = None, after: int | None = None) -> None:
         """Judge one sample. The last verdict marks the run finished in the same transaction, so a
-        crash between it and the summary cannot leave a complete run looking unfinished."""
+        crash between it and the summary cannot leave a complete run looking unfinished.
+
+        ``after``: the ticket of this sample's ``record_rollout(wait=False)``; while that write is
+        still queued, the verdict is folded into it (one row update instead of two)."""
         now = time.time()
+        verdict_values = (_dumps(prediction), int(bool(correct)), _dumps(verdict))
+        # IN, not !=: two seeks on the (exp_id, stage) index instead of a scan of the judged rows.
+        # Keyed: once per group of writes, after the others.
+        finish = ("UPDATE experiments SET status = 'finished', updated_at = ? WHERE exp_id = ? AND NOT EXISTS"
+                  " (SELECT 1 FROM samples WHERE exp_id = ? AND stage IN ('init', 'rollout'))",
+                  (now, exp_id, exp_id), ("finished", exp_id))
+
+        def fold(statements: list) -> list:
+            (_, params), = statements  # the rollout's one statement
+            return [(_ANSWER_AND_VERDICT, (*params[:8], *verdict_values, *params[8:])), finish]
+
+        if after and not wait and self._writer.amend(after, fold, on_done):
+            return
         self._writer.submit([
             ("UPDATE samples SET stage = 'judged', prediction = ?, correct = ?, verdict = ?, updated_at = ?"
-             " WHERE exp_id = ? AND sample_id = ?",
-             (_dumps(prediction), int(bool(correct)), _dumps(verdict), now, exp_id, sample_id)),
-            # IN, not !=: two seeks on the (exp_id, stage) index instead of a scan of the judged rows.
-            ("UPDATE experiments SET status = 'finished', updated_at = ? WHERE exp_id = ? AND NOT EXISTS"
-             " (SELECT 1 FROM samples WHERE exp_id = ? AND stage IN ('init', 'rollout'))",
-             (now, exp_id, exp_id)),
+             " WHERE exp_id = ? AND sample_id = ?", (*verdict_values, now, exp_id, sample_id)),
+            finish,
         ], wait=wait, on_done=on_done)
 
     def progress(self, exp_id: str) -> dict:
