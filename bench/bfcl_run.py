@@ -28,6 +28,7 @@ def main() -> None:
     load_official()
     peer = PeerProcess(lambda: gold_script(LATENCY_S))
     with tempfile.TemporaryDirectory() as folder:
+        os.environ["EVALUI_DATA_DIR"] = folder  # the shared plotly.js copy goes there, not into bench/
         store = RunStore(Path(folder) / "bench.sqlite")
         settings = EndpointSettings(base_url=peer.base_url, model="bench", api_key="sk-bench")
         print(f"throughput: {N} simple_python samples, {LATENCY_S * 1000:.0f} ms per request")
