@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 from evalui.errors import InputError
 
@@ -72,11 +73,17 @@ class ProgressBar:
         from tqdm import tqdm
 
         self._bar = tqdm(total=0, desc=description, unit="sample", dynamic_ncols=True)
+        self._drawn_at = 0.0
 
     def __call__(self, progress) -> None:
         if self._bar.total != progress.total:
             self._bar.total = progress.total
         self._bar.n = progress.done
+        # A redraw costs more than a fast sample: at most ten a second, and always the last one.
+        now = time.monotonic()
+        if now - self._drawn_at < 0.1 and progress.done < progress.total:
+            return
+        self._drawn_at = now
         self._bar.set_postfix(correct=progress.correct, errors=progress.errors, tokens=progress.tokens, refresh=False)
         self._bar.refresh()
 

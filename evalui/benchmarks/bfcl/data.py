@@ -69,7 +69,9 @@ def load_category(category: str) -> tuple[BfclEntry, ...]:
     )
 
 
+@functools.lru_cache(maxsize=32)
 def entries_by_id(category: str) -> dict[str, BfclEntry]:
+    """The category's entries by id (shared: callers only read it)."""
     return {entry.id: entry for entry in load_category(category)}
 
 

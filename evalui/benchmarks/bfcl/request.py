@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 
 from evalui.benchmarks.bfcl.data import BfclEntry
@@ -37,14 +38,24 @@ def language_specific_functions(entry: BfclEntry) -> list[dict]:
     """The function docs as the model should see them, with bfcl-eval's language hints.
 
     Java and JavaScript parameters are presented as strings in that language's syntax, exactly as
-    ``bfcl generate`` presents them, so that the checker's type conversion applies.
+    ``bfcl generate`` presents them, so that the checker's type conversion applies. The result is
+    shared between requests for the same entry (a resume asks again): callers only read it.
     """
+    return _hinted_functions(entry.category, entry.id)
+
+
+@functools.lru_cache(maxsize=8192)
+def _hinted_functions(category: str, entry_id: str) -> list[dict]:
+    from evalui.benchmarks.bfcl.data import entries_by_id
     from evalui.scoring.bfcl_official import load_official
 
     load_official()  # sets BFCL_PROJECT_ROOT before bfcl_eval.utils is imported
     from bfcl_eval.utils import add_language_specific_hint_to_function_doc
 
-    [processed] = add_language_specific_hint_to_function_doc([{"id": entry.id, "function": copy.deepcopy(entry.functions)}])
+    entry = entries_by_id(category)[entry_id]
+    # bfcl-eval edits the docs in place: it gets a copy (a JSON round trip is the cheap deep copy).
+    [processed] = add_language_specific_hint_to_function_doc([{"id": entry.id,
+                                                               "function": json.loads(json.dumps(entry.functions))}])
     return processed["function"]
 
 

@@ -36,6 +36,10 @@ class BfclTask:
     def call(self, client, sample: Sample, request: dict):
         return client.chat(request["messages"], tools=request.get("tools"))
 
+    async def acall(self, client, sample: Sample, request: dict):
+        # The same call as a coroutine on the client's loop: no thread waits per request.
+        return await client.achat(request["messages"], tools=request.get("tools"))
+
     def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
         entry = self._entry(sample)
         result = result_from_response(response, self.mode)
