@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from evalui.engine.settings import EndpointSettings
 
 SENTINEL_KEY = "sk-evalui-sentinel-7f3a9c1e5b"
@@ -12,3 +14,14 @@ def settings_for(peer, **overrides) -> EndpointSettings:
               "timeout_s": 5.0, "max_retries": 3}
     values.update(overrides)
     return EndpointSettings(**values)
+
+
+def cancel_when_asked(peer, cancel, thread, requests: int = 2) -> float:
+    """Once the peer has been asked ``requests`` times, cancel the run in ``thread``; the seconds it took to end."""
+    deadline = time.monotonic() + 5
+    while len(peer.chat_requests()) < requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    cancelled_at = time.monotonic()
+    cancel.set()
+    thread.join(timeout=10)
+    return time.monotonic() - cancelled_at

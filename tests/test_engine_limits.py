@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from peers import SENTINEL_KEY, settings_for
+from peers import SENTINEL_KEY, cancel_when_asked, settings_for
 
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.engine.client import Cancelled, EndpointError, ModelClient
@@ -145,13 +145,7 @@ def test_cancel_takes_effect_within_two_seconds(store, reply):
         reply.delay_s = 30
     with ScriptedPeer(lambda body, n: reply) as peer:
         cancel, thread, outcome = _slow_run(store, peer, timeout_s=60, max_retries=2)
-        deadline = time.monotonic() + 5
-        while len(peer.chat_requests()) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        cancelled_at = time.monotonic()
-        cancel.set()
-        thread.join(timeout=10)
-        took = time.monotonic() - cancelled_at
+        took = cancel_when_asked(peer, cancel, thread)
     assert not thread.is_alive() and took < 2, took
     assert store.experiment("slow-1")["status"] == "cancelled"
     assert all(s.stage == "init" and s.error is None for s in store.samples("slow-1"))  # waiting for a resume

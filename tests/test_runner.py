@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from peers import settings_for
+from peers import cancel_when_asked, settings_for
 
 from evalui.engine.client import ModelClient
 from evalui.engine.runner import run_experiment
@@ -74,7 +74,6 @@ def test_a_task_with_acall_runs_on_the_clients_loop(tmp_path):
 
 def test_cancelling_a_run_on_the_loop_stops_requests_in_flight(tmp_path):
     import threading
-    import time
 
     def slow(body, n):
         reply = completion("late")
@@ -90,12 +89,7 @@ def test_cancelling_a_run_on_the_loop_stops_requests_in_flight(tmp_path):
         thread = threading.Thread(target=lambda: run_experiment(store, "slow-2", AsyncEchoTask(), client,
                                                                 concurrency=2, cancel=cancel))
         thread.start()
-        while len(peer.chat_requests()) < 2:
-            time.sleep(0.05)
-        cancelled_at = time.monotonic()
-        cancel.set()
-        thread.join(timeout=10)
-        took = time.monotonic() - cancelled_at
+        took = cancel_when_asked(peer, cancel, thread)
     assert not thread.is_alive() and took < 2, took
     assert store.experiment("slow-2")["status"] == "cancelled"
     assert all(s.stage == "init" and s.error is None for s in store.samples("slow-2"))
