@@ -6,8 +6,8 @@ sends the very same request bodies to the same endpoint at the same concurrency,
    bare), with the requests the endpoint held at once (max and time-weighted mean; target >= 90 % of C).
 3. The whole command, ``evalui bfcl run`` as a subprocess with import, registering and exports
    (target <= 2 x bare + 8 s).
-The evalui figures are the real command's. The "projection" lines run the same runner in this
-process with the two changes proposed for evalui/benchmarks/bfcl (see ``projected_task``).
+The evalui figures are the real command's (a fresh process each time, so nothing is cached
+from an earlier pass).
 Beside them, in scenario 1: the official ``bfcl generate`` and Inspect AI's BFCL task, offline
 against the same endpoint (Inspect from its own venv, when EVALUI_BENCH_INSPECT is set).
 
@@ -110,50 +110,6 @@ def evalui_cli(peer: FastPeer, categories, limit, concurrency, folder: Path, tag
     return json.loads(done.stdout.strip().splitlines()[-1]), wall
 
 
-def projected_task(cached_entries: bool):
-    """BfclTask as it would be with the changes proposed for evalui/benchmarks/bfcl (not in evalui
-    yet, so these lines are projections, printed as such): ``acall`` (its samples then run on the
-    client's loop), and with ``cached_entries`` an entry lookup that does not rebuild the
-    category's id -> entry dict twice per sample (data.entries_by_id is not cached)."""
-    from evalui.benchmarks.bfcl.data import load_category
-    from evalui.benchmarks.bfcl.task import BfclTask
-
-    by_id: dict[tuple[str, str], object] = {}
-
-    class ProjectedTask(BfclTask):
-        async def acall(self, client, sample, request):
-            return await client.achat(request["messages"], tools=request.get("tools"))
-
-        def _entry(self, sample):
-            if not cached_entries:
-                return super()._entry(sample)
-            if not by_id:
-                by_id.update({(e.category, e.id): e for c in {sample.group} | set(CATEGORIES) for e in load_category(c)})
-            return by_id[(sample.group, sample.sample_id)]
-
-    return ProjectedTask("fc")
-
-
-def evalui_projected(peer: FastPeer, categories, limit, concurrency, folder: Path, tag: str, cached: bool) -> float:
-    """The run phase, in this process, with ``projected_task``."""
-    from evalui.benchmarks.bfcl.run import prepare_bfcl_run
-    from evalui.engine.client import ModelClient
-    from evalui.engine.runner import run_experiment
-    from evalui.engine.settings import EndpointSettings
-    from evalui.engine.store import RunStore
-
-    settings = EndpointSettings(base_url=peer.base_url, model="bench", api_key="sk-bench")
-    store = RunStore(folder / f"{tag}.sqlite")
-    exp_id = prepare_bfcl_run(store, settings, categories, limit=limit, mode="fc", exp_id=tag)
-    task = projected_task(cached)
-    with ModelClient(settings) as client:
-        started = time.perf_counter()
-        run_experiment(store, exp_id, task, client, concurrency=concurrency)
-        took = time.perf_counter() - started
-    store.close()
-    return took
-
-
 def official_generate(peer: FastPeer, categories, concurrency, folder: Path) -> tuple[float | None, str]:
     """``bfcl generate`` with a chat-completions FC handler pointed at the peer (its gpt-4o-*-FC
     handlers post to /v1/responses, which the peer does not speak)."""
@@ -225,11 +181,6 @@ def measure(peer: FastPeer, bodies, categories, limit, concurrency, folder: Path
         started = time.monotonic()
         summary, wall = evalui_cli(peer, categories, limit, concurrency, folder, f"c{concurrency}-{attempt}")
         cli.append((summary, wall, started, time.monotonic()))
-        for label, cached in (("acall", False), ("acall+cache", True)):
-            start = time.monotonic()
-            took = evalui_projected(peer, categories, limit, concurrency, folder,
-                                    f"{label.replace('+', '-')}{concurrency}-{attempt}", cached)
-            keep(label, (took, start, time.monotonic()))
     peers: dict[str, tuple] = {}
     if concurrency == 32:
         for label, function in (("official bfcl generate", official_generate), ("Inspect AI (inspect_evals)", inspect_eval)):
@@ -256,9 +207,6 @@ def report(name, n, concurrency, latency, target, best, cli, peers, log) -> None
     print(f"  evalui run phase         {run_phase:7.2f} s   ratio {run_phase / bare:5.2f} x bare (target <= {target})"
           f"   correct {summary['correct']}/{summary['total']}")
     print(f"      {held(cli_start, cli_end)}")
-    for label, what in (("acall", "BfclTask + acall"), ("acall+cache", "  + cached entry lookup")):
-        seconds = best[label][0]
-        print(f"  projection: {what:22s}{seconds:6.2f} s   ratio {seconds / bare:5.2f} x bare   {held(*best[label][1:])}")
     print(f"  whole command            {whole:7.2f} s   target <= 2 x bare + 8 s = {2 * bare + 8:.2f} s   "
           f"({'met' if whole <= 2 * bare + 8 else 'missed'})")
     for label, (seconds, note, window) in peers.items():

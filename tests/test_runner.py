@@ -124,3 +124,39 @@ def test_chat_on_the_clients_own_loop_raises_instead_of_hanging():
 
         with pytest.raises(RuntimeError, match="achat"):
             client.submit(blocking_call_on_the_loop()).result(timeout=5)
+
+
+@dataclass
+class PreparedEchoTask(AsyncEchoTask):
+    """Records what the runner hands to ``prepare`` and whether any request came first."""
+
+    prepared: list | None = None
+    asked_before_prepare: bool = False
+    fail_prepare: bool = False
+
+    def prepare(self, samples):
+        if self.fail_prepare:
+            raise RuntimeError("warm-up broke")
+        self.prepared = sorted(s.sample_id for s in samples)
+
+    def build_request(self, sample):
+        if self.prepared is None and not self.fail_prepare:
+            self.asked_before_prepare = True
+        return super().build_request(sample)
+
+
+@pytest.mark.parametrize("fail_prepare", [False, True])
+def test_prepare_sees_the_pending_samples_before_any_request(tmp_path, fail_prepare):
+    store = RunStore(tmp_path / "runs.sqlite")
+    store.create_or_get_experiment("echo-p", "echo", "m", "h", {})
+    store.add_samples("echo-p", [(f"s{i}", "g", {"word": f"w{i}"}) for i in range(6)])
+    with ScriptedPeer(lambda body, n: completion(body["messages"][0]["content"])) as peer:
+        client = ModelClient(settings_for(peer))
+        first = PreparedEchoTask(fail_prepare=fail_prepare)
+        store.record_judgement("echo-p", "s0", prediction="w0", correct=True, verdict={})
+        final = run_experiment(store, "echo-p", first, client, concurrency=3)
+    # A warm-up that fails is only a lost head start: every sample still runs and is judged.
+    assert final.done == 6 and final.correct == 6
+    if not fail_prepare:
+        assert first.prepared == [f"s{i}" for i in range(1, 6)] and not first.asked_before_prepare
+    store.close()

@@ -40,6 +40,9 @@ class Task(Protocol):
     # ``await client.achat(...)``. A task that has it runs on the client's event loop, with no
     # thread per request in flight (see evalui.engine.sample_run); its build_request and judge
     # then run on that loop too, so they must not block on the model (chat() raises there).
+    #
+    # Optional: ``prepare(self, samples)``, called once with the samples about to run, before any
+    # request: work that every request would otherwise repeat on the hot path (shared docs, tools).
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,11 @@ def run_experiment(
     heartbeat = _Heartbeat(store, exp_id)
     progress(f"{len(pending)} of {counts['total']} samples to run", 0)
     workers = max(1, min(concurrency, len(pending)))
+    if callable(getattr(task, "prepare", None)):
+        try:
+            task.prepare(pending)
+        except Exception:  # only a head start: each sample's own build reports its bad data
+            pass
     try:
         if callable(getattr(task, "acall", None)) and callable(getattr(client, "submit", None)):
             run_on_loop(run, pending, workers)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
+from collections.abc import Iterable
+
+import orjson
 
 from evalui.benchmarks.bfcl.data import BfclEntry
 
@@ -53,10 +55,34 @@ def _hinted_functions(category: str, entry_id: str) -> list[dict]:
     from bfcl_eval.utils import add_language_specific_hint_to_function_doc
 
     entry = entries_by_id(category)[entry_id]
-    # bfcl-eval edits the docs in place: it gets a copy (a JSON round trip is the cheap deep copy).
+    # bfcl-eval edits the docs in place: it gets a copy (orjson's round trip is the cheap deep copy).
     [processed] = add_language_specific_hint_to_function_doc([{"id": entry.id,
-                                                               "function": json.loads(json.dumps(entry.functions))}])
+                                                               "function": orjson.loads(orjson.dumps(entry.functions))}])
     return processed["function"]
+
+
+@functools.lru_cache(maxsize=8192)
+def _fc_tools(category: str, entry_id: str) -> tuple[list[dict], dict[str, str]]:
+    from evalui.benchmarks.bfcl.data import entries_by_id
+
+    return tools_for(language_specific_functions(entries_by_id(category)[entry_id]))
+
+
+@functools.lru_cache(maxsize=8192)
+def _prompt_system(category: str, entry_id: str) -> str:
+    from evalui.benchmarks.bfcl.data import entries_by_id
+
+    functions = language_specific_functions(entries_by_id(category)[entry_id])
+    return PROMPT_MODE_SYSTEM.format(functions=json.dumps(functions, ensure_ascii=False, indent=1))
+
+
+def prepare_requests(entries: Iterable[BfclEntry], mode: str) -> None:
+    """Build what every request of these entries shares (hinted docs, tools or system prompt) now,
+    before a run's requests start: built during the run, it costs the event loop as much as the
+    HTTP itself at a 10 ms endpoint (bench/engine_ceiling.py)."""
+    shared = _fc_tools if mode == "fc" else _prompt_system
+    for entry in entries:
+        shared(entry.category, entry.id)
 
 
 def _json_schema(schema: dict) -> dict:
@@ -92,15 +118,17 @@ def tools_for(functions: list[dict]) -> tuple[list[dict], dict[str, str]]:
 
 
 def build_request(entry: BfclEntry, mode: str) -> dict:
-    """``{"messages": [...], "tools": [...] | None, "tool_names": {...}}`` for one entry."""
-    functions = language_specific_functions(entry)
-    messages = copy.deepcopy(entry.user_messages())
+    """``{"messages": [...], "tools": [...] | None, "tool_names": {...}}`` for one entry.
+
+    The messages are the request's own; the tools are shared between requests for the same entry
+    (they are only read, and serialised per request)."""
+    messages = orjson.loads(orjson.dumps(entry.user_messages()))
     if mode == "fc":
-        tools, names = tools_for(functions)
+        tools, names = _fc_tools(entry.category, entry.id)
         return {"messages": messages, "tools": tools or None, "tool_names": names}
     if mode != "prompt":
         raise ValueError(f"mode must be 'fc' or 'prompt', not {mode!r}")
-    system = PROMPT_MODE_SYSTEM.format(functions=json.dumps(functions, ensure_ascii=False, indent=1))
+    system = _prompt_system(entry.category, entry.id)
     if messages and messages[0].get("role") == "system":
         messages[0] = {"role": "system", "content": f"{system}\n\n{messages[0]['content']}"}
     else:

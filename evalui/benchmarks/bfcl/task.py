@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evalui.benchmarks.bfcl.data import entries_by_id, load_category
-from evalui.benchmarks.bfcl.request import build_request, result_from_response
+from evalui.benchmarks.bfcl.request import build_request, prepare_requests, result_from_response
 from evalui.engine.store import Sample
 from evalui.scoring.bfcl import score_entry
 
@@ -29,6 +29,9 @@ class BfclTask:
 
     def _entry(self, sample: Sample):
         return entries_by_id(sample.group)[sample.sample_id]
+
+    def prepare(self, samples: list[Sample]) -> None:
+        prepare_requests((self._entry(s) for s in samples if s.stage == "init"), self.mode)
 
     def build_request(self, sample: Sample) -> dict:
         return build_request(self._entry(sample), self.mode)
