@@ -204,3 +204,58 @@ def check_json_arguments(arguments: str) -> None:
     """FC-mode arguments are JSON: hold them to the same size and nesting limits."""
     if isinstance(arguments, str):
         check_size(arguments, "arguments")
+
+
+# --- Values that will be executed against a backend (BFCL multi-turn) ----------------------------
+# Multi-turn calls are run, not only compared, so their arguments must be plain data of bounded
+# size, and the few parameters that set a computation's size are held to limits that keep a call
+# within milliseconds (mpmath's ``precision``, an integer ``exponent``).
+ARGUMENT_LIMITS = {"precision": 1_000, "exponent": 4_096}
+
+
+def check_identifier(name: object, what: str = "name") -> str:
+    """A plain Python identifier (no dots, no keywords): safe to place before ``(`` or ``=``."""
+    import keyword
+
+    if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+        raise UnsafeExpression(f"the {what} {str(name)[:80]!r} is not a plain identifier")
+    return name
+
+
+def check_literal_value(value: object, depth: int = 0) -> None:
+    """Plain data only (str, int, float, bool, None, lists, tuples, dicts with string keys), within
+    the size and nesting limits, so that ``repr(value)`` is a literal that evaluates to itself."""
+    if depth > MAX_NESTING:
+        raise UnsafeExpression(f"the value nests more than {MAX_NESTING} deep")
+    if value is None or isinstance(value, (bool, float)):
+        return
+    if isinstance(value, int):
+        if value.bit_length() > MAX_INT_BITS:
+            raise UnsafeExpression("an integer argument is too large")
+        return
+    if isinstance(value, str):
+        if len(value) > MAX_STRING_CHARS:
+            raise UnsafeExpression("a string argument is too long")
+        return
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            check_literal_value(item, depth + 1)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise UnsafeExpression("dictionary keys must be strings")
+            check_literal_value(key, depth + 1)
+            check_literal_value(item, depth + 1)
+        return
+    raise UnsafeExpression(f"{type(value).__name__} is not plain data")
+
+
+def check_call_arguments(arguments: dict) -> None:
+    """Keyword arguments of a call that will be executed: identifiers, plain data, bounded sizes."""
+    for key, value in arguments.items():
+        check_identifier(key, "argument name")
+        check_literal_value(value)
+        limit = ARGUMENT_LIMITS.get(key)
+        if limit is not None and isinstance(value, int) and abs(value) > limit:
+            raise UnsafeExpression(f"{key}={value} is beyond the limit of {limit}")
