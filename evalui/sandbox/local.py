@@ -1,0 +1,168 @@
+"""The sandbox evalui ships: each program in a fresh subprocess, confined as far as Linux allows
+an unprivileged process to confine itself.
+
+What it does:
+- a session's working folder is a new temporary folder (mode 700) outside the data folder, holding
+  the task's files; programs start there with HOME and TMPDIR inside the session;
+- the environment is built from nothing: no variable of the server (keys, HF_TOKEN, EVALUI_*) is passed;
+- CPU time, address space and file size are limited with setrlimit, and the whole process group
+  is killed at the wall-clock timeout (or on cancel);
+- where the kernel has Landlock, the program can read only the interpreter, its libraries and
+  system files, write only its session, open no TCP connection and signal no outside process;
+- as root, every capability is dropped first, so the limits cannot be raised again.
+What it does not do: it is not a container. Without Landlock the program can read whatever the
+server's user can read, by absolute path; UDP and Unix sockets are not confined; a program that
+leaves its process group can outlive the timeout; the machine's CPU and disk are shared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from functools import cache
+from pathlib import Path
+
+from evalui.sandbox import landlock
+from evalui.sandbox.base import Execution, Limits
+
+CHILD = Path(__file__).resolve().parent / "child.py"
+POLL_S = 0.05
+SYSTEM_READ_ONLY = ["/usr", "/lib", "/lib64", "/bin", "/etc/ssl", "/etc/localtime", "/etc/mime.types",
+                    "/dev/null", "/dev/urandom", "/proc/cpuinfo", "/proc/meminfo", "/sys/devices/system/cpu"]
+
+
+@cache
+def landlock_abi() -> int:
+    return landlock.abi_version()
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _interpreter_paths() -> list[str]:
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path}
+    return sorted(p for p in paths if p and os.path.exists(p))
+
+
+def sandbox_root(forbidden: Path | None) -> Path:
+    """Where sessions are made: the system's temporary folder, unless that lies in ``forbidden``."""
+    for candidate in (tempfile.gettempdir(), "/tmp", "/var/tmp"):
+        path = Path(candidate).resolve()
+        if path.is_dir() and not (forbidden and _inside(path, forbidden)):
+            return path
+    raise RuntimeError("no temporary folder outside the data folder for the sandbox")
+
+
+def clean_environment(session: Path) -> dict[str, str]:
+    """The program's whole environment: nothing is inherited from the server."""
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(session / "work"), "TMPDIR": str(session / "tmp"),
+            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _read_capped(path: Path, chars: int) -> str:
+    with path.open("rb") as handle:
+        raw = handle.read(4 * chars + 4)
+    size = path.stat().st_size
+    text = raw.decode("utf-8", errors="replace")
+    if len(text) > chars or size > len(raw):
+        return text[:chars] + f"\n… (truncated: {size} bytes in all, {chars} characters shown)"
+    return text
+
+
+class LocalSession:
+    def __init__(self, root: Path, files: dict[str, Path], cancel: threading.Event | None):
+        self.folder = Path(tempfile.mkdtemp(prefix="evalui-sandbox-", dir=root))
+        self.work = self.folder / "work"
+        for part in ("work", "tmp", "run"):
+            (self.folder / part).mkdir()
+        for name, source in files.items():
+            shutil.copyfile(source, self.work / Path(name).name)
+        self.cancel = cancel
+        self._runs = 0
+
+    def run(self, code: str, limits: Limits) -> Execution:
+        self._runs += 1
+        run_dir = self.folder / "run"
+        program = run_dir / f"program_{self._runs}.py"
+        program.write_text(code, encoding="utf-8")
+        settings = {"cpu_s": limits.cpu_seconds, "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes,
+                    "program": str(program), "confine": landlock_abi() > 0,
+                    "read_only": [*SYSTEM_READ_ONLY, *_interpreter_paths(), str(run_dir)],
+                    "read_write": [str(self.work), str(self.folder / "tmp")]}
+        stdout_path, stderr_path = run_dir / f"stdout_{self._runs}", run_dir / f"stderr_{self._runs}"
+        started = time.monotonic()
+        with stdout_path.open("wb") as stdout, stderr_path.open("wb") as stderr:
+            process = subprocess.Popen([sys.executable, "-I", str(CHILD), json.dumps(settings)], cwd=self.work,
+                                       env=clean_environment(self.folder), stdin=subprocess.DEVNULL, stdout=stdout,
+                                       stderr=stderr, start_new_session=True, close_fds=True)
+            stopped = self._wait(process, limits.wall_s)
+        duration = time.monotonic() - started
+        code_ = process.returncode
+        err = _read_capped(stderr_path, limits.output_chars)
+        if not stopped:
+            stopped = _why_stopped(code_, err)
+        return Execution(stdout=_read_capped(stdout_path, limits.output_chars), stderr=err,
+                         exit_code=None if code_ is None or code_ < 0 else code_, duration_s=duration,
+                         timed_out=stopped.startswith("timeout"), stopped=stopped)
+
+    def _wait(self, process: subprocess.Popen, wall_s: float) -> str:
+        deadline = time.monotonic() + wall_s
+        reason = ""
+        while process.poll() is None:
+            if time.monotonic() >= deadline:
+                reason = f"timeout: stopped after {wall_s:g} s"
+                break
+            if self.cancel is not None and self.cancel.is_set():
+                reason = "cancelled: the run was cancelled"
+                break
+            time.sleep(POLL_S)
+        _kill_group(process.pid)  # also whatever it left running in its group
+        process.wait()
+        return reason
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _why_stopped(exit_code: int | None, stderr: str) -> str:
+    if exit_code is not None and exit_code < 0:
+        name = {signal.SIGXCPU: "CPU time limit", signal.SIGKILL: "killed (CPU time or memory limit)",
+                signal.SIGXFSZ: "file size limit", signal.SIGSEGV: "crashed (segmentation fault)"}
+        return name.get(-exit_code, f"killed by signal {-exit_code}")
+    if exit_code and "MemoryError" in stderr[-2000:]:
+        return "memory limit: the program ran out of memory"
+    return ""
+
+
+class LocalSandbox:
+    """``open`` makes a session; ``forbidden`` (the data folder) never holds one."""
+
+    def __init__(self, forbidden: Path | None = None, cancel: threading.Event | None = None):
+        self.root = sandbox_root(forbidden.resolve() if forbidden else None)
+        self.cancel = cancel
+
+    def open(self, files: dict[str, Path]) -> LocalSession:
+        return LocalSession(self.root, files, self.cancel)
+
+    @staticmethod
+    def isolation() -> str:
+        return ("subprocess with a clean environment, rlimits and a wall-clock kill"
+                + (f"; Landlock ABI {landlock_abi()}: read-only system, own folder writable, no TCP" if landlock_abi()
+                   else "; no Landlock on this kernel: the file system is not confined"))
