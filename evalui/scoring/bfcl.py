@@ -34,6 +34,14 @@ CATEGORIES: tuple[str, ...] = (
     "live_relevance",
 )
 RELEVANCE_CATEGORIES = frozenset({"irrelevance", "live_irrelevance", "live_relevance"})
+# Conversations executed against stateful backends; judged by evalui.scoring.bfcl_multi_turn.
+MULTI_TURN_CATEGORIES: tuple[str, ...] = (
+    "multi_turn_base",
+    "multi_turn_miss_func",
+    "multi_turn_miss_param",
+    "multi_turn_long_context",
+)
+ALL_CATEGORIES: tuple[str, ...] = CATEGORIES + MULTI_TURN_CATEGORIES
 
 # The error types evalui reports, in the order the UI lists them.
 ERROR_TYPES: tuple[str, ...] = (

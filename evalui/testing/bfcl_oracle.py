@@ -48,3 +48,26 @@ class BfclOracle:
         if body.get("tools") and entry is not None and entry.functions:
             return completion(None, [(sanitise_name(entry.functions[0]["name"]), json.dumps({"zz_wrong": 1}))])
         return completion("[no_such_function(x=1)]")
+
+
+def gold_call_parts(call: str, involved_classes) -> tuple[str, dict]:
+    """A gold call string (trusted dataset text, e.g. ``sort('a.pdf')``) as a name and keyword
+    arguments: positional values are named from the backend method's signature."""
+    import ast
+    import inspect
+
+    from evalui.scoring.bfcl_multi_turn import backend_class
+
+    node = ast.parse(call, mode="eval").body
+    name = node.func.id
+    arguments = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+    if node.args:
+        method = next(getattr(backend_class(c), name) for c in involved_classes if hasattr(backend_class(c), name))
+        parameters = [p for p in inspect.signature(method).parameters if p != "self"]
+        arguments = {**dict(zip(parameters, (ast.literal_eval(a) for a in node.args))), **arguments}
+    return name, arguments
+
+
+def gold_turns(entry) -> list[list[tuple[str, dict]]]:
+    """The entry's gold calls, per turn, as (name, keyword arguments)."""
+    return [[gold_call_parts(call, entry.involved_classes) for call in turn] for turn in entry.possible_answer]

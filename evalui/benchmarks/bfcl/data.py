@@ -5,11 +5,11 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalui.errors import InputError
-from evalui.scoring.bfcl import CATEGORIES, RELEVANCE_CATEGORIES
+from evalui.scoring.bfcl import ALL_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES
 from evalui.scoring.bfcl_official import INSTALL_HINT, BfclUnavailable
 
 VERSION_PREFIX = "BFCL_v4"
@@ -21,7 +21,11 @@ class BfclEntry:
     category: str
     question: list  # turns of chat messages, as the dataset stores them
     functions: list[dict]
-    possible_answer: list[dict] | None
+    possible_answer: list[dict] | None  # multi-turn: the gold call strings, one list per turn
+    # Multi-turn only: the backends' starting state, their classes, and held-out docs by turn.
+    initial_config: dict = field(default_factory=dict)
+    involved_classes: tuple[str, ...] = ()
+    missed_function: dict = field(default_factory=dict)
 
     def user_messages(self) -> list[dict]:
         """The single-turn conversation: the first (and only) turn's messages."""
@@ -37,8 +41,8 @@ def bfcl_data_dir() -> Path:
 
 
 def check_category(category: str) -> str:
-    if category not in CATEGORIES:
-        raise InputError(f"unknown BFCL category {category!r}; choose from: {', '.join(CATEGORIES)}")
+    if category not in ALL_CATEGORIES:
+        raise InputError(f"unknown BFCL category {category!r}; choose from: {', '.join(ALL_CATEGORIES)}")
     return category
 
 
@@ -49,8 +53,12 @@ def _read_json_lines(path: Path) -> list[dict]:
 
 @functools.lru_cache(maxsize=32)
 def load_category(category: str) -> tuple[BfclEntry, ...]:
-    """All entries of one single-turn category, in dataset order."""
+    """All entries of one category, in dataset order."""
     check_category(category)
+    if category in MULTI_TURN_CATEGORIES:
+        from evalui.benchmarks.bfcl.multi_turn.data import load_multi_turn_category
+
+        return load_multi_turn_category(category)
     data_dir = bfcl_data_dir()
     questions = _read_json_lines(data_dir / f"{VERSION_PREFIX}_{category}.json")
     answers: dict[str, list] = {}
@@ -78,7 +86,7 @@ def entries_by_id(category: str) -> dict[str, BfclEntry]:
 def category_of_id(entry_id: str) -> str | None:
     """Category encoded in an entry id such as ``live_simple_12-5-3`` or ``simple_python_7``."""
     stem = entry_id.split(":")[0]
-    for category in sorted(CATEGORIES, key=len, reverse=True):
+    for category in sorted(ALL_CATEGORIES, key=len, reverse=True):
         if stem.startswith(category + "_"):
             return category
     return None

@@ -1,0 +1,1 @@
+"""BFCL multi-turn: conversations played against fresh, stateful backends, judged by the official checker."""
