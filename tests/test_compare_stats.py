@@ -96,7 +96,7 @@ def test_the_published_worked_example():
     assert comparison.diff == pytest.approx(10 / 161)
     assert [round(v, 4) for v in comparison.diff_ci] == [0.0046, 0.1186]
     assert round(comparison.mcnemar_p, 4) == 0.0525
-    assert not comparison.significant and not is_regression(comparison)
+    assert not comparison.significant and not is_regression(comparison.diff, comparison.mcnemar_p)
 
 
 def test_pairing_by_id_leaves_out_samples_without_an_outcome_and_splits_by_group():
@@ -114,6 +114,6 @@ def test_pairing_by_id_leaves_out_samples_without_an_outcome_and_splits_by_group
 
 def test_a_clear_regression_is_flagged_and_a_clear_improvement_is_not():
     worse = compare_outcomes({f"s{i}": True for i in range(30)}, {f"s{i}": i < 15 for i in range(30)})
-    assert worse.diff == pytest.approx(-0.5) and worse.mcnemar_p < 0.001 and is_regression(worse)
+    assert worse.diff == pytest.approx(-0.5) and worse.mcnemar_p < 0.001 and is_regression(worse.diff, worse.mcnemar_p)
     better = compare_outcomes({f"s{i}": i < 15 for i in range(30)}, {f"s{i}": True for i in range(30)})
-    assert better.significant and not is_regression(better)
+    assert better.significant and not is_regression(better.diff, better.mcnemar_p)

@@ -3,27 +3,37 @@
 from __future__ import annotations
 
 import argparse
+import contextvars
 import json
 import sys
 
 from evalui.errors import InputError
 
+# The CI gate of the command being run: the run commands print their summary through print_summary,
+# which is where the gate judges the finished run, so no run command has to know about it.
+_gate = contextvars.ContextVar("evalui_gate", default=None)
+
 
 def build_parser() -> argparse.ArgumentParser:
-    from evalui.cli import aime, bfcl, gaia, generic, verify
+    from evalui.cli import aime, bfcl, compare, gaia, generic, verify
 
     parser = argparse.ArgumentParser(prog="evalui", description="Evaluate LLM agents: BFCL, GAIA, AIME.")
-    benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="{bfcl,gaia,aime,verify,…}")
+    benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="{bfcl,gaia,aime,verify,compare,…}")
     bfcl.register(benchmarks)
     gaia.register(benchmarks)
     aime.register(benchmarks)
     verify.register(benchmarks)
+    compare.register(benchmarks)
     generic.register(benchmarks)  # benchmarks added through the registry
     return parser
 
 
 def print_summary(summary: dict) -> None:
-    """The JSON summary is always the last line printed, so scripts can read it with tail -1."""
+    """The JSON summary is always the last line printed, so scripts can read it with tail -1.
+    With gate flags, the gate's verdict is part of it (``gate``)."""
+    gate = _gate.get()
+    if gate is not None:
+        summary = {**summary, "gate": gate.check(summary)}
     sys.stdout.flush()
     print(json.dumps(summary, ensure_ascii=False), flush=True)
 
@@ -44,8 +54,19 @@ def _unreadable(exc: BaseException) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from evalui.cli.gate import GATE_FAILED, Gate
+
     try:
-        return int(args.handler(args) or 0)
+        gate = Gate.from_args(args)
+        token = _gate.set(gate)
+        try:
+            status = int(args.handler(args) or 0)
+        finally:
+            _gate.reset(token)
+        if status == 0 and gate is not None and gate.failed:
+            print(f"evalui: gate failed: {'; '.join(gate.reasons)}", file=sys.stderr)
+            return GATE_FAILED
+        return status
     except InputError as exc:
         print(f"evalui: error: {_one_line(exc)}", file=sys.stderr)
         return 2

@@ -6,6 +6,7 @@ import os
 import signal
 import time
 
+from evalui.cli.gate import add_gate_flags
 from evalui.errors import InputError
 
 
@@ -38,6 +39,7 @@ def add_run_flags(parser) -> None:
     parser.add_argument("--exp-id", help="name of the run; an existing one resumes")
     parser.add_argument("--out", help="folder for the exports (default: $EVALUI_DATA_DIR/runs/EXP_ID)")
     parser.add_argument("--seed", type=int, default=0, help="seed for any sampling the run does")
+    add_gate_flags(parser)  # every run command can gate a CI job
 
 
 def endpoint_from_args(args):

@@ -165,7 +165,6 @@ def flipped(a: Mapping[str, bool | None], b: Mapping[str, bool | None]) -> dict[
     return {"to_wrong": to_wrong, "to_correct": to_correct}
 
 
-def is_regression(comparison: PairedComparison, alpha: float = SIGNIFICANCE) -> bool:
+def is_regression(diff: float | None, mcnemar_p: float | None, alpha: float = SIGNIFICANCE) -> bool:
     """B is significantly worse than A: the difference is negative and McNemar's p is below alpha."""
-    return (comparison.diff is not None and comparison.diff < 0 and comparison.mcnemar_p is not None
-            and comparison.mcnemar_p < alpha)
+    return diff is not None and diff < 0 and mcnemar_p is not None and mcnemar_p < alpha

@@ -1,0 +1,57 @@
+"""``evalui compare A B``: run B against run A (the baseline), paired by sample id."""
+
+from __future__ import annotations
+
+from evalui.errors import InputError
+
+
+def register(commands) -> None:
+    parser = commands.add_parser("compare", help="compare two stored runs sample by sample (McNemar, paired CI)")
+    parser.add_argument("a", metavar="A", help="exp id of the baseline run")
+    parser.add_argument("b", metavar="B", help="exp id of the run compared with it")
+    parser.add_argument("--flips", type=int, default=20, help="list at most this many flipped samples (default 20)")
+    parser.set_defaults(handler=run_compare)
+
+
+def run_compare(args) -> int:
+    from evalui.cli import print_summary
+    from evalui.engine.store import RunStore
+    from evalui.reports.comparison import CannotCompare, compare_runs
+
+    if args.flips < 0:
+        raise InputError("--flips must be 0 or more")
+    store = RunStore()
+    try:
+        record = compare_runs(store, args.a, args.b)
+    except CannotCompare as exc:
+        raise InputError(str(exc)) from None
+    finally:
+        store.close()
+    print(summary_text(record, args.flips))
+    print_summary(record)
+    return 0
+
+
+def summary_text(record: dict, flips: int) -> str:
+    """What a person reads above the JSON line: the figures per group and the first flipped samples."""
+    def share(value):
+        return "–" if value is None else f"{value:.1%}"
+
+    def interval(bounds):
+        return "–" if not bounds else f"[{bounds[0]:+.3f}, {bounds[1]:+.3f}]"
+
+    lines = [f"{record['benchmark']}: {record['b']} ({record['b_model']}) against {record['a']} ({record['a_model']})",
+             f"{'group':<28} {'n':>5} {'A':>7} {'B':>7} {'diff':>8} {'95% CI':>18} {'→wrong':>7} {'→right':>7} {'p':>8}"]
+    rows = [("all", record), *record["by_group"].items()] if record["by_group"] else [("all", record)]
+    for name, g in rows:
+        diff = "–" if g["diff"] is None else f"{g['diff']:+.3f}"
+        p_value = "–" if g["mcnemar_p"] is None else f"{g['mcnemar_p']:.4g}"
+        lines.append(f"{str(name)[:28]:<28} {g['n']:>5} {share(g['a_accuracy']):>7} {share(g['b_accuracy']):>7} "
+                     f"{diff:>8} {interval(g['diff_ci']):>18} {g['flipped_to_wrong']:>7} {g['flipped_to_correct']:>7} "
+                     f"{p_value:>8}")
+    listed = [(direction, f) for direction in ("to_wrong", "to_correct") for f in record["flipped"][direction]]
+    for direction, flip in listed[:flips]:
+        lines.append(f"  flipped {direction.replace('_', ' ')}: {flip['id']} ({flip['group']}): {flip['a']} → {flip['b']}")
+    if len(listed) > flips:
+        lines.append(f"  … and {len(listed) - flips} more flipped samples (all of them are in the JSON line)")
+    return "\n".join(lines)

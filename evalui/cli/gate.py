@@ -1,0 +1,128 @@
+"""The CI gate of every ``run`` command: --fail-under, --junit, --max-regression-vs, and the
+GitHub Actions step summary. A failed gate exits with 100 (promptfoo's convention), after every
+export is written; bad gate flags exit 2 before anything runs."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalui.errors import InputError
+
+GATE_FAILED = 100
+STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+
+
+def add_gate_flags(parser) -> None:
+    gate = parser.add_argument_group("CI gate")
+    gate.add_argument("--fail-under", metavar="X",
+                      help="exit 100 when accuracy is below X (0–1, or a percentage such as 80%%); "
+                           "errors and samples that did not run count as failures")
+    gate.add_argument("--junit", metavar="FILE", help="write a JUnit XML file: one testcase per sample")
+    gate.add_argument("--max-regression-vs", metavar="EXP",
+                      help="exit 100 when this run is significantly worse than run EXP "
+                           "(paired by sample, exact McNemar p < 0.05 and a lower accuracy)")
+
+
+def _threshold(text: str) -> float:
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise InputError(f"--fail-under {text!r}: give a number from 0 to 1, or a percentage such as 80%") from None
+    if not 0.0 <= value <= 1.0:
+        raise InputError(f"--fail-under {text!r}: give a number from 0 to 1, or a percentage such as 80%")
+    return value
+
+
+@dataclass
+class Gate:
+    fail_under: float | None = None
+    junit: Path | None = None
+    baseline: str | None = None
+    failed: bool = False
+    reasons: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_args(cls, args) -> Gate | None:
+        """The gate the flags ask for (checked now, before the run), or None."""
+        fail_under, junit, baseline = (getattr(args, name, None) for name in ("fail_under", "junit", "max_regression_vs"))
+        if fail_under is None and junit is None and baseline is None:
+            return None
+        gate = cls(fail_under=_threshold(fail_under) if fail_under is not None else None)
+        if junit is not None:
+            gate.junit = Path(junit)
+            if not gate.junit.name or gate.junit.is_dir():
+                raise InputError(f"--junit {junit}: give a file name")
+            if not gate.junit.parent.is_dir():
+                raise InputError(f"--junit {junit}: the folder {gate.junit.parent} does not exist")
+        if baseline is not None:
+            gate.baseline = baseline
+            _check_baseline(args, baseline)
+        return gate
+
+    def check(self, summary: dict) -> dict:
+        """Judge the finished run, write the JUnit file and the step summary; returns the gate's record."""
+        from evalui.engine.store import RunStore
+        from evalui.reports.ci import gate_figures, step_summary, write_junit
+
+        if "exp_id" not in summary:  # `aime evaluate` reports three steps; its judge step is the one to gate
+            summary = summary.get("judge") or {}
+        if not summary.get("exp_id"):
+            self.failed = True
+            return {"passed": False, "reasons": ["this command reports no run to gate"]}
+        store = RunStore()
+        try:
+            experiment = store.experiment(summary["exp_id"])
+            samples = store.samples(summary["exp_id"])
+            figures = gate_figures(samples)
+            record: dict = {"figures": figures}
+            if self.junit:
+                record["junit"] = str(write_junit(self.junit, experiment, samples))
+            if self.fail_under is not None and figures["accuracy"] < self.fail_under:
+                self.reasons.append(f"accuracy {figures['accuracy']:.4f} is below {self.fail_under:g}")
+            if self.baseline:
+                record["regression"] = self._regression(store, summary["exp_id"])
+        finally:
+            store.close()
+        self.failed = bool(self.reasons)
+        record.update(passed=not self.failed, reasons=list(self.reasons), fail_under=self.fail_under)
+        summary_file = os.environ.get(STEP_SUMMARY_ENV)
+        if summary_file:
+            with open(summary_file, "a", encoding="utf-8") as handle:
+                handle.write(step_summary({**summary, **(experiment.get("summary") or {})}, record))
+        return record
+
+    def _regression(self, store, exp_id: str) -> dict:
+        from evalui.reports.comparison import CannotCompare, compare_runs
+        from evalui.scoring.paired import is_regression
+
+        try:
+            record = compare_runs(store, self.baseline, exp_id)
+        except CannotCompare as exc:  # e.g. no shared sample: a gate that cannot judge does not pass
+            self.reasons.append(f"cannot compare with {self.baseline}: {exc}")
+            return {"baseline": self.baseline, "error": str(exc)}
+        if is_regression(record["diff"], record["mcnemar_p"]):
+            self.reasons.append(f"significantly worse than {self.baseline}: diff {record['diff']:+.4f}, "
+                                f"McNemar p = {record['mcnemar_p']:.4g}")
+        keys = ("n", "diff", "diff_ci", "mcnemar_p", "flipped_to_wrong", "flipped_to_correct", "significant")
+        return {"baseline": self.baseline, **{k: record[k] for k in keys}}
+
+
+def _check_baseline(args, baseline: str) -> None:
+    from evalui.engine.store import RunStore
+
+    if args.exp_id and args.exp_id == baseline:
+        raise InputError(f"--max-regression-vs {baseline}: a run cannot be its own baseline")
+    benchmark = getattr(args, "benchmark_name", None) or args.benchmark
+    store = RunStore()
+    try:
+        experiment = store.experiment(baseline)
+    finally:
+        store.close()
+    if experiment is None:
+        raise InputError(f"--max-regression-vs {baseline}: no stored run has that id")
+    # AIME's commands share one name for three benchmarks (aime-generate, aime-judge, aime-winrate).
+    if experiment["benchmark"] != benchmark and not experiment["benchmark"].startswith(f"{benchmark}-"):
+        raise InputError(f"--max-regression-vs {baseline}: that is a {experiment['benchmark']} run, not {benchmark}")

@@ -1,0 +1,110 @@
+"""Two stored runs compared sample by sample: the figures `evalui compare`, the Runs tab and the CI
+gate all show, read from the store and computed by evalui.scoring.paired."""
+
+from __future__ import annotations
+
+from evalui.engine.store import RunStore
+from evalui.scoring.paired import compare_outcomes, flipped
+
+
+class CannotCompare(ValueError):
+    """The two runs cannot be compared: one is missing, they are different benchmarks, or share no sample."""
+
+
+def outcome(sample) -> bool | None:
+    """True, False, or None for "nothing to compare". An endpoint error is False: errors never pass."""
+    if sample.stage == "judged":
+        return None if (sample.verdict or {}).get("scored") is False else bool(sample.correct)
+    return False if sample.error else None
+
+
+def outcome_word(value: bool | None, sample=None) -> str:
+    if value is None:
+        return "–"
+    if value:
+        return "correct"
+    return "error" if sample is not None and sample.stage != "judged" else "wrong"
+
+
+def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
+    """B against A (A is the baseline): paired figures, per group, and the flipped samples."""
+    experiments = {}
+    for exp_id in (a_id, b_id):
+        experiment = store.experiment(exp_id) if exp_id else None
+        if experiment is None:
+            raise CannotCompare(f"no run named {exp_id!r}")
+        experiments[exp_id] = experiment
+    benchmark_a, benchmark_b = experiments[a_id]["benchmark"], experiments[b_id]["benchmark"]
+    if benchmark_a != benchmark_b:
+        raise CannotCompare(f"{a_id} is a {benchmark_a} run and {b_id} a {benchmark_b} run: compare runs of one benchmark")
+    samples_a = {s.sample_id: s for s in store.samples(a_id)}
+    samples_b = {s.sample_id: s for s in store.samples(b_id)}
+    outcomes_a = {i: outcome(s) for i, s in samples_a.items()}
+    outcomes_b = {i: outcome(s) for i, s in samples_b.items()}
+    groups = {i: s.group for i, s in samples_a.items()}
+    comparison = compare_outcomes(outcomes_a, outcomes_b, groups)
+    if comparison.n == 0:
+        raise CannotCompare(f"{a_id} and {b_id} have no sample with an outcome in both runs")
+    flips = flipped(outcomes_a, outcomes_b)
+
+    def described(sample_id: str) -> dict:
+        return {"id": sample_id, "group": groups.get(sample_id, ""),
+                "a": outcome_word(outcomes_a[sample_id], samples_a[sample_id]),
+                "b": outcome_word(outcomes_b[sample_id], samples_b[sample_id])}
+
+    return {"a": a_id, "b": b_id, "benchmark": benchmark_a,
+            "a_model": experiments[a_id]["model"], "b_model": experiments[b_id]["model"],
+            **comparison.as_dict(),
+            "only_in_a": sum(1 for i in samples_a if i not in samples_b),
+            "only_in_b": sum(1 for i in samples_b if i not in samples_a),
+            "flipped": {direction: [described(i) for i in ids] for direction, ids in flips.items()}}
+
+
+def _share(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1%}"
+
+
+def _signed(value: float | None) -> str:
+    return "–" if value is None else f"{value * 100:+.1f} pts"
+
+
+def _interval(bounds) -> str:
+    return "–" if not bounds else f"[{bounds[0] * 100:+.1f}, {bounds[1] * 100:+.1f}] pts"
+
+
+def _p(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4g}"
+
+
+def _cell(text) -> str:
+    # Group names come from datasets; a pipe or HTML would break or leak into the table.
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+
+
+def comparison_markdown(record: dict) -> str:
+    """The comparison as Markdown: the headline figures, then one row per group."""
+    verdict = ("B is significantly worse" if record["significant"] and record["diff"] < 0 else
+               "B is significantly better" if record["significant"] else "no significant difference")
+    lines = [
+        f"**{_cell(record['b'])}** against **{_cell(record['a'])}** on {record['n']} paired samples: "
+        f"{_share(record['a_accuracy'])} → {_share(record['b_accuracy'])}, diff {_signed(record['diff'])} "
+        f"(95% CI {_interval(record['diff_ci'])}), McNemar p = {_p(record['mcnemar_p'])}: {verdict}.",
+        "",
+        f"Flipped to wrong: {record['flipped_to_wrong']} · flipped to correct: {record['flipped_to_correct']} · "
+        f"only in A: {record['only_in_a']} · only in B: {record['only_in_b']}",
+        "",
+        "| group | n | A | B | diff | 95% CI | → wrong | → correct | McNemar p |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, g in record["by_group"].items():
+        lines.append(f"| {_cell(name) or '–'} | {g['n']} | {_share(g['a_accuracy'])} | {_share(g['b_accuracy'])} | "
+                     f"{_signed(g['diff'])} | {_interval(g['diff_ci'])} | {g['flipped_to_wrong']} | "
+                     f"{g['flipped_to_correct']} | {_p(g['mcnemar_p'])} |")
+    lines += ["", f"_Interval: {record['interval_method']}; test: {record['test_method']}._"]
+    return "\n".join(lines)
+
+
+def flip_choices(record: dict) -> list[tuple[str, str]]:
+    """(label, "run::sample") for each flipped sample: it opens in B, the run that changed."""
+    return [(f"{f['id']} ({f['group']}): {f['a']} → {f['b']}", f"{record['b']}::{f['id']}")
+            for direction in ("to_wrong", "to_correct") for f in record["flipped"][direction]]
