@@ -9,7 +9,7 @@ from evalui.benchmarks.bfcl.data import VERSION_PREFIX, bfcl_data_dir, check_cat
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
 from evalui.engine.benchmark import Benchmark
 from evalui.jsonl import write_jsonl
-from evalui.scoring.bfcl import RELEVANCE_CATEGORIES
+from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES
 
 MODES = ("fc", "prompt")
 
@@ -28,6 +28,40 @@ def samples(options: BfclOptions) -> list[tuple[str, str, dict]]:
     if not categories:
         raise ValueError("choose at least one BFCL category")
     return sample_specs(categories, options.limit or None)
+
+
+@dataclass
+class BfclRunTask:
+    """Single-turn samples go to BfclTask, multi-turn ones to MultiTurnTask; one run may hold both."""
+
+    mode: str = "fc"
+    benchmark: str = "bfcl"
+
+    def __post_init__(self):
+        from evalui.benchmarks.bfcl.multi_turn.task import MultiTurnTask
+
+        self.single, self.multi = BfclTask(mode=self.mode), MultiTurnTask(mode=self.mode)
+
+    def _task(self, sample):
+        return self.multi if sample.group in MULTI_TURN_CATEGORIES else self.single
+
+    def build_request(self, sample) -> dict:
+        return self._task(sample).build_request(sample)
+
+    def call(self, client, sample, request):
+        return self._task(sample).call(client, sample, request)
+
+    async def acall(self, client, sample, request):
+        return await self._task(sample).acall(client, sample, request)
+
+    def judge(self, sample, response):
+        return self._task(sample).judge(sample, response)
+
+
+def summarise(samples: list, summary: dict) -> dict:
+    from evalui.scoring.bfcl_leaderboard import leaderboard_subtotals
+
+    return {"leaderboard": leaderboard_subtotals(summary.get("by_category") or {})}
 
 
 def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
@@ -58,12 +92,13 @@ def data_files(options: BfclOptions) -> list[Path]:
 
 BENCHMARK = Benchmark(
     name="bfcl",
-    title="BFCL function calling (single-turn AST)",
+    title="BFCL function calling (single-turn AST and multi-turn)",
     options=BfclOptions,
     samples=samples,
-    task=lambda options, store, exp_id: BfclTask(mode=options.mode),
+    task=lambda options, store, exp_id: BfclRunTask(mode=options.mode),
     fixed=("mode",),  # a finished sample's verdict depends on how the model was asked
     export=export,
+    summarise=summarise,
     data_files=data_files,
     group_name="category",
     metrics={"accuracy": "share of judged samples the official AST checker accepts, Wilson 95% interval",

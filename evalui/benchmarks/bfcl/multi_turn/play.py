@@ -1,0 +1,140 @@
+"""One multi-turn conversation, played as bfcl-eval's ``inference_multi_turn_FC`` / ``_prompting``
+play it for OpenAI-style chat models.
+
+Per user turn: send the conversation, decode the reply, run its calls on the sample's own backends,
+send the results back, until the model answers without a call (or with something that does not
+decode). A turn has at most ``MAXIMUM_STEP_LIMIT`` steps; past that the conversation stops and the
+entry fails as force-terminated. In miss_func, the held-out docs arrive at their turn with bfcl's
+own user prompt (as tools in FC mode; in the prompt in prompt mode, as upstream does).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+
+from evalui.benchmarks.bfcl.data import BfclEntry
+from evalui.benchmarks.bfcl.multi_turn.backends import Backends
+from evalui.benchmarks.bfcl.request import tools_for
+from evalui.engine.completion import EndpointError
+from evalui.engine.trajectory import Step, TaskResult, step_of
+from evalui.scoring.bfcl_multi_turn import StepDecodeError, decode_step
+from evalui.scoring.safe_calls import UnsafeExpression
+
+
+def _official_prompts():
+    from evalui.scoring.bfcl_official import load_official
+
+    load_official()
+    from bfcl_eval.constants import default_prompts
+    from bfcl_eval.model_handler.utils import system_prompt_pre_processing_chat_model
+
+    return default_prompts, system_prompt_pre_processing_chat_model
+
+
+class Conversation:
+    """The growing chat of one sample, and what each step added to it."""
+
+    def __init__(self, entry: BfclEntry, mode: str):
+        self.entry, self.mode = entry, mode
+        self.prompts, system_prompt = _official_prompts()
+        self.functions = copy.deepcopy(entry.functions)
+        self.messages: list[dict] = []
+        self.unsent: list[dict] = []  # added since the last request: stored with the next step
+        self.tools = tools_for(self.functions)[0] if mode == "fc" else None
+        self.system_prompt = system_prompt
+
+    def add(self, *messages: dict) -> None:
+        self.messages.extend(messages)
+        self.unsent.extend(messages)
+
+    def start_turn(self, index: int, turn_messages: list[dict]) -> None:
+        turn_messages = copy.deepcopy(turn_messages)
+        held_out = self.entry.missed_function.get(str(index))
+        if held_out:
+            if self.mode == "fc":
+                self.functions.extend(held_out)
+                self.tools = tools_for(self.functions)[0]
+                text = self.prompts.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC
+            else:
+                text = self.prompts.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING.format(functions=held_out)
+            turn_messages = [{"role": "user", "content": text}]
+        if index == 0 and self.mode == "prompt":
+            turn_messages = self.system_prompt(turn_messages, self.functions, self.entry.id)
+        self.add(*turn_messages)
+
+    def raw_output(self, reply) -> object:
+        """The step's result-file value: FC tool calls as [{name: arguments_json}], else the text."""
+        if self.mode == "fc" and reply.tool_calls:
+            return [{call.name: call.arguments} for call in reply.tool_calls]
+        return reply.text
+
+    def add_reply(self, reply, step_index: int) -> None:
+        if self.mode == "fc" and reply.tool_calls:
+            self.messages.append({"role": "assistant", "content": reply.text or None, "tool_calls": [
+                {"id": f"call_{step_index}_{i}", "type": "function",
+                 "function": {"name": call.name, "arguments": call.arguments}}
+                for i, call in enumerate(reply.tool_calls)]})
+        else:
+            self.messages.append({"role": "assistant", "content": reply.text})
+
+    def add_results(self, calls, results: list[str], step_index: int) -> None:
+        if self.mode == "fc":
+            self.add(*({"role": "tool", "content": result, "tool_call_id": f"call_{step_index}_{i}"}
+                       for i, result in enumerate(results)))
+        else:
+            listed = [{"role": "tool", "name": call.shown() if call.refused else call.call_text(), "content": result}
+                      for call, result in zip(calls, results)]
+            self.add({"role": "user", "content": repr(listed)})
+
+
+async def play(client, entry: BfclEntry, mode: str) -> TaskResult:
+    """Play every turn of ``entry``; the output holds the official per-turn result and the step map."""
+    started = time.perf_counter()
+    conversation = Conversation(entry, mode)
+    limit = conversation.prompts.MAXIMUM_STEP_LIMIT
+    steps: list[Step] = []
+    turns: list[list] = []
+    step_turns: list[int] = []
+    force_terminated = False
+    with Backends(entry) as backends:
+        for turn_index, turn_messages in enumerate(entry.question):
+            conversation.start_turn(turn_index, turn_messages)
+            outputs: list = []
+            turns.append(outputs)
+            count = 0
+            while True:
+                try:
+                    reply = await client.achat(conversation.messages, tools=conversation.tools)
+                except EndpointError as exc:
+                    exc.steps = steps  # the conversation so far is kept with the error
+                    raise
+                step = step_of(reply, conversation.unsent)
+                conversation.unsent = []
+                steps.append(step)
+                step_turns.append(turn_index)
+                outputs.append(conversation.raw_output(reply))
+                conversation.add_reply(reply, len(steps))
+                try:
+                    calls = decode_step(outputs[-1], mode, backends.allowed)
+                except (StepDecodeError, UnsafeExpression) as exc:
+                    step.note = f"not decoded, turn ends: {exc}"[:500]
+                    break
+                if not calls:
+                    step.note = "no calls, turn ends"
+                    break
+                results = []
+                for call in calls:
+                    result, error = backends.run(call)
+                    results.append(result)
+                    step.tool_results.append({"name": call.shown(), "content": result, "error": error})
+                conversation.add_results(calls, results, len(steps))
+                count += 1
+                if count > limit:
+                    force_terminated = True
+                    step.note = f"force-terminated after {limit} steps in one turn"
+                    break
+            if force_terminated:
+                break
+    output = {"turns": turns, "step_turns": step_turns, "force_terminated": force_terminated}
+    return TaskResult(output, steps, time.perf_counter() - started)

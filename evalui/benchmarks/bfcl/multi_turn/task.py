@@ -1,0 +1,39 @@
+"""The multi-turn task for the run engine: play the conversation, judge it with the official checker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evalui.benchmarks.bfcl.data import entries_by_id
+from evalui.benchmarks.bfcl.multi_turn.data import checker_entry
+from evalui.benchmarks.bfcl.multi_turn.play import play
+from evalui.engine.store import Sample
+from evalui.scoring.bfcl_multi_turn import score_multi_turn
+
+
+@dataclass
+class MultiTurnTask:
+    mode: str = "fc"
+    benchmark: str = "bfcl"
+
+    def _entry(self, sample: Sample):
+        return entries_by_id(sample.group)[sample.sample_id]
+
+    def build_request(self, sample: Sample) -> dict:
+        # The conversation is built as it goes; every step's messages are kept in the trajectory.
+        entry = self._entry(sample)
+        return {"category": sample.group, "id": entry.id, "mode": self.mode, "turns": len(entry.question)}
+
+    def call(self, client, sample: Sample, request: dict):
+        return client.submit(self.acall(client, sample, request)).result()
+
+    async def acall(self, client, sample: Sample, request: dict):
+        return await play(client, self._entry(sample), self.mode)
+
+    def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
+        entry = self._entry(sample)
+        result = response.get("turns") if isinstance(response, dict) else None
+        verdict = score_multi_turn(checker_entry(entry), entry.possible_answer, result, self.mode).as_dict()
+        if isinstance(response, dict) and response.get("force_terminated"):
+            verdict["force_terminated"] = True
+        return result, verdict["correct"], verdict
