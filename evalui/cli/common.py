@@ -27,6 +27,8 @@ def add_endpoint_flags(parser, *, model_help: str = "model name at the endpoint"
     parser.add_argument("--max-tokens", type=int, default=1024)
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
     parser.add_argument("--max-retries", type=int, default=4)
+    parser.add_argument("--price-input", type=float, help="price per million input tokens, for the run's cost")
+    parser.add_argument("--price-output", type=float, help="price per million output tokens, for the run's cost")
 
 
 DEFAULT_CONCURRENCY = 8
@@ -65,6 +67,8 @@ def endpoint_from_args(args):
         max_tokens=args.max_tokens,
         timeout_s=args.timeout,
         max_retries=args.max_retries,
+        price_input_per_m=getattr(args, "price_input", None),
+        price_output_per_m=getattr(args, "price_output", None),
     ).with_key_from_env(args.api_key_env)
 
 

@@ -7,6 +7,10 @@ from evalui.errors import InputError
 from evalui.jsonl import write_jsonl
 
 
+# The tool agent's figures, printed when the run has them.
+AGENT_FIGURES = ("steps_mean", "steps_median", "tool_calls", "tool_error_rate", "tokens_per_task", "cost")
+
+
 def register(benchmarks) -> None:
     parser = benchmarks.add_parser("gaia", help="GAIA general-assistant benchmark")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -26,6 +30,11 @@ def register(benchmarks) -> None:
     source.add_argument("--sample", action="store_true", help="the small sample bundled with evalui")
     run.add_argument("--limit", type=int, help="at most N tasks")
     run.add_argument("--agent", help="your agent as module:attr, with answer(record) -> str, instead of an endpoint")
+    run.add_argument("--tools", help="run evalui's own tool agent with these tools: python,files[,web]")
+    run.add_argument("--tool-timeout", type=float, default=30.0, help="seconds a python program may run (default 30)")
+    run.add_argument("--max-steps", type=int, default=12, help="model calls per task for the tool agent (default 12)")
+    run.add_argument("--tool-protocol", default="auto", choices=("auto", "native", "text"),
+                     help="native OpenAI tool calls, plain text, or native falling back to text (default)")
     add_endpoint_flags(run)
     add_run_flags(run)
     run.set_defaults(handler=run_run)
@@ -42,30 +51,30 @@ def run_score(args) -> int:
     return 0
 
 
-def load_questions(args):
-    from evalui.benchmarks.gaia import data
+def gaia_source(args) -> str:
+    """The source option the run records, so a resume reloads the same questions."""
+    from pathlib import Path
 
-    if args.limit is not None and args.limit < 1:
-        raise InputError("--limit must be at least 1")
     if args.data_dir:
-        return data.load_folder(args.data_dir, args.split, args.level, args.limit), f"folder {args.data_dir}"
+        return f"folder:{Path(args.data_dir).resolve()}@{args.split}"
     if args.questions:
-        return data.load_questions_file(args.questions, args.level, args.limit), f"questions file {args.questions}"
-    if args.sample:
-        return data.load_bundled_sample(args.level, args.limit), "bundled sample"
-    return data.load_hf(args.split, args.level, args.limit), f"{data.HF_REPO} {args.split}"
+        return f"questions:{Path(args.questions).resolve()}"
+    return "sample" if args.sample else f"hf:{args.split}"
 
 
 def run_run(args) -> int:
     interrupt_on_sigterm()
     from evalui.benchmarks.gaia.agent import load_agent
     from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
+    from evalui.benchmarks.gaia.spec import GaiaOptions
     from evalui.cli import print_summary
     from evalui.engine.store import RunStore
 
-    questions, source = load_questions(args)
-    if not questions:
-        raise InputError("the selection has no GAIA tasks (check --split, --level and the source)")
+    if args.limit is not None and args.limit < 1:
+        raise InputError("--limit must be at least 1")
+    options = GaiaOptions(source=gaia_source(args), level=args.level, limit=args.limit, agent=args.agent,
+                          tools=args.tools.split(",") if args.tools else None, tool_timeout=args.tool_timeout,
+                          max_steps=args.max_steps, tool_protocol=args.tool_protocol)
     agent = settings = None
     if args.agent:
         agent = load_agent(args.agent)
@@ -73,9 +82,11 @@ def run_run(args) -> int:
         settings = endpoint_from_args(args)
     store = RunStore()
     try:
-        exp_id = prepare_gaia_run(store, questions, source=source, settings=settings, agent_spec=args.agent,
-                                  exp_id=args.exp_id, concurrency=args.concurrency, requests_per_minute=args.rpm)
+        exp_id = prepare_gaia_run(store, options, settings=settings, exp_id=args.exp_id, concurrency=args.concurrency,
+                                  requests_per_minute=args.rpm)
     except ValueError as exc:
+        if "no samples" in str(exc):
+            raise InputError("the selection has no GAIA tasks (check --split, --level and the source)") from None
         raise InputError(str(exc)) from None
     bar = ProgressBar(f"GAIA {exp_id}")
     try:
@@ -87,5 +98,6 @@ def run_run(args) -> int:
     print_summary({"exp_id": summary["exp_id"], "total": summary["total"], "correct": summary["correct"],
                    "accuracy": summary["accuracy"], "lenient_accuracy": summary["lenient_accuracy"],
                    "by_level": by_level, "errors": summary["errors"], "duration_s": summary["duration_s"],
-                   "out_dir": summary["out_dir"], "submission": summary["submission"], "status": summary["status"]})
+                   "out_dir": summary["out_dir"], "submission": summary["submission"], "status": summary["status"],
+                   **{k: summary[k] for k in AGENT_FIGURES if k in summary}})
     return 0

@@ -23,6 +23,9 @@ class EndpointSettings:
     max_retries: int = 4
     # None: EVALUI_MAX_RESPONSE_BYTES, or 2 MB.
     max_response_bytes: int | None = None
+    # Optional prices per million tokens, for a run's cost; nothing is charged or checked.
+    price_input_per_m: float | None = None
+    price_output_per_m: float | None = None
 
     def public(self) -> dict:
         """What may be stored, logged or exported: everything but the key."""
@@ -35,6 +38,8 @@ class EndpointSettings:
             "timeout_s": self.timeout_s,
             "max_retries": self.max_retries,
             "max_response_bytes": self.max_response_bytes,
+            "price_input_per_m": self.price_input_per_m,
+            "price_output_per_m": self.price_output_per_m,
         }
 
     @property

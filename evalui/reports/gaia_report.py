@@ -27,7 +27,7 @@ def write_gaia_report(folder: Path, experiment: dict, summary: dict, rows: list[
         "## Overview",
         "",
         f"- Experiment: `{inert(summary['exp_id'])}` · model or agent: {inert(summary['model'])}",
-        f"- Source: {inert(experiment['config'].get('source', ''))}",
+        f"- Source: {inert((experiment['config'].get('options') or {}).get('source', ''))}",
         f"- Tasks: {summary['judged']} answered of {summary['total']} ({summary['scored']} with a known answer); "
         f"{summary['errors']} errors",
         f"- Exact match (leaderboard scorer): **{percent(summary['accuracy'])}** "
@@ -36,6 +36,7 @@ def write_gaia_report(folder: Path, experiment: dict, summary: dict, rows: list[
         f"- Latency: median {_seconds(summary['latency_median_s'])}, p90 {_seconds(summary['latency_p90_s'])}",
         f"- Average annotated steps: {summary['average_steps'] if summary['average_steps'] is not None else '–'}",
         f"- Tokens: {summary['tokens']}",
+        *agent_lines(experiment, summary),
         "",
         "## Accuracy per level",
         "",
@@ -59,6 +60,29 @@ def write_gaia_report(folder: Path, experiment: dict, summary: dict, rows: list[
     path = folder / "report.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+def agent_lines(experiment: dict, summary: dict) -> list[str]:
+    """The tool agent's figures: steps, tool errors, tokens and cost per task."""
+    options = experiment["config"].get("options") or {}
+    lines = []
+    if options.get("tools"):
+        rate = summary.get("tool_error_rate")
+        lines += [f"- Agent tools: {inert(', '.join(options['tools']))} · at most {options.get('max_steps')} steps, "
+                  f"{options.get('tool_timeout')} s per program",
+                  f"- Model calls per task: mean {_number(summary.get('steps_mean'))}, "
+                  f"median {_number(summary.get('steps_median'))}",
+                  f"- Tool calls: {summary.get('tool_calls', 0)}, failed {summary.get('tool_errors', 0)} "
+                  f"({percent(rate) if rate is not None else '–'})"]
+    lines.append(f"- Tokens per task: {_number(summary.get('tokens_per_task'))}")
+    if summary.get("cost") is not None:
+        lines.append(f"- Cost (from the prices given with the endpoint): {summary['cost']:.4f}, "
+                     f"{summary['cost_per_task']:.4f} per task")
+    return lines
+
+
+def _number(value) -> str:
+    return "–" if value is None else f"{value:.1f}"
 
 
 def write_submission_guide(folder: Path, summary: dict) -> Path:

@@ -177,3 +177,35 @@ class ScriptedPeer:
     def chat_requests(self) -> list[RecordedRequest]:
         with self._lock:
             return [r for r in self.requests if _is_chat(r.path)]
+
+
+# Helpers for scripting an agent: what the conversation so far holds ---------------------------
+
+def first_user_text(body: dict) -> str:
+    """The task as the client first asked it (text part of the first user message)."""
+    for message in body.get("messages", []):
+        if message.get("role") == "user":
+            content = message.get("content")
+            return content if isinstance(content, str) else " ".join(
+                p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def tool_outputs(body: dict) -> list[str]:
+    """The tool results sent back so far, oldest first: native ``tool`` messages, or the text
+    protocol's ``<tool_result>`` blocks inside user messages."""
+    import re
+
+    outputs = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if message.get("role") == "tool":
+            outputs.append(content if isinstance(content, str) else json.dumps(content))
+        elif message.get("role") == "user" and isinstance(content, str):
+            outputs.extend(re.findall(r"<tool_result[^>]*>\n?(.*?)\n?</tool_result>", content, re.DOTALL))
+    return outputs
+
+
+def tool_call_text(name: str, arguments: dict) -> str:
+    """A reply that calls a tool in the plain-text protocol."""
+    return f'<tool_call>{json.dumps({"name": name, "arguments": arguments})}</tool_call>'

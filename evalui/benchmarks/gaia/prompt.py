@@ -213,7 +213,8 @@ def _one_line(exc: Exception) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def _attachment_text(path: Path) -> str | None:
+def attachment_text(path: Path) -> str | None:
+    """The attachment as bounded text (text files, xlsx), or None for a kind read elsewhere."""
     suffix = path.suffix.lower()
     if suffix in TEXT_SUFFIXES:
         return _text_file(path)
@@ -238,7 +239,7 @@ def user_content(question: GaiaQuestion, *, images: bool = True) -> str | list[d
             {"type": "text", "text": f"{text}\n\nAttached image: {question.file_name}"},
             {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{data}"}},
         ]
-    inlined = _attachment_text(path)
+    inlined = attachment_text(path)
     if inlined is not None:
         return f"{text}\n\nAttached file {question.file_name}:\n```\n{inlined}\n```"
     return f"{text}\n\nAttached file: {question.file_name} ({path.stat().st_size} bytes; its content cannot be shown here)."

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from evalui.benchmarks.gaia.data import GaiaQuestion
-from evalui.benchmarks.gaia.spec import BENCHMARK, GaiaOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK, GaiaOptions, check, task
 from evalui.benchmarks.gaia.task import GaiaTask, question_from_payload, sample_specs
 from evalui.engine import lifecycle
 from evalui.engine.runner import Progress
@@ -20,17 +20,34 @@ from evalui.scoring.metrics import accuracy, accuracy_by, level_drop_rates, perc
 AGENT_HOST = "local agent"
 
 
-def prepare_gaia_run(store: RunStore, questions: list[GaiaQuestion], *, source: str,
+def prepare_gaia_run(store: RunStore, selection: GaiaOptions | list[GaiaQuestion], *, source: str | None = None,
                      settings: EndpointSettings | None = None, agent_spec: str | None = None,
                      exp_id: str | None = None, concurrency: int | None = None,
                      requests_per_minute: float | None = None, out: str | Path | None = None) -> str:
-    """Register the run for questions the caller selected (CLI flags, the tab's source)."""
-    if (settings is None) == (agent_spec is None):
+    """Register the run (or reopen it to resume). ``selection`` is the options, whose ``source`` the
+    run records and a resume reloads; a list of questions already loaded is still taken, recorded
+    under ``source`` as a label only."""
+    if isinstance(selection, GaiaOptions):
+        options, specs = selection, None
+        if agent_spec:
+            options.agent = agent_spec
+    else:
+        options, specs = GaiaOptions(source=source or "questions", agent=agent_spec), sample_specs(selection)
+    if (settings is None) == (options.agent is None):
         raise ValueError("give either an endpoint or an agent (module:attr), not both")
-    return lifecycle.prepare(store, BENCHMARK, GaiaOptions(source=source, agent=agent_spec), settings, exp_id=exp_id,
+    check(options)
+    return lifecycle.prepare(store, BENCHMARK, options, settings, exp_id=exp_id,
                              concurrency=concurrency, requests_per_minute=requests_per_minute, out=out,
-                             model=settings.model if settings else agent_spec,
-                             host=None if settings else AGENT_HOST, specs=sample_specs(questions))
+                             model=settings.model if settings else options.agent,
+                             host=None if settings else AGENT_HOST, specs=specs)
+
+
+def run_task(store: RunStore, exp_id: str, settings: EndpointSettings | None, agent, cancel: threading.Event):
+    """The task for a stored run: the built-in tool agent, the user's agent object, or the bare endpoint."""
+    options = BENCHMARK.make_options(store.experiment(exp_id)["config"].get("options") or {})
+    if options.tools:
+        return task(options, store, exp_id, cancel=cancel)
+    return GaiaTask(agent=agent) if agent is not None or settings is not None else None
 
 
 def execute_gaia_run(store: RunStore, exp_id: str, *, settings: EndpointSettings | None = None, agent=None,
@@ -40,9 +57,9 @@ def execute_gaia_run(store: RunStore, exp_id: str, *, settings: EndpointSettings
     """Run (or resume) a registered GAIA run with the endpoint or an agent object already loaded."""
     if out:
         store.update_config(exp_id, {**store.experiment(exp_id)["config"], "out": str(out)})
-    task = GaiaTask(agent=agent) if agent is not None or settings is not None else None
+    cancel = cancel or threading.Event()  # shared with the sandbox, so a cancel stops a program in flight
     return lifecycle.execute(store, exp_id, settings, concurrency=concurrency, requests_per_minute=requests_per_minute,
-                             cancel=cancel, on_progress=on_progress, task=task)
+                             cancel=cancel, on_progress=on_progress, task=run_task(store, exp_id, settings, agent, cancel))
 
 
 def export_gaia_run(store: RunStore, exp_id: str, *, out: str | Path | None = None, duration_s: float | None = None) -> dict:
@@ -100,13 +117,38 @@ def gaia_summary(rows: list[dict]) -> dict:
         "latency_p90_s": percentile(latencies, 90),
         "average_steps": sum(steps) / len(steps) if steps else None,
         "tokens": sum(r["tokens"] for r in rows),
+        **agent_figures(judged),
     }
+
+
+def agent_figures(judged: list[dict]) -> dict:
+    """Model calls per task, how often a tool call failed, and tokens per task."""
+    steps = [r["model_steps"] for r in judged]
+    results = [result for r in judged for step in (r["trajectory"] or []) for result in (step.get("tool_results") or [])]
+    failed = sum(1 for result in results if result.get("error"))
+    return {"steps_mean": sum(steps) / len(steps) if steps else None, "steps_median": percentile(steps, 50),
+            "tool_calls": len(results), "tool_errors": failed,
+            "tool_error_rate": failed / len(results) if results else None,
+            "tokens_per_task": sum(r["tokens"] for r in judged) / len(judged) if judged else None}
+
+
+def run_cost(samples: list, endpoint: dict | None) -> float | None:
+    """The run's cost from the prices given with the endpoint (per million tokens); None without them."""
+    prices = endpoint or {}
+    price_in, price_out = prices.get("price_input_per_m"), prices.get("price_output_per_m")
+    if price_in is None and price_out is None:
+        return None
+    prompt = sum(s.prompt_tokens for s in samples)
+    completion = sum(s.completion_tokens for s in samples)
+    return round((prompt * (price_in or 0) + completion * (price_out or 0)) / 1_000_000, 6)
 
 
 def write_gaia_files(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
     """The leaderboard submission (in task order, answers exactly as given), the task table, the
     guide and the report."""
     rows = task_rows(samples)
+    summary["cost"] = run_cost(samples, experiment["config"].get("endpoint"))
+    summary["cost_per_task"] = summary["cost"] / len(rows) if summary["cost"] is not None and rows else None
     submission = folder / "submission.jsonl"
     write_jsonl(submission, ({"task_id": r["task_id"], "model_answer": r["model_answer"] or "",
                               "reasoning_trace": r["response"]} for r in rows if r["stage"] == "judged"))
@@ -129,7 +171,7 @@ def tasks_frame(store: RunStore, exp_id: str):
         "file": r["file_name"], "prediction": r["model_answer"] if r["model_answer"] is not None else "",
         "truth": r["final_answer"], "exact": verdict(r["exact"]), "lenient": verdict(r["lenient"]),
         "latency s": round(r["latency_s"], 2) if r["latency_s"] is not None else None,
-        "error": (r["error"] or "")[:200],
+        "steps": r["model_steps"], "error": (r["error"] or "")[:200],
     } for r in task_rows(store.samples(exp_id))]
     return pd.DataFrame(rows, columns=["task", "level", "question", "file", "prediction", "truth", "exact", "lenient",
-                                       "latency s", "error"])
+                                       "latency s", "steps", "error"])

@@ -16,6 +16,10 @@ class GaiaOptions:
     level: str | None = None
     limit: int | None = None  # None or 0: all
     agent: str | None = None  # module:attr of the user's agent, instead of the endpoint
+    tools: list[str] | None = None  # the built-in agent's tools (python, files, web); none: one plain request
+    tool_timeout: float = 30.0  # seconds a python program may run
+    max_steps: int = 12  # model calls per task
+    tool_protocol: str = "auto"  # native OpenAI tool calls, plain text, or native falling back to text
 
 
 def load(options: GaiaOptions) -> list:
@@ -42,11 +46,34 @@ def samples(options: GaiaOptions) -> list[tuple[str, str, dict]]:
     return sample_specs(load(options))
 
 
-def task(options: GaiaOptions, store, exp_id: str):
+def task(options: GaiaOptions, store, exp_id: str, cancel=None):
     from evalui.benchmarks.gaia.agent import load_agent
     from evalui.benchmarks.gaia.task import GaiaTask
 
+    if options.tools:
+        from evalui.benchmarks.gaia.agent_loop import AgentSettings, ToolAgentTask, local_sandbox
+        from evalui.benchmarks.gaia.tools.base import parse_choices
+
+        # Checked again here: a resume on a Space must not run code the operator has not allowed.
+        tools = parse_choices(options.tools)
+        return ToolAgentTask(settings=AgentSettings(tools, options.tool_timeout, options.max_steps,
+                                                    options.tool_protocol),
+                             sandbox=local_sandbox(cancel) if "python" in tools else None)
     return GaiaTask(agent=load_agent(options.agent) if options.agent else None)
+
+
+def check(options: GaiaOptions) -> None:
+    """Options that cannot run together, said before a run is registered."""
+    from evalui.benchmarks.gaia.agent_loop import PROTOCOLS
+    from evalui.benchmarks.gaia.tools.base import parse_choices
+
+    if options.tools and options.agent:
+        raise ValueError("choose the built-in agent's tools or your own agent, not both")
+    options.tools = parse_choices(options.tools) or None
+    if options.tool_protocol not in PROTOCOLS:
+        raise ValueError(f"the tool protocol is one of {', '.join(PROTOCOLS)}")
+    if options.max_steps < 1 or options.tool_timeout <= 0:
+        raise ValueError("max steps must be at least 1 and the tool timeout positive")
 
 
 def summarise(samples: list, summary: dict) -> dict:
@@ -87,7 +114,7 @@ BENCHMARK = Benchmark(
     options=GaiaOptions,
     samples=samples,
     task=task,
-    fixed=("agent",),  # finished answers came from this agent (or the endpoint)
+    fixed=("agent", "tools"),  # finished answers came from this agent, these tools (or the bare endpoint)
     summarise=summarise,
     export=export,
     headline=headline,
