@@ -122,6 +122,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "gaia.latency": ("Latency", "延迟"),
     "gaia.tasks": ("Tasks", "任务"),
     "gaia.downloads": ("Submission, guide and report", "提交文件、提交指南与报告"),
+    "gaia.tools": ("Agent tools (none: one plain request per task)", "智能体工具（不选：每个任务一次普通请求）"),
+    "gaia.tools_info": ("python runs in a sandbox; web needs the server's EVALUI_WEB_BACKEND",
+                        "python 在沙箱中运行；web 需要服务器设置 EVALUI_WEB_BACKEND"),
+    "gaia.tool_timeout": ("Seconds per program", "每个程序的秒数上限"),
+    "gaia.max_steps": ("Max steps per task", "每个任务的最大步数"),
+    "gaia.transcript": ("Transcript of a task", "任务执行记录"),
+    "gaia.transcript_task": ("Task", "任务"),
+    "endpoint.price_input": ("Price per million input tokens (optional)", "每百万输入 token 价格（可选）"),
+    "endpoint.price_output": ("Price per million output tokens (optional)", "每百万输出 token 价格（可选）"),
     # AIME generation and results
     "aime.intro": ("Generate AIME-style problems with the endpoint above. Each is parsed as JSON (LaTeX intact), "
                    "checked (answer 0–999, no duplicates) and retried when invalid; invalid output is never kept.",
