@@ -15,6 +15,7 @@ from evalui.reports.bfcl_report import truth_of
 from evalui.reports.charts import accuracy_bars, count_bars
 from evalui.scoring.bfcl import CATEGORIES
 from evalui.ui import launcher
+from evalui.ui import inspector
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.run_view import finished_summary
 from evalui.ui.strings import t
@@ -93,3 +94,4 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                   inputs=[*endpoint.components(), categories, limit, mode, concurrency, exp_id],
                   prepare=prepare, results=[accuracy_plot, error_plot, samples, downloads],
                   results_view=lambda run_id: results_view(store, run_id), api_prefix="bfcl")
+    inspector.include(demo, store, parts)

@@ -15,6 +15,7 @@ from evalui.engine.store import RunStore
 from evalui.history import artefacts, samples_frame
 from evalui.reports.charts import accuracy_bars
 from evalui.ui import launcher
+from evalui.ui import inspector
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.run_view import finished_summary
 from evalui.ui.strings import t
@@ -85,3 +86,4 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
                   inputs=[*endpoint.components(), *inputs, concurrency, exp_id], prepare=prepare,
                   results=[headline, chart, samples, downloads], results_view=view,
                   api_prefix=spec.name.replace("-", "_"))
+    inspector.include(demo, store, parts)

@@ -10,7 +10,7 @@ import pandas as pd
 from evalui import history
 from evalui.engine.default_key import key_for
 from evalui.engine.store import RunStore
-from evalui.ui import launcher
+from evalui.ui import compare_view, inspector, launcher
 from evalui.ui.access import require_access, say
 from evalui.ui.endpoint_panel import EndpointInputs, preflight
 from evalui.ui.run_view import is_running
@@ -32,6 +32,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
         per_group = gr.Plot(label=t("runs.groups"), elem_id="runs-compare-groups")
         against_tokens = gr.Plot(label=t("runs.tokens"), elem_id="runs-compare-tokens")
+    pair = compare_view.build(store)
     gr.Markdown(t("runs.one"))
     parts = launcher.build_controls("runs", t("runs.resume"))
     delete = gr.Button(t("runs.delete"), variant="stop", elem_id="runs-delete")
@@ -43,10 +44,12 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     samples = gr.Dataframe(pd.DataFrame(columns=history.SAMPLE_COLUMNS), label=t("runs.samples"), interactive=False,
                            wrap=True, max_height=420, column_widths=SAMPLE_WIDTHS, elem_id="runs-samples")
     files = gr.File(label=t("runs.files"), file_count="multiple", elem_id="runs-files")
+    compare_view.open_flips_in(store, pair, inspector.include(demo, store, parts))
 
     def listing():
         frame = history.runs_frame(store)
-        return frame, gr.update(choices=list(frame["exp_id"]))
+        ids = list(frame["exp_id"])
+        return frame, gr.update(choices=ids), gr.update(choices=ids), gr.update(choices=ids)
 
     def run_view(run_id):
         experiment = store.experiment(run_id) if run_id else None
@@ -116,10 +119,10 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
 
     current = launcher.wire(demo, store, parts, benchmark="", inputs=[endpoint.api_key, parts.runs], prepare=prepare,
                             results=[samples, files], results_view=run_view, api_prefix="runs", adopt_running=False)
-    refresh.click(listing, None, [table, chosen], api_name="runs_list")
+    refresh.click(listing, None, [table, chosen, pair.a, pair.b], api_name="runs_list")
     compare.click(compare_runs, [chosen], [compare_note, per_group, against_tokens], api_name="runs_compare")
     delete.click(ask_delete, [current], [confirm_row, question], api_visibility="private")
     keep.click(lambda: gr.Row(visible=False), None, [confirm_row], api_visibility="private")
     confirm.click(delete_run, [current], [confirm_row, table, chosen, parts.runs, current, samples, files, parts.status],
                   api_name="runs_delete")
-    demo.load(listing, None, [table, chosen], api_visibility="private")
+    demo.load(listing, None, [table, chosen, pair.a, pair.b], api_visibility="private")
