@@ -8,11 +8,11 @@ from evalui.jsonl import write_jsonl
 
 
 def register(benchmarks) -> None:
-    parser = benchmarks.add_parser("bfcl", help="Berkeley Function Calling Leaderboard (single-turn AST)")
+    parser = benchmarks.add_parser("bfcl", help="Berkeley Function Calling Leaderboard (single-turn AST and multi-turn)")
     commands = parser.add_subparsers(dest="command", required=True)
 
     score = commands.add_parser("score", help="score an official-format result file")
-    score.add_argument("--category", required=True, help="e.g. simple_python, live_multiple")
+    score.add_argument("--category", required=True, help="e.g. simple_python, live_multiple, multi_turn_base")
     score.add_argument("--results", required=True, help='JSON lines {"id", "result"}')
     score.add_argument("--out", help="write one verdict line per id to this JSONL file")
     score.add_argument(
@@ -67,5 +67,5 @@ def run_run(args) -> int:
     finally:
         bar.close()
     print_summary({key: summary[key] for key in
-                   ("exp_id", "total", "correct", "accuracy", "errors", "duration_s", "out_dir", "status", "by_category")})
+                   ("exp_id", "total", "correct", "accuracy", "errors", "duration_s", "out_dir", "status", "by_category", "leaderboard")})
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 from evalui.benchmarks.bfcl.data import category_of_id, check_category, entries_by_id
 from evalui.errors import InputError
 from evalui.jsonl import iter_jsonl
-from evalui.scoring.bfcl import result_shape, score_entry
+from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES, result_shape, score_entry
 from evalui.scoring.metrics import accuracy
 
 
@@ -79,6 +79,14 @@ def score_result_file(
 
 
 def _verdict_rows(rows, known, category, fc_names_underscored) -> Iterator[dict]:
+    if category in MULTI_TURN_CATEGORIES:
+        from evalui.benchmarks.bfcl.multi_turn.data import checker_entry
+        from evalui.scoring.bfcl_multi_turn import score_multi_turn
+
+        for _line, entry_id, result in rows:  # the mode follows each line's shape
+            entry = known[entry_id]
+            yield {"id": entry_id, **score_multi_turn(checker_entry(entry), entry.possible_answer, result).as_dict()}
+        return
     for _line, entry_id, result in rows:
         entry = known[entry_id]
         underscore_to_dot = fc_names_underscored and result_shape(result) == "fc"
