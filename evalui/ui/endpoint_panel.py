@@ -27,9 +27,15 @@ class EndpointInputs:
     temperature: gr.Slider
     max_tokens: gr.Number
     timeout: gr.Number
+    # Optional prices per million tokens, for a run's cost; tabs that report cost add them to their inputs.
+    price_input: gr.Number | None = None
+    price_output: gr.Number | None = None
 
     def components(self) -> list:
         return [self.base_url, self.model, self.api_key, self.temperature, self.max_tokens, self.timeout]
+
+    def price_components(self) -> list:
+        return [self.price_input, self.price_output]
 
 
 def build_endpoint_panel() -> EndpointInputs:
@@ -45,7 +51,9 @@ def build_endpoint_panel() -> EndpointInputs:
             temperature = gr.Slider(0.0, 2.0, value=0.0, step=0.1, label=t("endpoint.temperature"))
             max_tokens = gr.Number(value=1024, precision=0, label=t("endpoint.max_tokens"))
             timeout = gr.Number(value=60, label=t("endpoint.timeout"))
-        inputs = EndpointInputs(base, model, api_key, temperature, max_tokens, timeout)
+            price_input = gr.Number(value=None, minimum=0, label=t("endpoint.price_input"), elem_id="endpoint-price-input")
+            price_output = gr.Number(value=None, minimum=0, label=t("endpoint.price_output"), elem_id="endpoint-price-output")
+        inputs = EndpointInputs(base, model, api_key, temperature, max_tokens, timeout, price_input, price_output)
         build_test_row(inputs)
         build_local_model_row(base, model)
     return inputs
@@ -97,7 +105,8 @@ def build_local_model_row(base: gr.Textbox, model: gr.Textbox) -> None:
     stop.click(stop_local, None, [note], api_name="local_model_stop")
 
 
-def endpoint_settings(base_url: str, model: str, api_key: str, temperature: float, max_tokens: float, timeout: float) -> EndpointSettings:
+def endpoint_settings(base_url: str, model: str, api_key: str, temperature: float, max_tokens: float, timeout: float,
+                      price_input: float | None = None, price_output: float | None = None) -> EndpointSettings:
     """Settings from the page. The server's key is used only for the server's own endpoint, so a
     visitor cannot send it to a URL of their choosing."""
     base_url = (base_url or "").strip()
@@ -118,6 +127,8 @@ def endpoint_settings(base_url: str, model: str, api_key: str, temperature: floa
         temperature=float(temperature or 0.0),
         max_tokens=int(max_tokens) if max_tokens else None,
         timeout_s=float(timeout or 60),
+        price_input_per_m=float(price_input) if price_input not in (None, "") else None,
+        price_output_per_m=float(price_output) if price_output not in (None, "") else None,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -11,9 +12,12 @@ import pandas as pd
 from evalui.benchmarks.gaia import data
 from evalui.benchmarks.gaia.agent import load_agent
 from evalui.benchmarks.gaia.run import execute_gaia_run, export_gaia_run, prepare_gaia_run, tasks_frame
+from evalui.benchmarks.gaia.spec import GaiaOptions
+from evalui.benchmarks.gaia.tools.base import CHOICES, code_allowed, web_configured
 from evalui.config import data_dir
 from evalui.engine.store import RunStore
 from evalui.reports.charts import accuracy_bars, histogram
+from evalui.reports.gaia_transcript import transcript_html
 from evalui.ui import launcher
 from evalui.ui import inspector
 from evalui.ui.access import say
@@ -24,8 +28,8 @@ from evalui.ui.strings import t
 SOURCES = ("Bundled sample", "Hugging Face (gated)", "Local folder", "Uploaded JSON file")
 ENDPOINT_CHOICE = "The endpoint above"
 AGENTS_ENV = "EVALUI_AGENTS"
-COLUMNS = ["task", "level", "question", "file", "prediction", "truth", "exact", "lenient", "latency s", "error"]
-WIDTHS = ["13%", "5%", "26%", "8%", "12%", "10%", "7%", "7%", "7%", "5%"]
+COLUMNS = ["task", "level", "question", "file", "prediction", "truth", "exact", "lenient", "latency s", "steps", "error"]
+WIDTHS = ["13%", "5%", "24%", "8%", "12%", "9%", "7%", "7%", "6%", "4%", "5%"]
 
 
 def allowed_agents() -> list[str]:
@@ -42,13 +46,12 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def load_selected(source, split, level, limit, folder, upload):
-    level = None if level == "All" else level
-    limit = int(limit or 0) or None
+def selected_source(source, split, folder, upload) -> str:
+    """The GAIA source option for the page's choice; the run records it and a resume reloads it."""
     if source == "Bundled sample":
-        return data.load_bundled_sample(level, limit), "bundled sample"
+        return "sample"
     if source == "Hugging Face (gated)":
-        return data.load_hf(split, level, limit), f"{data.HF_REPO} {split}"
+        return f"hf:{split}"
     if source == "Local folder":
         if not (folder or "").strip():
             raise ValueError(say("msg.need_folder"))
@@ -56,11 +59,35 @@ def load_selected(source, split, level, limit, folder, upload):
         # Visitors may only read folders the operator put under the data folder.
         if not _inside(path, data_dir()):
             raise ValueError(say("msg.folder_outside"))
-        return data.load_folder(path, split, level, limit), f"folder {path.name}"
+        return f"folder:{path}@{split}"
     if upload is None:
         raise ValueError(say("msg.need_upload"))
-    path = upload if isinstance(upload, str) else upload.name
-    return data.load_questions_file(path, level, limit), f"uploaded {Path(path).name}"
+    return f"questions:{kept_upload(Path(upload if isinstance(upload, str) else upload.name))}"
+
+
+def kept_upload(path: Path) -> Path:
+    """An uploaded questions file, checked, then kept in the data folder under its content's hash:
+    Gradio's copy is temporary, and a resume reads the file again."""
+    data.load_questions_file(path)  # refuses a bad file with a message naming it
+    content = path.read_bytes()
+    folder = data_dir() / "uploads" / "gaia"
+    folder.mkdir(parents=True, exist_ok=True)
+    kept = folder / f"{hashlib.sha256(content).hexdigest()[:16]}.json"
+    if not kept.exists():
+        kept.write_bytes(content)
+    return kept
+
+
+def offered_tools() -> list[str]:
+    """The tools this deployment allows: python not on a Space unless allowed, web only when configured."""
+    return [name for name in CHOICES if (name != "python" or code_allowed()) and (name != "web" or web_configured())]
+
+
+def transcript(store: RunStore, exp_id: str | None, task_id: str | None) -> str:
+    if not exp_id or not task_id:
+        return ""
+    found = [s for s in store.samples(exp_id) if s.sample_id == task_id]
+    return transcript_html(found[0]) if found else ""
 
 
 def task_table(store: RunStore, exp_id: str | None) -> pd.DataFrame:
@@ -74,12 +101,17 @@ def task_table(store: RunStore, exp_id: str | None) -> pd.DataFrame:
     return table[COLUMNS]
 
 
+def task_choices(store: RunStore, exp_id: str | None):
+    ids = [s.sample_id for s in store.samples(exp_id)] if exp_id and store.experiment(exp_id) else []
+    return gr.update(choices=ids, value=None)
+
+
 def results_view(store: RunStore, exp_id: str | None):
     if not exp_id or store.experiment(exp_id) is None:
-        return None, None, task_table(store, None), None
+        return None, None, task_table(store, None), None, task_choices(store, None)
     summary = finished_summary(store, exp_id, export_gaia_run)
     if not summary:
-        return None, None, task_table(store, exp_id), None
+        return None, None, task_table(store, exp_id), None, task_choices(store, exp_id)
     by_level = accuracy_bars(summary["by_level"], "Exact match per level (95% CI)") if summary["by_level"] else None
     table = task_table(store, exp_id)
     latencies = [v for v in table["latency s"].tolist() if v is not None]
@@ -87,7 +119,7 @@ def results_view(store: RunStore, exp_id: str | None):
     folder = Path(summary["out_dir"])
     names = ("submission.jsonl", "SUBMISSION_GUIDE.md", "report.md", "tasks.jsonl", "accuracy_by_level.html", "latency.html", "plotly.min.js")
     files = [str(folder / n) for n in names if (folder / n).exists()]
-    return by_level, latency, table, files
+    return by_level, latency, table, files, task_choices(store, exp_id)
 
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
@@ -104,6 +136,11 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                              info=t("gaia.solver_info"), elem_id="gaia-solver")
         limit = gr.Number(value=0, precision=0, minimum=0, label=t("gaia.limit"), elem_id="gaia-limit")
         concurrency = gr.Slider(1, 32, value=4, step=1, label=t("run.concurrency"), elem_id="gaia-concurrency")
+    with gr.Row():
+        tools = gr.CheckboxGroup(offered_tools(), value=[], label=t("gaia.tools"), info=t("gaia.tools_info"),
+                                 elem_id="gaia-tools")
+        tool_timeout = gr.Number(value=30, minimum=1, label=t("gaia.tool_timeout"), elem_id="gaia-tool-timeout")
+        max_steps = gr.Number(value=12, precision=0, minimum=1, label=t("gaia.max_steps"), elem_id="gaia-max-steps")
     exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"),
                         elem_id="gaia-exp-id")
     parts = launcher.build_controls("gaia", t("gaia.start"))
@@ -113,33 +150,46 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     table = gr.Dataframe(task_table(store, None), label=t("gaia.tasks"), wrap=True, max_height=480, interactive=False,
                          column_widths=WIDTHS, elem_id="gaia-tasks")
     downloads = gr.File(label=t("gaia.downloads"), file_count="multiple", elem_id="gaia-downloads")
+    with gr.Accordion(t("gaia.transcript"), open=True):
+        transcript_task = gr.Dropdown(choices=[], label=t("gaia.transcript_task"), elem_id="gaia-transcript-task")
+        transcript_view = gr.HTML(elem_id="gaia-transcript")
 
-    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, source_value, split_value, level_value,
-                folder_value, upload_value, solver_value, limit_value, concurrency_value, exp_id_value):
-        questions, described = load_selected(source_value, split_value, level_value, limit_value, folder_value, upload_value)
-        if not questions:
-            raise ValueError(say("msg.no_tasks"))
+    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, price_input, price_output, source_value,
+                split_value, level_value, folder_value, upload_value, solver_value, limit_value, concurrency_value,
+                tools_value, tool_timeout_value, max_steps_value, exp_id_value):
+        options = GaiaOptions(source=selected_source(source_value, split_value, folder_value, upload_value),
+                              level=None if level_value == "All" else level_value, limit=int(limit_value or 0) or None,
+                              tools=list(tools_value or []) or None, tool_timeout=float(tool_timeout_value or 30),
+                              max_steps=int(max_steps_value or 12))
         agent = settings = None
-        agent_spec = None
         if solver_value and solver_value != ENDPOINT_CHOICE:
             if solver_value not in allowed_agents():
                 raise ValueError(say("msg.agent_refused"))
-            agent_spec, agent = solver_value, load_agent(solver_value)
+            options.agent, agent = solver_value, load_agent(solver_value)
         else:
-            settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
+            settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, price_input,
+                                         price_output)
             preflight(settings)
-        run_id = prepare_gaia_run(store, questions, source=described, settings=settings, agent_spec=agent_spec,
-                                  exp_id=(exp_id_value or "").strip() or None)
+        try:
+            run_id = prepare_gaia_run(store, options, settings=settings, exp_id=(exp_id_value or "").strip() or None)
+        except ValueError as exc:
+            if "no samples" in str(exc):
+                raise ValueError(say("msg.no_tasks")) from None
+            raise
+        total = store.progress(run_id)["total"]
 
         def work(run):
-            run.say(f"run {run_id}: {len(questions)} tasks from {described}")
+            run.say(f"run {run_id}: {total} tasks from {options.source}")
             return execute_gaia_run(store, run_id, settings=settings, agent=agent, concurrency=int(concurrency_value),
                                     cancel=run.cancel, on_progress=lambda p: run.say(p.message))
 
         return run_id, work
 
     launcher.wire(demo, store, parts, benchmark="gaia",
-                  inputs=[*endpoint.components(), source, split, level, folder, upload, solver, limit, concurrency, exp_id],
-                  prepare=prepare, results=[level_plot, latency_plot, table, downloads],
+                  inputs=[*endpoint.components(), *endpoint.price_components(), source, split, level, folder, upload,
+                          solver, limit, concurrency, tools, tool_timeout, max_steps, exp_id],
+                  prepare=prepare, results=[level_plot, latency_plot, table, downloads, transcript_task],
                   results_view=lambda run_id: results_view(store, run_id), api_prefix="gaia")
+    transcript_task.change(lambda run_id, task_id: transcript(store, run_id, task_id), [parts.runs, transcript_task],
+                           [transcript_view], api_name="gaia_transcript")
     inspector.include(demo, store, parts)
