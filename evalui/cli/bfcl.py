@@ -48,6 +48,7 @@ def run_run(args) -> int:
     interrupt_on_sigterm()
     from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
     from evalui.cli import print_summary
+    from evalui.engine.epochs import add_epochs
     from evalui.engine.store import RunStore
 
     settings = endpoint_from_args(args)
@@ -58,6 +59,7 @@ def run_run(args) -> int:
         exp_id = prepare_bfcl_run(store, settings, args.category.split(","), limit=args.limit or None,
                                   mode=args.mode, exp_id=args.exp_id, concurrency=args.concurrency,
                                   requests_per_minute=args.rpm, out=args.out)
+        add_epochs(store, exp_id, args.epochs)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     bar = ProgressBar(f"BFCL {exp_id}")
@@ -67,5 +69,6 @@ def run_run(args) -> int:
     finally:
         bar.close()
     print_summary({key: summary[key] for key in
-                   ("exp_id", "total", "correct", "accuracy", "errors", "duration_s", "out_dir", "status", "by_category", "leaderboard")})
+                   ("exp_id", "total", "correct", "accuracy", "errors", "duration_s", "out_dir", "status", "by_category", "leaderboard",
+                    "epochs") if key in summary})
     return 0

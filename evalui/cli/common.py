@@ -41,6 +41,8 @@ def add_run_flags(parser) -> None:
     parser.add_argument("--exp-id", help="name of the run; an existing one resumes")
     parser.add_argument("--out", help="folder for the exports (default: $EVALUI_DATA_DIR/runs/EXP_ID)")
     parser.add_argument("--seed", type=int, default=0, help="seed for any sampling the run does")
+    parser.add_argument("--epochs", type=int, help="ask each sample this many times (default 1, or what a resumed "
+                        "run was started with): mean accuracy with its standard error, and pass@k")
     add_gate_flags(parser)  # every run command can gate a CI job
 
 

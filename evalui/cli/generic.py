@@ -42,6 +42,7 @@ def run_generic(args) -> int:
     from evalui.benchmarks import registry
     from evalui.cli import print_summary
     from evalui.engine import lifecycle
+    from evalui.engine.epochs import add_epochs
     from evalui.engine.store import RunStore
 
     spec = registry.get(args.benchmark_name)
@@ -53,6 +54,7 @@ def run_generic(args) -> int:
         options = spec.make_options(values)
         exp_id = lifecycle.prepare(store, spec, options, settings, exp_id=args.exp_id, concurrency=args.concurrency,
                                    requests_per_minute=args.rpm, out=args.out)
+        add_epochs(store, exp_id, args.epochs)
     except (ValueError, TypeError) as exc:
         raise InputError(str(exc)) from None
     bar = ProgressBar(f"{spec.name} {exp_id}")
@@ -61,5 +63,5 @@ def run_generic(args) -> int:
     finally:
         bar.close()
     print_summary({key: summary.get(key) for key in ("exp_id", "total", "correct", "accuracy", "errors", "duration_s",
-                                                     "out_dir", "status", "headline")})
+                                                     "out_dir", "status", "headline", "epochs") if key in summary})
     return 0

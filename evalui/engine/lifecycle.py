@@ -24,6 +24,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
+from evalui.engine import epochs
 from evalui.engine.benchmark import Benchmark
 from evalui.engine.experiment import check_exp_id, new_exp_id, run_folder, summary_of
 from evalui.engine.runner import Progress, run_experiment
@@ -98,6 +99,7 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
     config = experiment["config"]
     options = benchmark.make_options(config.get("options") or {})
     task = task or benchmark.task(options, store, exp_id)
+    task = epochs.with_epochs(task, config)  # epochs: tasks see each sample under its own id
     if client is None and settings is not None:
         client = ModelClient(settings)
     started = time.perf_counter()
@@ -121,6 +123,7 @@ def export(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> 
                    duration_s=duration_s if duration_s is not None else (experiment.get("summary") or {}).get("duration_s"),
                    out_dir=str(folder))
     summary.update(benchmark.summarise(samples, summary))
+    summary.update(epochs.summary_figures(samples, experiment["config"]))
     label, value = benchmark.headline(summary)
     summary["headline"] = {"label": label, "value": value}
     write_jsonl(folder / "samples.jsonl", (sample_record(s) for s in samples))

@@ -1,0 +1,71 @@
+"""Epochs at the lifecycle's edge: the store keeps one row per (sample, epoch) under an epoch-folded
+id (evalui.scoring.epochs), and tasks see the sample's own id, so no benchmark knows about epochs."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from evalui.scoring.epochs import epoch_figures, epoch_id, split_epoch
+
+
+def add_epochs(store, exp_id: str, epochs: int | None) -> int:
+    """Ask each sample of a prepared run ``epochs`` times (stored in its config, kept on resume).
+    Returns the run's epochs."""
+    experiment = store.experiment(exp_id)
+    ids = [s.sample_id for s in store.samples(exp_id)]
+    # The samples say how many epochs the run has; a resume's prepare rewrites the config.
+    stored = max((split_epoch(i)[1] for i in ids), default=1)
+    if epochs is None:
+        epochs = stored
+    if epochs < 1:
+        raise ValueError("--epochs must be at least 1")
+    if epochs != stored and stored > 1:
+        raise ValueError(f"exp_id {exp_id!r} was run with {stored} epochs; it cannot be resumed with {epochs}")
+    if epochs > 1:
+        firsts = [s for s in store.samples(exp_id) if split_epoch(s.sample_id)[1] == 1]
+        store.add_samples(exp_id, [(epoch_id(s.sample_id, k), s.group, s.payload)
+                                   for k in range(2, epochs + 1) for s in firsts])
+        if experiment["config"].get("epochs") != epochs:
+            store.update_config(exp_id, {**experiment["config"], "epochs": epochs})
+    return epochs
+
+
+class EpochTask:
+    """The benchmark's task, shown each sample under its own id (``x#e3`` is asked as ``x``)."""
+
+    _WITH_SAMPLES = ("build_request", "call", "acall", "judge", "prepare")
+
+    def __init__(self, task):
+        self._task = task
+
+    @staticmethod
+    def _own(value):
+        if isinstance(value, list):
+            return [EpochTask._own(v) for v in value]
+        sample_id = getattr(value, "sample_id", None)
+        if isinstance(sample_id, str) and dataclasses.is_dataclass(value):
+            return dataclasses.replace(value, sample_id=split_epoch(sample_id)[0])
+        return value
+
+    def __getattr__(self, name):
+        found = getattr(self._task, name)  # AttributeError when the task has no such hook, as the runner expects
+        if name not in self._WITH_SAMPLES or not callable(found):
+            return found
+
+        def with_own_ids(*args, **kwargs):
+            return found(*(self._own(a) for a in args), **kwargs)
+        return with_own_ids
+
+
+def with_epochs(task, config: dict):
+    return EpochTask(task) if int(config.get("epochs") or 1) > 1 else task
+
+
+def summary_figures(samples: list, config: dict) -> dict:
+    """``{"epochs": …}`` for a run with epochs (errors and unfinished samples never pass), else nothing."""
+    epochs = int(config.get("epochs") or 1)
+    if epochs < 2:
+        return {}
+    outcomes = [(s.sample_id, s.stage == "judged" and bool(s.correct)) for s in samples
+                if (s.verdict or {}).get("scored") is not False]
+    return {"epochs": epoch_figures(outcomes, epochs)}
