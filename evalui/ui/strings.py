@@ -105,6 +105,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "bfcl.errors": ("Error types", "错误类型"),
     "bfcl.samples": ("Samples", "样本"),
     "bfcl.downloads": ("Result files and report", "结果文件与报告"),
+    "bfcl.turns_sample": ("Multi-turn sample, turn by turn", "多轮样本逐轮查看"),
+    "bfcl.turns_hint": ("click a row of the table, or type a sample id (multi_turn_base_0)",
+                        "点击表格中的一行，或输入样本 id（multi_turn_base_0）"),
+    "bfcl.turns_show": ("Show turns", "查看各轮"),
     # GAIA
     "gaia.start": ("Start GAIA run", "开始 GAIA 评估"),
     "gaia.source": ("Source", "数据来源"),
