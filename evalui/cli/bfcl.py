@@ -29,7 +29,7 @@ def register(benchmarks) -> None:
     run.add_argument("--mode", choices=("fc", "prompt"), default="fc",
                      help="fc: native tool calls; prompt: the model writes [func(param=value)]")
     add_endpoint_flags(run)
-    add_run_flags(run)
+    add_run_flags(run, epochs=True)
     run.set_defaults(handler=run_run)
 
 

@@ -34,15 +34,17 @@ def add_endpoint_flags(parser, *, model_help: str = "model name at the endpoint"
 DEFAULT_CONCURRENCY = 8
 
 
-def add_run_flags(parser) -> None:
+def add_run_flags(parser, *, epochs: bool = False) -> None:
+    """``epochs``: the command passes --epochs to evalui.engine.epochs.add_epochs after preparing its run."""
     parser.add_argument("--concurrency", type=int, help=f"requests in flight at once (default {DEFAULT_CONCURRENCY}, "
                         "or what a resumed run was started with)")
     parser.add_argument("--rpm", type=float, help="at most this many requests per minute")
     parser.add_argument("--exp-id", help="name of the run; an existing one resumes")
     parser.add_argument("--out", help="folder for the exports (default: $EVALUI_DATA_DIR/runs/EXP_ID)")
     parser.add_argument("--seed", type=int, default=0, help="seed for any sampling the run does")
-    parser.add_argument("--epochs", type=int, help="ask each sample this many times (default 1, or what a resumed "
-                        "run was started with): mean accuracy with its standard error, and pass@k")
+    if epochs:
+        parser.add_argument("--epochs", type=int, help="ask each sample this many times (default 1, or what a "
+                            "resumed run was started with): mean accuracy with its standard error, and pass@k")
     add_gate_flags(parser)  # every run command can gate a CI job
 
 

@@ -18,7 +18,7 @@ def register(benchmarks) -> None:
         commands = parser.add_subparsers(dest="command", required=True)
         run = commands.add_parser("run", help=f"run {spec.title} against an OpenAI-compatible endpoint")
         add_endpoint_flags(run)
-        add_run_flags(run)
+        add_run_flags(run, epochs=True)
         hints = typing.get_type_hints(spec.options)
         shared = {}  # options named like a common flag (--seed) read that flag
         for field in spec.option_fields():
