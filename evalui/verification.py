@@ -1,9 +1,15 @@
 """Human reviews of generated problems, saved in ``<data file stem>_verifications.json``.
 
+The file stays in the seed's format: an object keyed by problem_id whose entries carry
+``problem_id``, ``scores``, ``total_score``, ``status``, ``comments``, ``verified_at`` and
+``reviewer``. Those fields hold the problem's final review: the adjudicated one (then
+``adjudicated`` is true), or else the latest. Each entry adds ``reviews``: every reviewer's own
+review, one per reviewer. An entry without ``reviews`` (the seed's own files) is one review.
+
 Several reviewers may save at once, from several browsers or processes: each save takes a file
-lock, re-reads the file, changes one entry and replaces the file atomically, so nobody's review
-is lost. A file that cannot be read is never overwritten: it is backed up and the save refused.
-A review whose scores or status have the wrong type is flagged and not counted, but kept.
+lock, re-reads the file, changes one reviewer's review and replaces the file atomically, so
+nobody's review is lost. A file that cannot be read is never overwritten: it is backed up and the
+save refused. A review whose scores or status have the wrong type is flagged and not counted, but kept.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ import os
 import shutil
 import tempfile
 import time
+import unicodedata
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -20,10 +28,13 @@ from filelock import FileLock
 
 from evalui.errors import InputError
 from evalui.scoring.metrics import JUDGE_DIMENSIONS
-from evalui.verification_input import FileProblem, read_data_file, read_json
+from evalui.verification_input import FileProblem, read_json
 
 STATUSES = ("approved", "rejected", "needs_revision")
+REVIEW_FIELDS = ("reviewer", "scores", "total_score", "status", "comments", "verified_at")
 LOCK_TIMEOUT_S = 30
+MAX_NAME = 100
+MAX_COMMENT = 5000
 
 
 class CorruptVerificationFile(InputError):
@@ -36,9 +47,39 @@ class CorruptVerificationFile(InputError):
                          path=problem.path)
 
 
+@dataclass
+class ProblemReviews:
+    """What the file says about one problem: its sound reviews (one per reviewer) and its final review."""
+
+    problem_id: str
+    reviews: list[dict] = field(default_factory=list)
+    final: dict | None = None
+    adjudicated: bool = False
+
+    def by(self, reviewer: str) -> dict | None:
+        key = reviewer_key(reviewer)
+        return next((r for r in self.reviews if reviewer_key(r["reviewer"]) == key), None)
+
+
 def verifications_path(data_file: str | Path) -> Path:
     data_file = Path(data_file)
     return data_file.with_name(f"{data_file.stem}_verifications.json")
+
+
+def reviewer_key(name) -> str:
+    """Reviewers are the same person whatever the case or surrounding spaces of their name."""
+    return str(name or "").strip().casefold()
+
+
+def clean_name(name, *, what: str = "reviewer") -> str:
+    name = str(name or "").strip()
+    if not name:
+        raise InputError(f"{what} needs a name")
+    if len(name) > MAX_NAME:
+        raise InputError(f"{what} name is longer than {MAX_NAME} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
+        raise InputError(f"{what} name contains control characters")
+    return name
 
 
 def _score_ok(value) -> bool:
@@ -66,7 +107,42 @@ def review_problem(problem_id: str, entry) -> str | None:
         return f"status = {_excerpt(entry.get('status'))}"
     if entry.get("problem_id", problem_id) != problem_id:
         return f"problem_id = {_excerpt(entry.get('problem_id'))}"
+    if not isinstance(entry.get("reviewer", ""), str):
+        return f"reviewer = {_excerpt(entry.get('reviewer'))}"
     return None
+
+
+def _as_review(item: dict) -> dict:
+    review = {k: item[k] for k in REVIEW_FIELDS if k in item}
+    review["reviewer"] = str(item.get("reviewer") or "").strip() or "anonymous"
+    review["scores"] = {d: int(item["scores"][d]) for d in JUDGE_DIMENSIONS}
+    return review
+
+
+def parse_entry(problem_id: str, entry) -> tuple[ProblemReviews, list[str]]:
+    """One entry of the file, as sound reviews and the reasons why others are not counted."""
+    parsed, reasons = ProblemReviews(problem_id), []
+    raw = entry.get("reviews") if isinstance(entry, dict) else None
+    if isinstance(entry, dict) and "reviews" in entry and not isinstance(raw, list):
+        reasons.append(f"reviews = {_excerpt(raw)}")
+        raw = []
+    if raw is None:  # the seed's format: the entry is its one review
+        raw = [entry]
+    for item in raw:
+        reason = review_problem(problem_id, item)
+        if reason:
+            who = item.get("reviewer") if isinstance(item, dict) and item is not entry else None
+            reasons.append(f"{who}: {reason}" if isinstance(who, str) and who else reason)
+        elif parsed.by(item.get("reviewer") or "anonymous") is None:
+            parsed.reviews.append(_as_review(item))
+    top_is_sound = isinstance(entry, dict) and review_problem(problem_id, entry) is None
+    if top_is_sound:
+        parsed.final = {"problem_id": problem_id, **_as_review(entry)}
+        parsed.adjudicated = entry.get("adjudicated") is True
+    elif parsed.reviews:
+        latest = max(parsed.reviews, key=lambda r: str(r.get("verified_at", "")))
+        parsed.final = {"problem_id": problem_id, **latest}
+    return parsed, reasons
 
 
 def _read_raw(path: Path) -> dict:
@@ -81,20 +157,26 @@ def _read_raw(path: Path) -> dict:
     return data
 
 
-def read_reviews(path: str | Path) -> tuple[dict[str, dict], dict[str, str]]:
-    """(sound reviews, {problem_id: why it is not counted}) keyed by problem_id; both {} without a file."""
-    sound, flagged = {}, {}
+def read_all(path: str | Path) -> tuple[dict[str, ProblemReviews], dict[str, str]]:
+    """({problem_id: its reviews}, {problem_id: why some of its reviews are not counted}); ({}, {}) without a file."""
+    parsed, flagged = {}, {}
     for problem_id, entry in _read_raw(Path(path)).items():
-        reason = review_problem(problem_id, entry)
-        if reason:
-            flagged[problem_id] = reason
-        else:
-            sound[problem_id] = entry
-    return sound, flagged
+        problem, reasons = parse_entry(problem_id, entry)
+        if problem.reviews or problem.final:
+            parsed[problem_id] = problem
+        if reasons:
+            flagged[problem_id] = "; ".join(reasons)
+    return parsed, flagged
+
+
+def read_reviews(path: str | Path) -> tuple[dict[str, dict], dict[str, str]]:
+    """(final reviews, {problem_id: why a review is not counted}) keyed by problem_id; both {} without a file."""
+    parsed, flagged = read_all(path)
+    return {p: r.final for p, r in parsed.items() if r.final}, flagged
 
 
 def read_verifications(path: str | Path) -> dict[str, dict]:
-    """The reviews that count, keyed by problem_id; {} when there is no file yet."""
+    """The final reviews that count, keyed by problem_id; {} when there is no file yet."""
     return read_reviews(path)[0]
 
 
@@ -107,18 +189,21 @@ def make_review(problem_id: str, scores: dict, status: str, comments: str, revie
         clean[dimension] = int(value)
     if status not in STATUSES:
         raise InputError(f"status must be one of {', '.join(STATUSES)}, not {status!r}")
+    comments = comments or ""
+    if not isinstance(comments, str) or len(comments) > MAX_COMMENT:
+        raise InputError(f"comment must be text of at most {MAX_COMMENT} characters")
     return {
         "problem_id": problem_id,
         "scores": clean,
         "total_score": sum(clean.values()) / len(clean),
         "status": status,
-        "comments": comments or "",
-        "verified_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "reviewer": (reviewer or "").strip() or "anonymous",
+        "comments": comments,
+        "verified_at": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
+        "reviewer": clean_name(reviewer) if str(reviewer or "").strip() else "anonymous",
     }
 
 
-def _write_atomically(path: Path, data) -> None:
+def write_atomically(path: Path, data) -> None:
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
@@ -131,19 +216,69 @@ def _write_atomically(path: Path, data) -> None:
         raise
 
 
-def save_review(data_file: str | Path, review: dict) -> dict:
-    """Add or replace one review; returns every entry of the file after the save."""
+def _change_entry(data_file: str | Path, problem_id: str, change) -> dict:
+    """Under the file lock: re-read the file (others may have saved), change one entry, replace the file."""
     path = verifications_path(data_file)
     with FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT_S):
         try:
-            reviews = _read_raw(path)  # re-read under the lock: other reviewers may have saved
+            entries = _read_raw(path)
         except CorruptVerificationFile as exc:
             backup = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
             shutil.copy2(path, backup)
             raise CorruptVerificationFile(exc.problem, backup) from None
-        reviews[review["problem_id"]] = review  # flagged entries of other problems are kept as they are
-        _write_atomically(path, reviews)
-    return reviews
+        entries[problem_id] = change(entries.get(problem_id))  # other entries, flagged or not, stay as they are
+        write_atomically(path, entries)
+    return entries
+
+
+def _review_list(entry) -> list:
+    """The entry's reviews as stored; a seed-format entry (or anything else found there) becomes the first one."""
+    if entry is None:
+        return []
+    if isinstance(entry, dict) and isinstance(entry.get("reviews"), list):
+        return list(entry["reviews"])
+    if isinstance(entry, dict):
+        return [{k: v for k, v in entry.items() if k not in ("problem_id", "reviews", "adjudicated")}]
+    return [entry]  # not a review at all: kept for a person to repair, never dropped
+
+
+def _seed_fields(review: dict) -> dict:
+    return {k: review[k] for k in ("problem_id", "scores", "total_score", "status", "comments", "verified_at",
+                                   "reviewer")}
+
+
+def save_review(data_file: str | Path, review: dict) -> dict:
+    """Add or replace this reviewer's review of one problem; returns every entry of the file after the save."""
+    problem_id, key = review["problem_id"], reviewer_key(review["reviewer"])
+    own = {k: review[k] for k in REVIEW_FIELDS}
+
+    def change(entry):
+        reviews = _review_list(entry)
+        at = next((i for i, r in enumerate(reviews) if isinstance(r, dict) and reviewer_key(r.get("reviewer")) == key),
+                  None)
+        if at is None:
+            reviews.append(own)
+        else:
+            reviews[at] = own
+        adjudicated = isinstance(entry, dict) and entry.get("adjudicated") is True \
+            and review_problem(problem_id, entry) is None
+        final = {k: entry[k] for k in (*_seed_fields(review), "adjudicated")} if adjudicated else _seed_fields(review)
+        return {**final, "reviews": reviews}
+
+    return _change_entry(data_file, problem_id, change)
+
+
+def adjudicate(data_file: str | Path, review: dict) -> dict:
+    """Set a problem's final review (the seed fields); the reviewers' own reviews stay as they were."""
+    problem_id = review["problem_id"]
+
+    def change(entry):
+        reviews = _review_list(entry)
+        if not reviews:
+            raise InputError(f"{problem_id} has no reviews to adjudicate")
+        return {**_seed_fields(review), "adjudicated": True, "reviews": reviews}
+
+    return _change_entry(data_file, problem_id, change)
 
 
 def review_progress(problems: list[dict], reviews: dict[str, dict]) -> dict:
@@ -153,62 +288,11 @@ def review_progress(problems: list[dict], reviews: dict[str, dict]) -> dict:
             "by_status": {s: sum(1 for r in reviewed if r["status"] == s) for s in STATUSES}}
 
 
-def judge_scores(judge_file: str | Path) -> dict[str, dict]:
-    """{problem_id: {dimension: score}} from a ``<stem>_judge.json``; {} when there is none or it is unusable."""
-    try:
-        results = read_json(judge_file).get("results", [])
-    except (InputError, AttributeError):
-        return {}
-    judged = {}
-    for result in results if isinstance(results, list) else []:
-        try:
-            scores = {d: result["scores"][d]["score"] for d in JUDGE_DIMENSIONS}
-            problem_id = result["problem_id"]
-        except (KeyError, TypeError):
-            continue
-        if isinstance(problem_id, str) and all(isinstance(s, (int, float)) and not isinstance(s, bool)
-                                               for s in scores.values()):
-            judged[problem_id] = scores
-    return judged
-
-
-def judge_file(data_file: str | Path) -> Path:
-    return Path(data_file).with_name(f"{Path(data_file).stem}_judge.json")
-
-
-def agreement(reviews: dict[str, dict], judged: dict[str, dict], top: int = 5) -> dict:
-    """Human versus LLM judge: means per dimension, mean absolute difference, largest disagreements."""
-    both = [pid for pid in reviews if pid in judged]
-    per_dimension = {}
-    for dimension in JUDGE_DIMENSIONS:
-        human = [reviews[p]["scores"][dimension] for p in both]
-        judge = [judged[p][dimension] for p in both]
-        per_dimension[dimension] = {
-            "human_mean": sum(human) / len(human) if human else None,
-            "judge_mean": sum(judge) / len(judge) if judge else None,
-            "mean_abs_diff": sum(abs(h - j) for h, j in zip(human, judge)) / len(both) if both else None,
-        }
-    gaps = sorted(((sum(abs(reviews[p]["scores"][d] - judged[p][d]) for d in JUDGE_DIMENSIONS) / len(JUDGE_DIMENSIONS), p)
-                   for p in both), reverse=True)
-    overall = [g for g, _ in gaps]
-    return {"compared": len(both), "per_dimension": per_dimension,
-            "mean_abs_diff": sum(overall) / len(overall) if overall else None,
-            "largest_disagreements": [{"problem_id": p, "mean_abs_diff": g} for g, p in gaps[:top]]}
-
-
 def export_approved(data_file: str | Path, problems: list[dict]) -> Path:
     """The approved problems, without review metadata, as ``<stem>_approved.json``."""
     reviews = read_verifications(verifications_path(data_file))
     approved = [p for p in problems if reviews.get(p["problem_id"], {}).get("status") == "approved"]
     target = Path(data_file).with_name(f"{Path(data_file).stem}_approved.json")
-    _write_atomically(target, approved)
+    write_atomically(target, approved)
     return target
 
-
-def summary(data_file: str | Path) -> dict:
-    problems = read_data_file(data_file)
-    reviews, flagged = read_reviews(verifications_path(data_file))
-    ids = {p["problem_id"] for p in problems}
-    return {"input": str(data_file), **review_progress(problems, reviews),
-            "flagged": [{"problem_id": p, "reason": r} for p, r in flagged.items() if p in ids],
-            "agreement": agreement({p: r for p, r in reviews.items() if p in ids}, judge_scores(judge_file(data_file)))}

@@ -19,7 +19,8 @@ from evalui.jsonl import max_input_mb
 # Deeper than any generated or review file; beyond it, copying the value back out could hit
 # Python's recursion limit.
 MAX_DEPTH = 64
-COMPANION_SUFFIXES = ("_verifications.json", "_judge.json", "_winrate.json", "_approved.json")
+COMPANION_SUFFIXES = ("_verifications.json", "_judge.json", "_winrate.json", "_approved.json",
+                      "_review_settings.json")
 
 # English here (the CLI never imports gradio); the page says the same in the visitor's language
 # through strings.py's "file.<reason>" keys.

@@ -1,7 +1,9 @@
 """The human verification panel: review generated problems one by one, several reviewers at once.
 
 Each browser session keeps its own file and position (gr.State); the reviews live only in the
-``_verifications.json`` file, which every view re-reads. A refusal or a bad file is a message in
+``_verifications.json`` file, which every view re-reads. Every view takes the reviewer's name (or
+the signed-in user), since what it shows depends on who asks: their own review, their queue, and
+in blind mode whether the others' reviews are shown. A refusal or a bad file is a message in
 ``#verify-message`` (and a warning); the panel's other outputs keep their values.
 """
 
@@ -13,12 +15,17 @@ from pathlib import Path
 import gradio as gr
 
 from evalui import verification as reviews_file
+from evalui import verification_export as hub_export
 from evalui import verification_input as uploads
+from evalui import verification_queue as assignment
+from evalui import verification_report as report
 from evalui.scoring.metrics import JUDGE_DIMENSIONS
+from evalui.ui import verify_adjudicate
 from evalui.ui.access import guarded, require_access, say
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown
 from evalui.ui.strings import t
-from evalui.ui.verify_view import DEFAULT_SCORE, explain, file_choices, problems_of, progress_view, render, uploads_dir
+from evalui.ui.verify_view import (DEFAULT_SCORE, explain, file_choices, problems_of, progress_view, render,
+                                   uploads_dir, viewer_name)
 
 # Alt+→ next, Alt+← previous, Alt+U next unverified, Alt+S save: clicks on the panel's buttons.
 KEYBOARD_SHORTCUTS_JS = """
@@ -35,7 +42,7 @@ document.addEventListener("keydown", (event) => {
 """
 
 
-def _listen(trigger, handler, inputs, outputs, message=None, **options):
+def listen(trigger, handler, inputs, outputs, message=None, **options):
     """Wire ``handler`` so that refusals and bad files become a message, never red Error badges."""
     note = outputs.index(message) if message is not None else None
     wrapped = guarded(len(outputs), note, quiet=message is None, explain=explain)(handler)
@@ -50,7 +57,8 @@ def build(demo) -> gr.Dropdown:
         data_file = gr.Dropdown(choices=[], label=t("verify.file"), elem_id="verify-file", scale=4)
         refresh = gr.Button(t("run.refresh"), scale=1, elem_id="verify-refresh")
         upload = gr.File(label=t("verify.upload"), file_types=[".json"], elem_id="verify-upload", scale=2)
-    reviewer = gr.Textbox(label=t("verify.reviewer"), placeholder=t("verify.reviewer_hint"), elem_id="verify-reviewer")
+    # An initial value makes the name optional for API callers (gradio_client), who then review as anonymous.
+    reviewer = gr.Textbox("", label=t("verify.reviewer"), placeholder=t("verify.reviewer_hint"), elem_id="verify-reviewer")
     message = gr.Markdown(elem_id="verify-message")
     where = gr.Markdown(elem_id="verify-where")
     with gr.Row():
@@ -58,6 +66,7 @@ def build(demo) -> gr.Dropdown:
             shown = gr.Markdown(latex_delimiters=LATEX_DELIMITERS, elem_id="verify-problem")
         with gr.Column(scale=1):
             judged = gr.Markdown(elem_id="verify-judge")
+    others = gr.Markdown(label=t("verify.others"), elem_id="verify-others")
     with gr.Row():
         sliders = [gr.Slider(1, 5, value=DEFAULT_SCORE, step=1, label=d, elem_id=f"verify-{d}") for d in JUDGE_DIMENSIONS]
     with gr.Row():
@@ -74,18 +83,33 @@ def build(demo) -> gr.Dropdown:
     with gr.Row():
         agreement_plot = gr.Plot(label=t("verify.agreement"), elem_id="verify-agreement")
         disagreements = gr.Dataframe(label=t("verify.disagreements"), interactive=False, elem_id="verify-disagreements")
+    with gr.Accordion(t("verify.assignment"), open=False):
+        with gr.Row():
+            overlap = gr.Number(value=1, minimum=1, maximum=assignment.MAX_OVERLAP, precision=0,
+                                label=t("verify.overlap"), elem_id="verify-overlap")
+            blind = gr.Checkbox(label=t("verify.blind"), elem_id="verify-blind")
+            save_settings = gr.Button(t("verify.save_settings"), elem_id="verify-save-settings")
     with gr.Row():
         export = gr.Button(t("verify.export"), elem_id="verify-export")
         exported = gr.File(label=t("verify.exported"), elem_id="verify-exported")
+    with gr.Accordion(t("verify.hub"), open=False):
+        with gr.Row():
+            hub_repo = gr.Textbox(label=t("verify.hub_repo"), elem_id="verify-hub-repo")
+            hub_public = gr.Checkbox(label=t("verify.hub_public"), elem_id="verify-hub-public")
+            hub_push = gr.Button(t("verify.hub_push"), elem_id="verify-hub-push")
 
-    view = [shown, judged, *sliders, status, comments, where, goto]
+    view = [shown, judged, *sliders, status, comments, where, goto, others]
     summary = [progress, agreement_plot, disagreements]
 
-    def open_file(path, note):
-        state = {"file": path, "index": 0}
-        return (note or "", "", state, *render(state), *progress_view(state))
+    def settings_of(path):
+        settings = assignment.read_settings(path) if path else assignment.DEFAULT_SETTINGS
+        return settings["overlap"], settings["blind"]
 
-    def store_upload(upload_value):
+    def open_file(path, note, name=""):
+        state = {"file": path, "index": 0}
+        return (note or "", "", state, *render(state, name), *progress_view(state, name), *settings_of(path))
+
+    def store_upload(upload_value, name=""):
         require_access("upload files")
         if upload_value is None:
             return gr.skip()
@@ -95,29 +119,34 @@ def build(demo) -> gr.Dropdown:
         note = (say("verify.uploaded", name=target.name) if target.name == asked
                 else say("verify.renamed", original=asked, name=target.name))
         state = {"file": str(target), "index": 0}
-        return (note, note, gr.update(choices=file_choices(), value=str(target)), state, *render(state),
-                *progress_view(state))
+        return (note, note, gr.update(choices=file_choices(), value=str(target)), state, *render(state, name),
+                *progress_view(state, name), *settings_of(str(target)))
 
-    def move(state, step):
+    def move(state, step, name=""):
         state = {**state, "index": max(0, state.get("index", 0) + step)}
         problems = problems_of(state.get("file"))
         if problems:
             state["index"] = min(state["index"], len(problems) - 1)
-        return ("", state, *render(state))
+        return ("", state, *render(state, name))
 
-    def next_unverified(state):
+    def next_in_queue(state, name=""):
+        """The next problem, after this one and wrapping round, that needs this reviewer's review."""
         problems = problems_of(state.get("file"))
-        saved = reviews_file.read_verifications(reviews_file.verifications_path(state["file"])) if problems else {}
+        if not problems:
+            return move(state, 0, name)
+        _, parsed, _ = report.file_reviews(state["file"])
+        queue = set(assignment.needs_review([p["problem_id"] for p in problems], parsed, viewer_name(name),
+                                            assignment.read_settings(state["file"])["overlap"]))
         here = state.get("index", 0)
         order = list(range(here + 1, len(problems))) + list(range(0, here + 1))
-        target = next((i for i in order if problems[i]["problem_id"] not in saved), None)
+        target = next((i for i in order if problems[i]["problem_id"] in queue), None)
         if target is None:
-            return (say("verify.all_reviewed"), state, *render(state))
-        return move({**state, "index": target}, 0)
+            return (say("verify.queue_done"), state, *render(state, name))
+        return move({**state, "index": target}, 0, name)
 
-    def go_to(state, problem_id):
+    def go_to(state, problem_id, name=""):
         ids = [p["problem_id"] for p in problems_of(state.get("file"))]
-        return move({**state, "index": ids.index(problem_id) if problem_id in ids else state.get("index", 0)}, 0)
+        return move({**state, "index": ids.index(problem_id) if problem_id in ids else state.get("index", 0)}, 0, name)
 
     def save_current(state, name, *values):
         require_access("save reviews")
@@ -128,12 +157,31 @@ def build(demo) -> gr.Dropdown:
         if not status_value:
             raise gr.Error(say("verify.choose_status"))
         problem = problems[min(state.get("index", 0), len(problems) - 1)]
-        review = reviews_file.make_review(problem["problem_id"], dict(zip(JUDGE_DIMENSIONS, scores)),
-                                          status_value, comment, name)
-        reviews_file.save_review(state["file"], review)
+        reviewer = viewer_name(name) or "anonymous"
+        assignment.record_review(state["file"], problem["problem_id"], dict(zip(JUDGE_DIMENSIONS, scores)),
+                                 status_value, comment, reviewer)
         gr.Info(html.escape(say("verify.saved", problem_id=problem["problem_id"])))
         done = say("verify.saved", problem_id=inert_markdown(problem["problem_id"]))
-        return (done, state, *render(state), *progress_view(state))
+        return (done, state, *render(state, name), *progress_view(state, name))
+
+    def change_settings(state, overlap_value, blind_value, name=""):
+        require_access("change the assignment")
+        if not problems_of(state.get("file")):
+            raise gr.Error(say("verify.open_first"))
+        settings = assignment.save_settings(state["file"], overlap_value, bool(blind_value))
+        note = say("verify.settings_saved", overlap=settings["overlap"],
+                   blind=say("verify.on" if settings["blind"] else "verify.off"))
+        return (note, *render(state, name), *progress_view(state, name))
+
+    def push_to_hub(state, repo, public):
+        require_access("push to the Hub")
+        if not problems_of(state.get("file")):
+            raise gr.Error(say("verify.open_first"))
+        try:
+            pushed = hub_export.push_approved(state["file"], repo, private=not public)
+        except RuntimeError as exc:  # the Hub refused or cannot be reached: the token is already cut out
+            raise gr.Error(str(exc)) from None
+        return say("verify.pushed", n=pushed["rows"], repo=inert_markdown(pushed["repo_id"]))
 
     def export_file(state):
         require_access("export approved problems")
@@ -147,20 +195,28 @@ def build(demo) -> gr.Dropdown:
     def list_files():
         return gr.update(choices=file_choices())
 
-    _listen(refresh.click, list_files, None, [data_file], api_name="verify_files")
-    _listen(data_file.change, open_file, [data_file, pending], [message, pending, position, *view, *summary], message,
-            api_name="verify_open")
-    _listen(upload.upload, store_upload, [upload], [message, pending, data_file, position, *view, *summary], message,
-            api_name="verify_upload")
-    # Moving also refreshes the counts, which other reviewers may have changed.
-    for trigger, handler, inputs, name in ((previous.click, lambda s: move(s, -1), [position], "verify_previous"),
-                                           (following.click, lambda s: move(s, 1), [position], "verify_next"),
-                                           (unverified.click, next_unverified, [position], "verify_next_unverified"),
-                                           (goto.input, go_to, [position, goto], "verify_goto")):
-        event = _listen(trigger, handler, inputs, [message, position, *view], message, api_name=name)
-        _listen(event.then, progress_view, [position], summary, api_visibility="private")
-    _listen(save.click, save_current, [position, reviewer, *sliders, status, comments],
-            [message, position, *view, *summary], message, api_name="verify_save", concurrency_limit=None)
-    _listen(export.click, export_file, [position], [message, exported], message, api_name="verify_export_approved")
-    _listen(demo.load, list_files, None, [data_file], api_visibility="private")
+    settings = [overlap, blind]
+    listen(refresh.click, list_files, None, [data_file], api_name="verify_files")
+    listen(data_file.change, open_file, [data_file, pending, reviewer],
+           [message, pending, position, *view, *summary, *settings], message, api_name="verify_open")
+    listen(upload.upload, store_upload, [upload, reviewer],
+           [message, pending, data_file, position, *view, *summary, *settings], message, api_name="verify_upload")
+    # Moving also refreshes the counts, which other reviewers may have changed. The name comes last,
+    # so API callers that leave it out get the default.
+    for trigger, handler, inputs, name in ((previous.click, lambda s, n="": move(s, -1, n), [position], "verify_previous"),
+                                           (following.click, lambda s, n="": move(s, 1, n), [position], "verify_next"),
+                                           (unverified.click, next_in_queue, [position], "verify_next_unverified"),
+                                           (goto.input, go_to, [position, goto], "verify_goto"),
+                                           (reviewer.submit, lambda s, n="": move(s, 0, n), [position], "verify_as")):
+        event = listen(trigger, handler, [*inputs, reviewer], [message, position, *view], message, api_name=name)
+        listen(event.then, progress_view, [position, reviewer], summary, api_visibility="private")
+    listen(save.click, save_current, [position, reviewer, *sliders, status, comments],
+           [message, position, *view, *summary], message, api_name="verify_save", concurrency_limit=None)
+    listen(save_settings.click, change_settings, [position, overlap, blind, reviewer], [message, *view, *summary],
+           message, api_name="verify_settings")
+    listen(export.click, export_file, [position], [message, exported], message, api_name="verify_export_approved")
+    listen(hub_push.click, push_to_hub, [position, hub_repo, hub_public], [message], message,
+           api_name="verify_push_hub")
+    listen(demo.load, list_files, None, [data_file], api_visibility="private")
+    verify_adjudicate.build(position, reviewer, message, listen)
     return data_file

@@ -1,5 +1,9 @@
-"""What the verification panel shows: the current problem with its saved review, the counts, the
-agreement chart, the list of reviewable files, and bad files explained in one line."""
+"""What the verification panel shows: the current problem with the viewer's own review, the others'
+reviews (or, in blind mode, that they are hidden), the counts and queue, the agreement figures,
+the list of reviewable files, and bad files explained in one line.
+
+Blind mode is applied here, on the server: hidden reviews never reach the page or the API.
+"""
 
 from __future__ import annotations
 
@@ -10,19 +14,27 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from evalui import verification as reviews_file
-from evalui.verification_input import FileProblem, is_companion
+from evalui import verification_queue as assignment
+from evalui import verification_report as report
 from evalui.benchmarks.aime.run import generated_files
 from evalui.config import data_dir, runs_dir
 from evalui.errors import InputError
 from evalui.scoring.metrics import JUDGE_DIMENSIONS
-from evalui.ui.access import bare_names, say
+from evalui.ui.access import bare_names, current_user, say
 from evalui.ui.latex import inert_markdown, problem_markdown
+from evalui.verification_input import FileProblem, is_companion, read_data_file
 
 DEFAULT_SCORE = 3
+DISPUTED_COLUMNS = ["problem_id", "reviewers", "statuses_differ", "mean_range"]
 
 
 def uploads_dir() -> Path:
     return data_dir() / "uploads"
+
+
+def viewer_name(typed) -> str:
+    """The signed-in user (Space OAuth or --auth) when there is one, so nobody reviews under another's name."""
+    return current_user() or str(typed or "").strip()
 
 
 def file_choices() -> list[tuple[str, str]]:
@@ -57,7 +69,11 @@ def problems_of(path: str | None) -> list[dict]:
     resolved = Path(path).resolve()
     if not any(root in resolved.parents for root in (runs_dir(), data_dir())):
         raise gr.Error(say("verify.outside"))
-    return reviews_file.read_data_file(resolved)
+    return read_data_file(resolved)
+
+
+def _cell(value) -> str:
+    return inert_markdown(value).replace("|", "\\|").replace("\n", " ")
 
 
 def _judge_markdown(judged: dict | None) -> str:
@@ -67,47 +83,86 @@ def _judge_markdown(judged: dict | None) -> str:
     return f"{say('verify.judge_table')}\n{rows}"
 
 
-def render(position: dict) -> tuple:
-    """Everything the panel shows for the session's current problem, with that problem's saved values."""
+def reviews_markdown(reviews: reviews_file.ProblemReviews | None, visible: bool) -> str:
+    """Every review of one problem as a table, or a note that they are hidden."""
+    if reviews is None or not reviews.reviews:
+        return say("verify.no_reviews")
+    if not visible:
+        return say("verify.hidden", n=len(reviews.reviews))
+    header = "| " + " | ".join([say("verify.reviewer_column"), *JUDGE_DIMENSIONS, say("verify.status"),
+                                say("verify.comments")]) + " |"
+    rows = [f"| {_cell(r['reviewer'])} | " + " | ".join(str(r["scores"][d]) for d in JUDGE_DIMENSIONS)
+            + f" | {r['status']} | {_cell(r.get('comments'))} |" for r in reviews.reviews]
+    final = reviews.final
+    note = say("verify.final_adjudicated" if reviews.adjudicated else "verify.final_latest",
+               reviewer=inert_markdown(final["reviewer"]), status=final["status"]) if final else ""
+    return "\n".join([header, "|" + "---|" * (len(JUDGE_DIMENSIONS) + 3), *rows, "", note])
+
+
+def render(position: dict, typed_name: str = "") -> tuple:
+    """Everything the panel shows for the session's current problem, with the viewer's own saved values."""
     path, index = position.get("file"), position.get("index", 0)
     problems = problems_of(path)
     if not problems:
-        return (say("verify.start"), "", *([DEFAULT_SCORE] * 4), None, "", "", gr.update(choices=[]))
+        return (say("verify.start"), "", *([DEFAULT_SCORE] * 4), None, "", "", gr.update(choices=[]), "")
     index = max(0, min(index, len(problems) - 1))
     problem = problems[index]
-    reviews, flagged = reviews_file.read_reviews(reviews_file.verifications_path(path))
-    saved = reviews.get(problem["problem_id"])
-    judged = reviews_file.judge_scores(reviews_file.judge_file(path)).get(problem["problem_id"])
-    scores = saved["scores"] if saved else {d: DEFAULT_SCORE for d in JUDGE_DIMENSIONS}
+    viewer = viewer_name(typed_name)
+    parsed, flagged = reviews_file.read_all(reviews_file.verifications_path(path))
+    reviews = parsed.get(problem["problem_id"])
+    visible = assignment.may_see_others(reviews, viewer, assignment.read_settings(path)["blind"])
+    own = reviews.by(viewer) if reviews and viewer else None
+    judged = report.judge_scores(report.judge_file(path)).get(problem["problem_id"])
+    scores = own["scores"] if own else {d: DEFAULT_SCORE for d in JUDGE_DIMENSIONS}
     where = say("verify.where", n=index + 1, total=len(problems), problem_id=inert_markdown(problem["problem_id"]))
-    if saved:
-        where += say("verify.reviewed_by", reviewer=inert_markdown(saved.get("reviewer")),
-                     when=inert_markdown(saved.get("verified_at")), status=saved["status"])
+    if reviews and reviews.final and visible:
+        final = reviews.final
+        where += say("verify.reviewed_by", reviewer=inert_markdown(final.get("reviewer")),
+                     when=inert_markdown(final.get("verified_at")), status=final["status"])
+    elif reviews and reviews.reviews:
+        where += say("verify.hidden", n=len(reviews.reviews))
     elif problem["problem_id"] in flagged:
         where += say("verify.review_flagged", reason=inert_markdown(flagged[problem["problem_id"]]))
     else:
         where += say("verify.not_reviewed")
-    comments = saved.get("comments") if saved else ""
-    return (problem_markdown(problem), _judge_markdown(judged), *(scores[d] for d in JUDGE_DIMENSIONS),
-            saved["status"] if saved else None, comments if isinstance(comments, str) else "", where,
-            gr.update(choices=[p["problem_id"] for p in problems], value=problem["problem_id"]))
+    comments = own.get("comments") if own else ""
+    return (problem_markdown(problem), _judge_markdown(judged) if visible else say("verify.judge_hidden"),
+            *(scores[d] for d in JUDGE_DIMENSIONS), own["status"] if own else None,
+            comments if isinstance(comments, str) else "", where,
+            gr.update(choices=[p["problem_id"] for p in problems], value=problem["problem_id"]),
+            reviews_markdown(reviews, visible))
 
 
-def progress_view(position: dict) -> tuple:
+def _agreement_text(figures: dict) -> str:
+    alpha = figures["krippendorff_alpha"]
+    text = say("verify.alpha_line", alpha=f"{alpha:.2f}" if alpha is not None else "–",
+               n=figures["problems_with_several_reviews"])
+    kappas = [f"{inert_markdown(k['reviewer'])} {k['kappa']:.2f}" for k in figures["kappa_vs_judge"] if k["kappa"] is not None]
+    if kappas:
+        text += say("verify.kappa_line", listed=", ".join(kappas))
+    return text
+
+
+def progress_view(position: dict, typed_name: str = "") -> tuple:
     path = position.get("file")
     problems = problems_of(path)
     if not problems:
         return "", None, None
-    ids = {p["problem_id"] for p in problems}
-    reviews, flagged = reviews_file.read_reviews(reviews_file.verifications_path(path))
-    counts = reviews_file.review_progress(problems, reviews)
-    agreed = reviews_file.agreement({p: r for p, r in reviews.items() if p in ids},
-                                    reviews_file.judge_scores(reviews_file.judge_file(path)))
+    _, parsed, flagged = report.file_reviews(path)
+    finals = {p: r.final for p, r in parsed.items() if r.final}
+    settings, viewer = assignment.read_settings(path), viewer_name(typed_name)
+    judged = report.judge_scores(report.judge_file(path))
+    counts = reviews_file.review_progress(problems, finals)
+    agreed = report.final_vs_judge(finals, judged)
     text = (say("verify.progress", verified=counts["verified"], total=counts["total"]) + " · "
             + " · ".join(f"{status}: {n}" for status, n in counts["by_status"].items()))
+    if viewer:
+        queue = assignment.needs_review([p["problem_id"] for p in problems], parsed, viewer, settings["overlap"])
+        text += say("verify.queue_line", n=len(queue), overlap=settings["overlap"])
+    figures = report.reviewer_agreement(parsed, judged)
+    text += _agreement_text(figures)
     if agreed["compared"]:
         text += say("verify.agreement_line", diff=f"{agreed['mean_abs_diff']:.2f}", n=agreed["compared"])
-    flagged = {p: r for p, r in flagged.items() if p in ids}
     if flagged:
         listed = ", ".join(f"`{inert_markdown(p)}` ({inert_markdown(r)})" for p, r in list(flagged.items())[:5])
         text += say("verify.flagged", n=len(flagged), listed=listed)
@@ -120,5 +175,7 @@ def progress_view(position: dict) -> tuple:
                    y=[agreed["per_dimension"][d]["judge_mean"] for d in JUDGE_DIMENSIONS]),
         ])
         figure.update_layout(barmode="group", title=say("verify.chart_title"), yaxis={"range": [0, 5.2]})
-    table = pd.DataFrame(agreed["largest_disagreements"], columns=["problem_id", "mean_abs_diff"])
-    return text, figure, table
+    # In blind mode a dispute names problems the viewer may not have reviewed yet: list only those they may see.
+    disputed = [d for d in figures["most_disputed"]
+                if assignment.may_see_others(parsed.get(d["problem_id"]), viewer, settings["blind"])]
+    return text, figure, pd.DataFrame(disputed, columns=DISPUTED_COLUMNS)

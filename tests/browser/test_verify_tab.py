@@ -49,11 +49,13 @@ def test_two_reviewers_at_once(browser, launch_app, tmp_path):
     assert reviews["gen-0000"]["reviewer"] == "ana" and reviews["gen-0000"]["status"] == "approved"
     assert reviews["gen-0001"]["reviewer"] == "ben" and reviews["gen-0001"]["comments"] == "answer is wrong"
 
-    # Positions are per browser, and moving shows the saved values of the problem, not stale ones.
+    # Positions are per browser; moving shows the reviewer's own values (none yet here, not stale ones)
+    # and, outside blind mode, the others' reviews beside them.
     ana.locator("#verify-next").click()
     ana.locator("#verify-where").filter(has_text="Problem 2 of 4").wait_for(timeout=30_000)
     ana.locator("#verify-where").filter(has_text="reviewed by ben").wait_for(timeout=30_000)
-    assert ana.locator("#verify-comments").get_by_role("textbox").input_value() == "answer is wrong"
+    ana.locator("#verify-others").filter(has_text="answer is wrong").wait_for(timeout=30_000)
+    assert ana.locator("#verify-comments").get_by_role("textbox").input_value() == ""
     ana.keyboard.press("Alt+ArrowRight")
     ana.locator("#verify-where").filter(has_text="Problem 3 of 4").wait_for(timeout=30_000)
     assert "not reviewed yet" in ana.locator("#verify-where").inner_text()
