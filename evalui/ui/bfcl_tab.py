@@ -12,8 +12,10 @@ from evalui.benchmarks.bfcl.run import execute_bfcl_run, export_bfcl_run, prepar
 from evalui.engine.store import RunStore
 from evalui.history import pretty_prediction, pretty_truth
 from evalui.reports.bfcl_report import truth_of
+from evalui.reports.bfcl_turns import stored_sample_turns, turns_summary
 from evalui.reports.charts import accuracy_bars, count_bars
-from evalui.scoring.bfcl import CATEGORIES
+from evalui.benchmarks.bfcl.data import entries_by_id
+from evalui.scoring.bfcl import ALL_CATEGORIES, MULTI_TURN_CATEGORIES
 from evalui.ui import launcher
 from evalui.ui import inspector
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
@@ -33,6 +35,11 @@ def sample_table(store: RunStore, exp_id: str | None) -> pd.DataFrame:
     samples = {s.sample_id: s for s in store.samples(exp_id)}
     frame["prediction"] = [pretty_prediction(samples[i].prediction) for i in frame["id"]]
     frame["ground truth"] = [pretty_truth(_parsed(truth_of(samples[i]))) for i in frame["id"]]
+    for row, sample_id in enumerate(frame["id"]):
+        sample = samples[sample_id]
+        if sample.group in MULTI_TURN_CATEGORIES:  # one line per turn; the turns view has the rest
+            predicted, gold = turns_summary(sample.prediction, entries_by_id(sample.group)[sample_id].possible_answer)
+            frame.at[row, "prediction"], frame.at[row, "ground truth"] = predicted, gold
     return frame[COLUMNS]
 
 
@@ -60,7 +67,7 @@ def results_view(store: RunStore, exp_id: str | None):
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
-        categories = gr.Dropdown(list(CATEGORIES), value=["simple_python"], multiselect=True, label=t("bfcl.categories"),
+        categories = gr.Dropdown(list(ALL_CATEGORIES), value=["simple_python"], multiselect=True, label=t("bfcl.categories"),
                                  elem_id="bfcl-categories")
         limit = gr.Number(value=5, precision=0, minimum=0, label=t("bfcl.limit"), elem_id="bfcl-limit")
         mode = gr.Radio(["fc", "prompt"], value="fc", label=t("bfcl.mode"), info=t("bfcl.mode_info"), elem_id="bfcl-mode")
@@ -73,6 +80,11 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         error_plot = gr.Plot(label=t("bfcl.errors"), elem_id="bfcl-error-plot")
     samples = gr.Dataframe(sample_table(store, None), label=t("bfcl.samples"), wrap=True, max_height=480,
                            interactive=False, column_widths=WIDTHS, elem_id="bfcl-samples")
+    with gr.Row():
+        turn_id = gr.Textbox(label=t("bfcl.turns_sample"), placeholder=t("bfcl.turns_hint"), scale=4,
+                             elem_id="bfcl-turns-id")
+        turn_show = gr.Button(t("bfcl.turns_show"), scale=1, elem_id="bfcl-turns-show")
+    turn_view = gr.Markdown("", elem_id="bfcl-turns-view")
     downloads = gr.File(label=t("bfcl.downloads"), file_count="multiple", elem_id="bfcl-downloads")
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, chosen, limit_value, mode_value,
@@ -90,8 +102,17 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
 
         return run_id, work
 
-    launcher.wire(demo, store, parts, benchmark="bfcl",
+    current = launcher.wire(demo, store, parts, benchmark="bfcl",
                   inputs=[*endpoint.components(), categories, limit, mode, concurrency, exp_id],
                   prepare=prepare, results=[accuracy_plot, error_plot, samples, downloads],
                   results_view=lambda run_id: results_view(store, run_id), api_prefix="bfcl")
     inspector.include(demo, store, parts)
+
+    def picked(run_id, event: gr.SelectData):
+        row = getattr(event, "row_value", None) or []
+        sample_id = str(row[0]) if row else ""
+        return sample_id, stored_sample_turns(store, run_id, sample_id)
+
+    turn_show.click(lambda run_id, sample_id: stored_sample_turns(store, run_id, sample_id), [current, turn_id],
+                    [turn_view], api_name="bfcl_turns")
+    samples.select(picked, [current], [turn_id, turn_view], api_visibility="private")
