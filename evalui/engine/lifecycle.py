@@ -27,7 +27,7 @@ from pathlib import Path
 from evalui.engine import epochs
 from evalui.engine.benchmark import Benchmark
 from evalui.engine.experiment import check_exp_id, new_exp_id, run_folder, summary_of
-from evalui.engine.runner import Progress, run_experiment
+from evalui.engine.runner import SHARED, Progress, run_experiment
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
 from evalui.jsonl import write_jsonl
@@ -103,15 +103,35 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
     if client is None and settings is not None:
         client = ModelClient(settings)
     started = time.perf_counter()
-    run_experiment(store, exp_id, task, client,
-                   concurrency=concurrency or config.get("concurrency") or DEFAULT_CONCURRENCY,
-                   requests_per_minute=requests_per_minute or config.get("requests_per_minute"),
-                   cancel=cancel, on_progress=on_progress, secrets=settings.secrets() if settings else [])
-    return export(store, exp_id, duration_s=time.perf_counter() - started)
+    counts = store.progress(exp_id)
+    on_demand = counts["judged"] == counts["total"]  # nothing to ask: a request to write the exports again
+    final = run_experiment(store, exp_id, task, client,
+                           concurrency=concurrency or config.get("concurrency") or DEFAULT_CONCURRENCY,
+                           requests_per_minute=requests_per_minute or config.get("requests_per_minute"),
+                           cancel=cancel, on_progress=on_progress, secrets=settings.secrets() if settings else [])
+    duration_s = time.perf_counter() - started
+    if not writes_exports(store, exp_id, final.message, on_demand):
+        return summarise(store, exp_id, duration_s=duration_s)[0]
+    summary = export(store, exp_id, duration_s=duration_s)
+    from evalui.engine.hub_sync import after_run
+
+    after_run()
+    return summary
 
 
-def export(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> dict:
-    """Write the run's exports from the store (samples read once) and record its summary."""
+def writes_exports(store: RunStore, exp_id: str, message: str, on_demand: bool) -> bool:
+    """Whether this worker writes the run's summary and exports: once, by the worker that judged
+    the last sample; by the last worker to stop a run that did not finish; or on demand."""
+    if message == SHARED:
+        return False  # other workers still run it; the last of them writes
+    experiment = store.experiment(exp_id)
+    if experiment["stored_status"] != "finished" or on_demand:
+        return True
+    return experiment.get("finished_by") in (None, store.worker_on(exp_id))
+
+
+def summarise(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> tuple[dict, list]:
+    """The run's summary as the store has it now, with its samples; nothing is written."""
     experiment = store.experiment(exp_id)
     benchmark = _benchmark(experiment["benchmark"])
     samples = store.samples(exp_id)
@@ -126,6 +146,15 @@ def export(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> 
     summary.update(epochs.summary_figures(samples, experiment["config"]))
     label, value = benchmark.headline(summary)
     summary["headline"] = {"label": label, "value": value}
+    return summary, samples
+
+
+def export(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> dict:
+    """Write the run's exports from the store (samples read once) and record its summary."""
+    summary, samples = summarise(store, exp_id, duration_s=duration_s)
+    experiment = store.experiment(exp_id)
+    benchmark = _benchmark(experiment["benchmark"])
+    folder = Path(summary["out_dir"])
     write_jsonl(folder / "samples.jsonl", (sample_record(s) for s in samples))
     files = benchmark.export(folder, experiment, summary, samples)
     summary["files"] = {name: str(path) for name, path in files.items()}

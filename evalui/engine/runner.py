@@ -23,7 +23,8 @@ from typing import Protocol
 from evalui.engine.client import ChatReply
 from evalui.engine.limiter import Lease, join_endpoint, private_limiter
 from evalui.engine.sample_run import SampleRun, redact, run_on_loop, run_on_threads  # noqa: F401  (redact: re-exported)
-from evalui.engine.store import HEARTBEAT_S, RunStore, Sample
+from evalui.engine.claims import RunWorker
+from evalui.engine.store import RunStore, Sample
 from evalui.engine.trajectory import TaskResult
 
 
@@ -45,6 +46,10 @@ class Task(Protocol):
     # request: work that every request would otherwise repeat on the hot path (shared docs, tools).
 
 
+# The final message of a worker that stopped while other workers still run its exp_id.
+SHARED = "running elsewhere"
+
+
 @dataclass(frozen=True)
 class Progress:
     exp_id: str
@@ -63,26 +68,6 @@ class Progress:
 
     def as_dict(self) -> dict:
         return asdict(self)
-
-
-class _Heartbeat:
-    """Tells the store every few seconds that this process still executes the run."""
-
-    def __init__(self, store: RunStore, exp_id: str):
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, args=(store, exp_id), name=f"evalui-heartbeat-{exp_id}",
-                                        daemon=True)
-        self._thread.start()
-
-    def _beat(self, store: RunStore, exp_id: str) -> None:
-        while not self._stop.wait(HEARTBEAT_S):
-            try:
-                store.heartbeat(exp_id)
-            except Exception:  # a busy or closed store: the next beat tries again
-                pass
-
-    def stop(self) -> None:
-        self._stop.set()
 
 
 def endpoint_lease(client, concurrency: int, requests_per_minute: float | None) -> Lease:
@@ -122,12 +107,13 @@ def run_experiment(
         return event
 
     pending = store.samples(exp_id, stages=("init", "rollout"))
-    store.claim_run(exp_id)
+    # Samples are claimed a batch at a time as workers need them: other processes (or dashboard
+    # replicas) running the same exp_id take the rest, and none is asked twice (evalui.engine.claims).
+    worker = RunWorker(store, exp_id, cancel, batch=concurrency)
     if hasattr(client, "cancel_on"):
         client.cancel_on(cancel)  # requests in flight and retry waits end soon after a cancel
     lease = endpoint_lease(client, concurrency, requests_per_minute)
     run = SampleRun(store, exp_id, task, client, lease, cancel, counts, progress, tuple(secrets))
-    heartbeat = _Heartbeat(store, exp_id)
     progress(f"{len(pending)} of {counts['total']} samples to run", 0)
     workers = max(1, min(concurrency, len(pending)))
     if callable(getattr(task, "prepare", None)):
@@ -137,20 +123,23 @@ def run_experiment(
             pass
     try:
         if callable(getattr(task, "acall", None)) and callable(getattr(client, "submit", None)):
-            run_on_loop(run, pending, workers)
+            run_on_loop(run, worker, workers)
         else:
-            run_on_threads(run, pending, workers)
+            run_on_threads(run, worker, workers)
     except BaseException:
         # Ctrl-C (or SIGTERM, raised as KeyboardInterrupt by the CLI) lands here, in the main
         # thread, once every worker has stopped: the answered samples are kept.
-        _stop(store, heartbeat, lease)
-        store.set_status(exp_id, "cancelled" if isinstance(sys.exc_info()[1], KeyboardInterrupt) else "failed")
+        if not _stop(store, worker, lease):
+            store.set_status(exp_id, "cancelled" if isinstance(sys.exc_info()[1], KeyboardInterrupt) else "failed")
         raise
-    _stop(store, heartbeat, lease)
+    others = _stop(store, worker, lease)
     if run.failures:
-        store.set_status(exp_id, "failed")
+        if not others:
+            store.set_status(exp_id, "failed")
         raise run.failures[0]
     counts.update(store.progress(exp_id))
+    if counts["judged"] < counts["total"] and others:
+        return progress(SHARED, run.done_here)  # the run goes on in other workers; the last one ends it
     if cancel.is_set() and counts["judged"] < counts["total"]:
         status = "cancelled"
     elif counts["judged"] < counts["total"]:
@@ -161,10 +150,14 @@ def run_experiment(
     return progress(status, run.done_here)
 
 
-def _stop(store: RunStore, heartbeat: _Heartbeat, lease: Lease) -> None:
-    heartbeat.stop()
+def _stop(store: RunStore, worker: RunWorker, lease: Lease) -> int:
+    """End this worker's part; returns how many other workers still run the same exp_id."""
     lease.close()
     try:
         store.flush()  # every answer and verdict committed before the run's status is written
     except Exception:  # failures were already counted by the callbacks
         pass
+    try:
+        return worker.leave()
+    except Exception:  # a store that failed under the run: its leases simply run out
+        return 0

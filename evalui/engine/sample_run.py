@@ -213,10 +213,11 @@ def run_on_loop(run: SampleRun, pending: list[Sample], workers: int) -> None:
 
 async def _all_samples(run: SampleRun, pending: list[Sample], workers: int) -> None:
     queue = iter(pending)
+    take = getattr(pending, "take", None)  # a RunWorker claims from the store off the loop
 
     async def worker() -> None:
         while not run.cancel.is_set():
-            sample = next(queue, None)
+            sample = await take() if take else next(queue, None)
             if sample is None:
                 return
             await run.awork(sample)

@@ -1,4 +1,5 @@
-"""The run store: experiments and their samples in SQLite, so runs resume and can be compared.
+"""The run store: experiments and their samples in SQLite or PostgreSQL, so runs resume, can be
+compared, and can be shared by several workers (evalui.engine.store_claims).
 
 Each sample moves init → rollout → judged, as in the utu eval framework. A rollout that failed
 for good stays at init with its error recorded, and is retried when the run resumes.
@@ -9,8 +10,6 @@ a write has returned (or its callback has run) only once it is committed.
 
 from __future__ import annotations
 
-import os
-import socket
 import sqlite3
 import threading
 import time
@@ -19,81 +18,53 @@ from pathlib import Path
 
 from evalui.config import data_dir
 from evalui.engine.group_commit import Done, GroupCommit
+from evalui.engine.store_claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
 from evalui.engine.store_rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.engine.store_schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
+from evalui.engine.store_sql import (database_url, is_postgres, migrate_postgres, migrate_sqlite, open_sqlite,
+                                     postgres_version, redact_database_url, sqlite_path, sqlite_version)
 
-HEARTBEAT_S = 2.0
 # A sample's answer and its verdict in one row update (record_judgement folds them when it can).
 _ANSWER_AND_VERDICT = (
     "UPDATE samples SET stage = 'judged', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
     " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?,"
     " prediction = ?, correct = ?, verdict = ? WHERE exp_id = ? AND sample_id = ?")
-# A run on another machine (a shared store) whose heartbeat is older than this is taken for dead.
-STALE_AFTER_S = 30.0
-
-
 class RunBusy(ValueError):
     """The run is being executed by a live process: it cannot be deleted or started twice."""
 
 
-def process_owner() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+class RunStore(ClaimsMixin):
+    """Thread-safe access to one store; a write is committed when it returns (or, with
+    ``wait=False``, before its ``on_done`` runs).
 
+    ``path``: a SQLite file. Otherwise ``url`` or ``$EVALUI_DATABASE_URL`` (``postgresql://…`` or
+    ``sqlite:///…``), else ``$EVALUI_DATA_DIR/evalui.sqlite``."""
 
-def owner_alive(owner: str | None, heartbeat_at: float | None, now: float | None = None) -> bool:
-    if not owner:
-        return False
-    host, _, pid = owner.rpartition(":")
-    if host == socket.gethostname() and pid.isdigit():
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            pass  # alive, and someone else's
-        return heartbeat_at is None or (now or time.time()) - heartbeat_at < STALE_AFTER_S
-    return heartbeat_at is not None and (now or time.time()) - heartbeat_at < STALE_AFTER_S
-
-
-class RunStore:
-    """Thread-safe access to one SQLite database; a write is committed when it returns (or, with
-    ``wait=False``, before its ``on_done`` runs)."""
-
-    def __init__(self, path: str | Path | None = None):
-        self.path = Path(path) if path else data_dir() / "evalui.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: str | Path | None = None, *, url: str | None = None):
+        url = url or (None if path else database_url())
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        self._db.row_factory = sqlite3.Row
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # WAL with synchronous=NORMAL keeps every commit through a process crash (kill -9);
-            # only a power cut could lose the last few, and those samples would simply run again.
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
-        self._writer = GroupCommit(self._db, self._lock)
+        self._joined: dict[str, str] = {}  # exp_id -> this store's worker on it (see record_judgement)
+        if is_postgres(url):
+            from evalui.engine.store_sql import PostgresConnection
 
-    def _migrate(self) -> None:
-        # BEGIN IMMEDIATE: two processes opening a fresh store must not both run a step.
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0 and self._db.execute(
-                    "SELECT 1 FROM sqlite_master WHERE name = 'experiments'").fetchone():
-                version = 1  # written before versions were recorded: the first wave's schema
-            for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
-                for statement in filter(str.strip, step.split(";")):
-                    self._db.execute(statement)
-                self._db.execute(f"PRAGMA user_version = {number}")
-            self._db.commit()
-        except BaseException:
-            self._db.rollback()
-            raise
+            self.path, self.dialect = None, "postgresql"
+            self.location = redact_database_url(url)
+            self._db = PostgresConnection(url)
+            with self._lock:
+                migrate_postgres(self._db)
+        else:
+            self.path = Path(path) if path else sqlite_path(url) if url else data_dir() / "evalui.sqlite"
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.dialect, self.location = "sqlite", str(self.path)
+            self._db = open_sqlite(self.path)
+            with self._lock:
+                migrate_sqlite(self._db)
+        self._writer = GroupCommit(self._db, self._lock)
 
     @property
     def schema_version(self) -> int:
-        return self._read("PRAGMA user_version")[0][0]
+        with self._lock:
+            return postgres_version(self._db) if self.dialect == "postgresql" else sqlite_version(self._db)
 
     def close(self) -> None:
         self._writer.close()
@@ -109,7 +80,10 @@ class RunStore:
 
     def _read(self, sql: str, params: Iterable = ()) -> list[sqlite3.Row]:
         with self._lock:
-            return self._db.execute(sql, tuple(params)).fetchall()
+            rows = self._db.execute(sql, tuple(params)).fetchall()
+            if self.dialect == "postgresql":
+                self._db.commit()  # no transaction left open between reads: it would hold locks
+            return rows
 
     # experiments ------------------------------------------------------------------------------
     def create_or_get_experiment(self, exp_id: str, benchmark: str, model: str, endpoint_host: str, config: dict) -> dict:
@@ -141,30 +115,21 @@ class RunStore:
             params = (benchmark,)
         return [self._experiment_dict(r) for r in self._read(sql + " ORDER BY created_at DESC", params)]
 
-    @staticmethod
-    def _experiment_dict(row: sqlite3.Row) -> dict:
+    def _experiment_dict(self, row: sqlite3.Row) -> dict:
         record = dict(row)
         record["config"] = _loads(record["config"]) or {}
         record["summary"] = _loads(record["summary"])
         record["stored_status"] = record["status"]
-        if record["status"] == "running" and not owner_alive(record.get("owner"), record.get("heartbeat_at")):
+        # Running while any of its workers lives (in any process, on any machine sharing the store).
+        if record["status"] == "running" and not self.live_workers(record["exp_id"]) \
+                and not owner_alive(record.get("owner"), record.get("heartbeat_at")):
             record["status"] = "interrupted"
         return record
 
     # who executes a run ------------------------------------------------------------------------
     def claim_run(self, exp_id: str) -> None:
-        """Mark the run as executed by this process; RunBusy if a live process already executes it."""
-        self.flush()
-        with self._lock:
-            row = self._db.execute("SELECT status, owner, heartbeat_at FROM experiments WHERE exp_id = ?",
-                                   (exp_id,)).fetchone()
-            if row and row["status"] == "running" and row["owner"] != process_owner() \
-                    and owner_alive(row["owner"], row["heartbeat_at"]):
-                raise RunBusy(f"run {exp_id!r} is being executed by another process ({row['owner']})")
-            now = time.time()
-            self._db.execute("UPDATE experiments SET status = 'running', owner = ?, heartbeat_at = ?, updated_at = ?"
-                             " WHERE exp_id = ?", (process_owner(), now, now, exp_id))
-            self._db.commit()
+        """Join the run as this process (evalui.engine.claims joins with a worker id of its own)."""
+        self.join_run(exp_id, process_owner())
 
     def heartbeat(self, exp_id: str) -> None:
         self._write("UPDATE experiments SET heartbeat_at = ? WHERE exp_id = ? AND owner = ?",
@@ -195,9 +160,13 @@ class RunStore:
         with self._lock:
             if self.is_executing(exp_id):
                 raise RunBusy(f"run {exp_id!r} is running; cancel it (or wait for it to end) before deleting it")
-            self._db.execute("DELETE FROM samples WHERE exp_id = ?", (exp_id,))
-            self._db.execute("DELETE FROM experiments WHERE exp_id = ?", (exp_id,))
-            self._db.commit()
+            try:
+                for table in ("samples", "workers", "experiments"):
+                    self._db.execute(f"DELETE FROM {table} WHERE exp_id = ?", (exp_id,))
+                self._db.commit()
+            except BaseException:
+                self._db.rollback()
+                raise
 
     # samples ----------------------------------------------------------------------------------
     def add_samples(self, exp_id: str, samples: Iterable[tuple[str, str, dict]]) -> int:
@@ -205,12 +174,18 @@ class RunStore:
         now = time.time()
         self.flush()
         with self._lock:
-            start = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE exp_id = ?", (exp_id,)).fetchone()[0]
-            cursor = self._db.executemany(
-                "INSERT OR IGNORE INTO samples (exp_id, sample_id, position, grp, payload, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [(exp_id, sid, start + i, group, _dumps(payload), now) for i, (sid, group, payload) in enumerate(samples)],
-            )
-            self._db.commit()
+            try:
+                start = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE exp_id = ?",
+                                         (exp_id,)).fetchone()[0]
+                cursor = self._db.executemany(
+                    "INSERT INTO samples (exp_id, sample_id, position, grp, payload, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (exp_id, sample_id) DO NOTHING",
+                    [(exp_id, sid, start + i, group, _dumps(payload), now) for i, (sid, group, payload) in enumerate(samples)],
+                )
+                self._db.commit()
+            except BaseException:
+                self._db.rollback()
+                raise
             return cursor.rowcount
 
     def samples(self, exp_id: str, stages: Iterable[str] | None = None) -> list[Sample]:
@@ -276,9 +251,11 @@ class RunStore:
         verdict_values = (_dumps(prediction), int(bool(correct)), _dumps(verdict))
         # IN, not !=: two seeks on the (exp_id, stage) index instead of a scan of the judged rows.
         # Keyed: once per group of writes, after the others.
-        finish = ("UPDATE experiments SET status = 'finished', updated_at = ? WHERE exp_id = ? AND NOT EXISTS"
+        # finished_by: the worker whose verdict was the last one writes the summary and exports.
+        finish = ("UPDATE experiments SET status = 'finished', finished_by = ?, updated_at = ? WHERE exp_id = ?"
+                  " AND status != 'finished' AND NOT EXISTS"
                   " (SELECT 1 FROM samples WHERE exp_id = ? AND stage IN ('init', 'rollout'))",
-                  (now, exp_id, exp_id), ("finished", exp_id))
+                  (self._joined.get(exp_id) or process_owner(), now, exp_id, exp_id), ("finished", exp_id))
 
         def fold(statements: list) -> list:
             (_, params), = statements  # the rollout's one statement
@@ -296,9 +273,9 @@ class RunStore:
         """Counts for a progress bar: total, judged, correct, errors (pending with an error), tokens."""
         row = self._read(
             "SELECT COUNT(*) AS total,"
-            " SUM(stage = 'judged') AS judged,"
-            " SUM(stage = 'judged' AND correct = 1) AS correct,"
-            " SUM(stage != 'judged' AND error IS NOT NULL) AS errors,"
+            " SUM(CASE WHEN stage = 'judged' THEN 1 ELSE 0 END) AS judged,"
+            " SUM(CASE WHEN stage = 'judged' AND correct = 1 THEN 1 ELSE 0 END) AS correct,"
+            " SUM(CASE WHEN stage != 'judged' AND error IS NOT NULL THEN 1 ELSE 0 END) AS errors,"
             " SUM(prompt_tokens + completion_tokens) AS tokens"
             " FROM samples WHERE exp_id = ?",
             (exp_id,),

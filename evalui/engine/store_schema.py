@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS samples (
 CREATE INDEX IF NOT EXISTS samples_by_stage ON samples(exp_id, stage);
 """
 
-# Each step brings a store from version i to i + 1 (PRAGMA user_version). Version 1 is the
+# Each step brings a store from version i to i + 1 (PRAGMA user_version on SQLite, the table
+# evalui_schema on PostgreSQL; both run these same steps, see store_sql.py). Version 1 is the
 # first wave's schema above; a store written by it opens and gains the later columns.
 MIGRATIONS: tuple[str, ...] = (
     SCHEMA,
@@ -47,4 +48,13 @@ MIGRATIONS: tuple[str, ...] = (
     "ALTER TABLE experiments ADD COLUMN heartbeat_at REAL;",
     # Every step of a sample's call: messages, replies, tool calls and results, tokens, latency.
     "ALTER TABLE samples ADD COLUMN trajectory TEXT;",
+    # Several workers share a run: a sample is claimed (leased) before it is asked, each worker
+    # shows life in ``workers``, a cancel from any dashboard bumps ``cancel_seq``, and the worker
+    # that judged the last sample is ``finished_by`` (it writes the summary and exports).
+    "ALTER TABLE samples ADD COLUMN claimed_by TEXT;"
+    "ALTER TABLE samples ADD COLUMN lease_until REAL;"
+    "ALTER TABLE experiments ADD COLUMN cancel_seq INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE experiments ADD COLUMN finished_by TEXT;"
+    "CREATE TABLE IF NOT EXISTS workers (exp_id TEXT NOT NULL, worker_id TEXT NOT NULL,"
+    " heartbeat_at REAL NOT NULL, PRIMARY KEY (exp_id, worker_id));",
 )
