@@ -8,18 +8,20 @@ import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from pathlib import Path
 
+from evalui.reports.markdown import inert
+from evalui.reports.verdicts import verdict_of
+
 # XML 1.0 cannot carry most control characters, even escaped; model text may contain them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 DETAIL_CHARS = 4000
 
 
+_STATUS = {"correct": "passed", "wrong": "failed", "error": "error", "unscored": "skipped", "pending": "pending"}
+
+
 def sample_status(sample) -> str:
     """passed, failed (a wrong answer), error (the endpoint failed), skipped (unscored) or pending (not run)."""
-    if sample.stage == "judged":
-        if (sample.verdict or {}).get("scored") is False:
-            return "skipped"
-        return "passed" if sample.correct else "failed"
-    return "error" if sample.error else "pending"
+    return _STATUS[verdict_of(sample)]
 
 
 def gate_figures(samples: list) -> dict:
@@ -86,30 +88,26 @@ def write_junit(path: str | Path, experiment: dict, samples: list) -> Path:
     return path
 
 
-def _cell(text) -> str:
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
-
-
 def step_summary(summary: dict, gate: dict) -> str:
     """Markdown for $GITHUB_STEP_SUMMARY: the run, its accuracy per group, and the gate's verdict.
     Only figures and names; no model text."""
     figures = gate["figures"]
-    outcome = "✅ passed" if gate["passed"] else "❌ failed: " + "; ".join(_cell(r) for r in gate["reasons"])
-    lines = [f"### evalui {_cell(summary.get('benchmark') or '')} run `{_cell(summary['exp_id'])}`", "",
+    outcome = "✅ passed" if gate["passed"] else "❌ failed: " + "; ".join(inert(r) for r in gate["reasons"])
+    lines = [f"### evalui {inert(summary.get('benchmark') or '')} run `{inert(summary['exp_id'])}`", "",
              f"**Gate {outcome}**", "",
              f"Accuracy {figures['accuracy']:.1%} ({figures['passed']}/{figures['considered']}; "
              f"{figures['failed']} wrong, {figures['errors']} errors, {figures['pending']} not run, "
-             f"{figures['skipped']} unscored). Model `{_cell(summary.get('model') or '')}`.", ""]
+             f"{figures['skipped']} unscored). Model `{inert(summary.get('model') or '')}`.", ""]
     groups = next((v for k, v in summary.items() if k.startswith("by_") and isinstance(v, dict) and v
                    and all(isinstance(g, dict) and "rate" in g for g in v.values())), None)
     if groups:
         lines += ["| group | correct | judged | accuracy |", "|---|---|---|---|"]
-        lines += [f"| {_cell(name)} | {g['successes']} | {g['total']} | {g['rate']:.1%} |" for name, g in groups.items()]
+        lines += [f"| {inert(name)} | {g['successes']} | {g['total']} | {g['rate']:.1%} |" for name, g in groups.items()]
         lines.append("")
     regression = gate.get("regression")
     if regression:
         ci = regression["diff_ci"]
-        lines.append(f"Against `{_cell(regression['baseline'])}`: diff {regression['diff'] * 100:+.1f} pts "
+        lines.append(f"Against `{inert(regression['baseline'])}`: diff {regression['diff'] * 100:+.1f} pts "
                      f"(95% CI [{ci[0] * 100:+.1f}, {ci[1] * 100:+.1f}]), McNemar p = {regression['mcnemar_p']:.4g}, "
                      f"{regression['flipped_to_wrong']} flipped to wrong, {regression['flipped_to_correct']} to correct.")
         lines.append("")

@@ -4,6 +4,8 @@ gate all show, read from the store and computed by evalui.scoring.paired."""
 from __future__ import annotations
 
 from evalui.engine.store import RunStore
+from evalui.reports.markdown import inert, percent
+from evalui.reports.verdicts import verdict_of
 from evalui.scoring.paired import compare_outcomes, flipped
 
 
@@ -13,9 +15,7 @@ class CannotCompare(ValueError):
 
 def outcome(sample) -> bool | None:
     """True, False, or None for "nothing to compare". An endpoint error is False: errors never pass."""
-    if sample.stage == "judged":
-        return None if (sample.verdict or {}).get("scored") is False else bool(sample.correct)
-    return False if sample.error else None
+    return {"correct": True, "wrong": False, "error": False}.get(verdict_of(sample))
 
 
 def outcome_word(value: bool | None, sample=None) -> str:
@@ -60,10 +60,6 @@ def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
             "flipped": {direction: [described(i) for i in ids] for direction, ids in flips.items()}}
 
 
-def _share(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1%}"
-
-
 def _signed(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:+.1f} pts"
 
@@ -76,18 +72,13 @@ def _p(value: float | None) -> str:
     return "–" if value is None else f"{value:.4g}"
 
 
-def _cell(text) -> str:
-    # Group names come from datasets; a pipe or HTML would break or leak into the table.
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
-
-
 def comparison_markdown(record: dict) -> str:
     """The comparison as Markdown: the headline figures, then one row per group."""
     verdict = ("B is significantly worse" if record["significant"] and record["diff"] < 0 else
                "B is significantly better" if record["significant"] else "no significant difference")
     lines = [
-        f"**{_cell(record['b'])}** against **{_cell(record['a'])}** on {record['n']} paired samples: "
-        f"{_share(record['a_accuracy'])} → {_share(record['b_accuracy'])}, diff {_signed(record['diff'])} "
+        f"**{inert(record['b'])}** against **{inert(record['a'])}** on {record['n']} paired samples: "
+        f"{percent(record['a_accuracy'])} → {percent(record['b_accuracy'])}, diff {_signed(record['diff'])} "
         f"(95% CI {_interval(record['diff_ci'])}), McNemar p = {_p(record['mcnemar_p'])}: {verdict}.",
         "",
         f"Flipped to wrong: {record['flipped_to_wrong']} · flipped to correct: {record['flipped_to_correct']} · "
@@ -97,7 +88,7 @@ def comparison_markdown(record: dict) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, g in record["by_group"].items():
-        lines.append(f"| {_cell(name) or '–'} | {g['n']} | {_share(g['a_accuracy'])} | {_share(g['b_accuracy'])} | "
+        lines.append(f"| {inert(name) or '–'} | {g['n']} | {percent(g['a_accuracy'])} | {percent(g['b_accuracy'])} | "
                      f"{_signed(g['diff'])} | {_interval(g['diff_ci'])} | {g['flipped_to_wrong']} | "
                      f"{g['flipped_to_correct']} | {_p(g['mcnemar_p'])} |")
     lines += ["", f"_Interval: {record['interval_method']}; test: {record['test_method']}._"]

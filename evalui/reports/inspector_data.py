@@ -9,20 +9,11 @@ import html
 import json
 
 from evalui.history import pretty_prediction, pretty_truth
+from evalui.reports.verdicts import VERDICTS, verdict_of
 
-VERDICTS = ("correct", "wrong", "error", "unscored", "pending")
 ALL = "all"
 SEARCH_CHARS = 20_000  # of each sample's text searched; a long agent transcript is searched in its head
 _GOLD_KEYS = ("final_answer", "answer", "expected", "gold", "truth")
-
-
-def verdict_of(sample) -> str:
-    """correct / wrong / error (the endpoint failed) / unscored (no known answer) / pending (not run)."""
-    if sample.stage == "judged":
-        if (sample.verdict or {}).get("scored") is False:
-            return "unscored"
-        return "correct" if sample.correct else "wrong"
-    return "error" if sample.error else "pending"
 
 
 def error_type_of(sample) -> str:
