@@ -51,11 +51,12 @@ def turns_markdown(sample, entry) -> str:
             lines.append(f"- **Step {number}**: " + (inert(step["text"], TEXT_LIMIT) if step["text"] else "")
                          + (f" · _{inert(step['note'])}_" if step["note"] else ""))
             for call in step["calls"]:
-                lines.append(f"  - call `{inert(call, TEXT_LIMIT)}`")
+                lines.append(f"  - call: {inert(call, TEXT_LIMIT)}")
             for result in step["results"]:
                 flag = " ⛔" if result["error"] == "refused" else ""
                 lines.append(f"  - result{flag}: {inert(result['content'], TEXT_LIMIT)}")
-        gold = ", ".join(f"`{inert(call)}`" for call in turn["gold"]) or "_no call: the model should ask or decline_"
+        # Escaped text, not code spans: a code span would show the escapes themselves.
+        gold = "; ".join(inert(call) for call in turn["gold"]) or "_no call: the model should ask or decline_"
         lines += ["", f"**Gold calls:** {gold}", ""]
         for class_name, attributes in turn["differences"].items():
             lines += [f"**State differs in {inert(class_name)}:**", "",

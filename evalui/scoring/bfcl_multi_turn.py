@@ -158,7 +158,8 @@ def decode_step(raw: Any, mode: str, allowed: frozenset[str]) -> list[DecodedCal
 
 def decoded_turns(result: list, mode: str, allowed: frozenset[str]) -> tuple[list[list[list[str]]], list[list[list[DecodedCall] | None]]]:
     """Per turn, per step: the call strings the checker gets (undecodable and empty steps left out,
-    as upstream's evaluator leaves them out), and every step's decoded calls (None: undecodable)."""
+    as upstream's evaluator leaves them out), and every step's decoded calls (None: an attempted
+    call that did not decode)."""
     for_checker, per_step = [], []
     for turn in result:
         checker_turn, steps = [], []
@@ -166,7 +167,8 @@ def decoded_turns(result: list, mode: str, allowed: frozenset[str]) -> tuple[lis
             try:
                 calls = decode_step(raw, mode, allowed)
             except (StepDecodeError, UnsafeExpression):
-                steps.append(None)
+                # None: an attempted call that failed to decode; []: the model answered in words.
+                steps.append(None if _attempted_call(raw, mode) else [])
                 continue
             steps.append(calls)
             if calls:
@@ -174,6 +176,13 @@ def decoded_turns(result: list, mode: str, allowed: frozenset[str]) -> tuple[lis
         for_checker.append(checker_turn)
         per_step.append(steps)
     return for_checker, per_step
+
+
+def _attempted_call(raw: Any, mode: str) -> bool:
+    """Whether an undecodable step looks like a call (rather than the words that end a turn)."""
+    if mode == "fc":
+        return not isinstance(raw, str)
+    return isinstance(raw, str) and "(" in raw
 
 
 def result_mode(result: Any) -> str:

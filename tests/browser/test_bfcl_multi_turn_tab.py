@@ -16,21 +16,21 @@ CATEGORY = "multi_turn_base"
 
 
 def seed_run(data_dir) -> str:
-    """Two conversations: entry 0 answered with gold calls, entry 1 with turn 0's last call left out
-    and a hostile HTML reply, so its view shows a state difference and inert text."""
+    """Two conversations: entry 0 answered with gold calls, entry 1 with turn 1's move left out and a
+    hostile HTML reply, so its view shows a state difference and inert text."""
     import os
 
     from evalui.engine.store import RunStore
 
     def drop_for_entry_1(entry, turn, calls):
-        return calls[:-1] if entry.id.endswith("_1") and turn == 0 else calls
+        return calls[:-1] if entry.id.endswith("_1") and turn == 1 else calls
 
     oracle = MultiTurnOracle([CATEGORY], limit=2, perturb=drop_for_entry_1)
 
     def script(body, n):
         entry = oracle.entry_for(body)
         turn, step = oracle.position(body)
-        if entry is not None and entry.id.endswith("_1") and turn == 0 and step == 1:
+        if entry is not None and entry.id.endswith("_1") and turn == 1 and step == 1:
             return completion("<img src=x onerror=alert(1)>done")
         return oracle.reply(body)
 
@@ -63,9 +63,9 @@ def test_a_multi_turn_sample_turn_by_turn(browser, launch_app, tmp_path):
     view.get_by_text("Turn 3").wait_for(timeout=30_000)
     text = view.inner_text()
     assert "multi_turn_base_1" in text and "state_mismatch" in text
-    assert "Turn 0 (the check failed here)" in text
+    assert "Turn 1 (the check failed here)" in text and "mv(source='log.txt',destination='archive')" in text
     assert "Gold calls:" in text and "State differs in" in text
-    assert "call " in text and "result" in text
+    assert "call: cd(" in text and "result:" in text
     assert "<img src=x onerror=alert(1)>done" in text  # shown as text ...
     assert view.locator("img").count() == 0 and not dialogs  # ... never as markup
 
