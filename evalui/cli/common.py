@@ -46,6 +46,19 @@ def add_run_flags(parser, *, epochs: bool = False) -> None:
         parser.add_argument("--epochs", type=int, help="ask each sample this many times (default 1, or what a "
                             "resumed run was started with): mean accuracy with its standard error, and pass@k")
     add_gate_flags(parser)  # every run command can gate a CI job
+    add_database_flag(parser)
+
+
+def add_database_flag(parser) -> None:
+    # The flag only sets the environment variable every RunStore() reads, before any store is opened.
+    parser.add_argument("--database-url", type=_use_database_url, metavar="URL",
+                        help="the run store: postgresql://user:pw@host/db shares runs between workers and "
+                        "machines (default: $EVALUI_DATABASE_URL, else SQLite in the data folder)")
+
+
+def _use_database_url(url: str) -> str:
+    os.environ["EVALUI_DATABASE_URL"] = url
+    return url
 
 
 def endpoint_from_args(args):
