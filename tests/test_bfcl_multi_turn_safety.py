@@ -134,7 +134,13 @@ def test_a_model_that_never_stops_calling_is_force_terminated(store, official_ru
 def test_a_resume_repeats_no_finished_entry(store):
     oracle = MultiTurnOracle([CATEGORY], limit=12)
     cancel = threading.Event()
-    with ScriptedPeer(lambda body, n: oracle.reply(body)) as peer:
+
+    def paced(body, n):  # about 90 requests in all: the cancel lands mid-run even on a busy machine
+        reply = oracle.reply(body)
+        reply.delay_s = 0.03
+        return reply
+
+    with ScriptedPeer(paced) as peer:
         settings = settings_for(peer, timeout_s=5.0)
         exp_id = prepare_bfcl_run(store, settings, [CATEGORY], limit=12, mode="fc", exp_id=f"resume-{uuid.uuid4().hex[:6]}")
         thread = threading.Thread(target=execute_bfcl_run, args=(store, settings, exp_id),
