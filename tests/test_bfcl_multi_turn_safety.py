@@ -154,3 +154,28 @@ def test_a_resume_repeats_no_finished_entry(store):
     assert 0 < len(finished) < 12
     assert not finished & set(resumed)
     assert summary["correct"] == summary["total"] == 12
+
+
+def test_leaderboard_subtotals_combine_categories_as_bfcl_eval_does():
+    from bfcl_eval.eval_checker.eval_runner_helper import calculate_unweighted_accuracy, calculate_weighted_accuracy
+
+    from evalui.scoring.bfcl_leaderboard import leaderboard_subtotals
+
+    rates = {"simple_python": (0.9, 400), "simple_java": (0.5, 100), "multiple": (0.8, 200),
+             "live_simple": (0.7, 258), "live_multiple": (0.6, 1053),
+             "multi_turn_base": (0.4, 200), "multi_turn_miss_func": (0.1, 200)}
+    subtotals = leaderboard_subtotals({c: {"rate": r, "total": n} for c, (r, n) in rates.items()})
+
+    def official(category):
+        rate, count = rates[category]
+        return {"accuracy": rate, "total_count": count, "display_accuracy": rate}
+
+    simple = calculate_unweighted_accuracy([official("simple_python"), official("simple_java")])
+    non_live = calculate_unweighted_accuracy([simple, official("multiple")])
+    live = calculate_weighted_accuracy([official("live_simple"), official("live_multiple")])
+    multi = calculate_unweighted_accuracy([official("multi_turn_base"), official("multi_turn_miss_func")])
+    assert subtotals["non_live"]["accuracy"] == pytest.approx(non_live["accuracy"])
+    assert subtotals["live"]["accuracy"] == pytest.approx(live["accuracy"])
+    assert subtotals["multi_turn"]["accuracy"] == pytest.approx(multi["accuracy"])
+    assert subtotals["multi_turn"]["categories"] == ["multi_turn_base", "multi_turn_miss_func"]
+    assert leaderboard_subtotals({"simple_python": {"rate": 1.0, "total": 3}}).keys() == {"non_live"}

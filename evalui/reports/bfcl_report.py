@@ -25,6 +25,17 @@ def truth_of(sample) -> str:
     return json.dumps(entry.possible_answer, ensure_ascii=False)
 
 
+def leaderboard_lines(subtotals: dict) -> list[str]:
+    """The leaderboard's subtotals over the categories run (bfcl-eval's own way of combining them)."""
+    if not subtotals:
+        return []
+    names = {"non_live": "non-live (AST)", "live": "live (AST)", "multi_turn": "multi-turn"}
+    return ["## Leaderboard subtotals", "",
+            table(["group", "accuracy", "samples", "categories run"],
+                  [[names.get(k, k), percent(v["accuracy"]), v["total"], ", ".join(v["categories"])]
+                   for k, v in subtotals.items()]), ""]
+
+
 def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: list) -> Path:
     write_html(accuracy_bars(summary["by_category"], "BFCL accuracy per category"), folder / "accuracy.html")
     if summary["error_types"]:
@@ -51,6 +62,7 @@ def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: lis
         "",
         "Chart: [accuracy.html](accuracy.html)",
         "",
+        *leaderboard_lines(summary.get("leaderboard") or {}),
         "## Error types",
         "",
         table(["error type", "count"], summary["error_types"].items()) if summary["error_types"] else "No wrong answers.",
