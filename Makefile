@@ -35,7 +35,7 @@ test: $(STAMP) browser
 
 bench: $(STAMP)
 	$(BIN)/python bench/bfcl_scoring.py
-	cd bench && ../$(BIN)/python bfcl_run.py && ../$(BIN)/python reliability.py && ../$(BIN)/python engine_ceiling.py
+	cd bench && ../$(BIN)/python bfcl_run.py && ../$(BIN)/python reliability.py && ../$(BIN)/python engine_ceiling.py && ../$(BIN)/python bfcl_multi_turn.py
 
 clean:
 	rm -rf $(VENV)
