@@ -56,13 +56,12 @@ def build_tools(names: list[str], limits: Limits) -> list[Tool]:
     return tools
 
 
-def agent_note(names: list[str]) -> str:
-    return ("You can use tools to work out the answer. When you have it, reply without calling a tool and "
-            "finish with the template above: FINAL ANSWER: [YOUR FINAL ANSWER].")
+AGENT_NOTE = ("You can use tools to work out the answer. When you have it, reply without calling a tool and "
+              "finish with the template above: FINAL ANSWER: [YOUR FINAL ANSWER].")
 
 
 def first_messages(question, names: list[str], tools: list[Tool], text_mode: bool) -> list[dict]:
-    system = f"{GAIA_SYSTEM_PROMPT}\n\n{agent_note(names)}"
+    system = f"{GAIA_SYSTEM_PROMPT}\n\n{AGENT_NOTE}"
     if text_mode:
         system += "\n\n" + text_protocol.describe(tools)
     if question.file_name and ("python" in names or "files" in names):
