@@ -12,6 +12,8 @@ from evalui.jsonl import write_jsonl
 from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES
 
 MODES = ("fc", "prompt")
+MULTI_TURN_DOC_FILES = ("gorilla_file_system.json", "math_api.json", "message_api.json", "posting_api.json",
+                        "ticket_api.json", "trading_bot.json", "travel_booking.json", "vehicle_control.json")
 
 
 @dataclass
@@ -85,6 +87,9 @@ def data_files(options: BfclOptions) -> list[Path]:
     files = []
     for category in options.categories:
         files.append(folder / f"{VERSION_PREFIX}_{category}.json")
+        if category in MULTI_TURN_CATEGORIES:  # their function docs come from these files
+            files += [folder / "multi_turn_func_doc" / name for name in MULTI_TURN_DOC_FILES
+                      if folder / "multi_turn_func_doc" / name not in files]
         if category not in RELEVANCE_CATEGORIES:
             files.append(folder / "possible_answer" / f"{VERSION_PREFIX}_{category}.json")
     return files
