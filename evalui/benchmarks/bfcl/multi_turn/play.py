@@ -118,7 +118,8 @@ async def play(client, entry: BfclEntry, mode: str) -> TaskResult:
                 try:
                     calls = decode_step(outputs[-1], mode, backends.allowed)
                 except (StepDecodeError, UnsafeExpression) as exc:
-                    step.note = f"not decoded, turn ends: {exc}"[:500]
+                    answered_in_words = mode == "fc" and isinstance(outputs[-1], str)
+                    step.note = "no calls, turn ends" if answered_in_words else f"not decoded, turn ends: {exc}"[:500]
                     break
                 if not calls:
                     step.note = "no calls, turn ends"
