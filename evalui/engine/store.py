@@ -89,19 +89,18 @@ class RunStore(ClaimsMixin):
     def create_or_get_experiment(self, exp_id: str, benchmark: str, model: str, endpoint_host: str, config: dict) -> dict:
         """The experiment ``exp_id``; created when new. An existing one must be the same benchmark."""
         existing = self.experiment(exp_id)
-        if existing:
-            if existing["benchmark"] != benchmark:
-                raise ValueError(
-                    f"exp_id {exp_id!r} already holds a {existing['benchmark']} run, not {benchmark}"
-                )
-            return existing
-        now = time.time()
-        self._write(
-            "INSERT INTO experiments (exp_id, benchmark, model, endpoint_host, config, status, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, 'created', ?, ?)",
-            (exp_id, benchmark, model, endpoint_host, _dumps(config), now, now),
-        )
-        return self.experiment(exp_id)
+        if existing is None:
+            now = time.time()
+            # DO NOTHING: two workers started with one new exp_id at once both get the one run.
+            self._write(
+                "INSERT INTO experiments (exp_id, benchmark, model, endpoint_host, config, status, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, 'created', ?, ?) ON CONFLICT (exp_id) DO NOTHING",
+                (exp_id, benchmark, model, endpoint_host, _dumps(config), now, now),
+            )
+            existing = self.experiment(exp_id)
+        if existing["benchmark"] != benchmark:
+            raise ValueError(f"exp_id {exp_id!r} already holds a {existing['benchmark']} run, not {benchmark}")
+        return existing
 
     def experiment(self, exp_id: str) -> dict | None:
         rows = self._read("SELECT * FROM experiments WHERE exp_id = ?", (exp_id,))
@@ -217,6 +216,8 @@ class RunStore(ClaimsMixin):
             verdict=_loads(row["verdict"]),
             error=row["error"],
             trajectory=_loads(row["trajectory"]),
+            updated_at=row["updated_at"],
+            claimed_by=row["claimed_by"],
         )
 
     def record_rollout(self, exp_id: str, sample_id: str, *, request, response, latency_s: float,
@@ -259,14 +260,19 @@ class RunStore(ClaimsMixin):
 
         def fold(statements: list) -> list:
             (_, params), = statements  # the rollout's one statement
-            return [(_ANSWER_AND_VERDICT, (*params[:8], *verdict_values, *params[8:])), finish]
+            return [(_ANSWER_AND_VERDICT, (*params[:8], *verdict_values, *params[8:])), *checks]
 
+        # PostgreSQL: two workers judging the last two samples at once would each see the other's
+        # as unfinished. Locking the run's row first orders them: the second one's check runs after
+        # the first commits, and sees every verdict. (SQLite writers are serialised already.)
+        checks = [("UPDATE experiments SET updated_at = ? WHERE exp_id = ?", (now, exp_id), ("lock", exp_id)),
+                  finish] if self.dialect == "postgresql" else [finish]
         if after and not wait and self._writer.amend(after, fold, on_done):
             return
         self._writer.submit([
             ("UPDATE samples SET stage = 'judged', prediction = ?, correct = ?, verdict = ?, updated_at = ?"
              " WHERE exp_id = ? AND sample_id = ?", (*verdict_values, now, exp_id, sample_id)),
-            finish,
+            *checks,
         ], wait=wait, on_done=on_done)
 
     def progress(self, exp_id: str) -> dict:

@@ -28,6 +28,8 @@ class Sample:
     verdict: dict | None = None
     error: str | None = None
     trajectory: list | None = None
+    updated_at: float | None = None
+    claimed_by: str | None = None  # the worker that holds (or last held) it: evalui.engine.claims
 
     @property
     def steps(self) -> int:

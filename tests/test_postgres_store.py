@@ -1,0 +1,144 @@
+"""The run store on PostgreSQL (a throwaway server, tests/pg_server.py) and on SQLite, through one
+API: migrations, group-committed writes, claims that never hand one sample to two workers, leases
+that expire, dashboard replicas that see one another's runs, and a cancel from any replica."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from peers import settings_for
+from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
+
+from evalui.engine.client import ModelClient
+from evalui.engine.runner import run_experiment
+from evalui.engine.store import MIGRATIONS, RunStore
+from evalui.engine.store_sql import redact_database_url
+from evalui.testing.openai_peer import ScriptedPeer, completion
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'shared.sqlite'}"
+    return request.getfixturevalue("pg_url")
+
+
+def _register(store: RunStore, exp_id: str, count: int) -> None:
+    store.create_or_get_experiment(exp_id, "echo", "m", "h", {"k": 1})
+    store.add_samples(exp_id, [(f"s{i}", "g", {"word": f"w{i}"}) for i in range(count)])
+
+
+def test_the_url_chooses_the_store_and_one_schema_serves_both(store_url, monkeypatch, tmp_path):
+    monkeypatch.setenv("EVALUI_DATABASE_URL", store_url)
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
+    store = RunStore()  # from the environment, as the CLI and the dashboard open it
+    assert store.dialect == ("postgresql" if store_url.startswith("postgresql") else "sqlite")
+    assert store.schema_version == len(MIGRATIONS)
+    _register(store, "e", 3)
+    assert store.add_samples("e", [("s0", "g", {}), ("s9", "g", {})]) == 1  # known samples are kept
+    store.record_rollout("e", "s0", request={"q": "é"}, response={"text": "a"}, latency_s=0.25, prompt_tokens=2,
+                         completion_tokens=3, attempts=1, trajectory=[{"text": "a"}])
+    store.record_judgement("e", "s0", prediction="a", correct=True, verdict={"v": 1})
+    store.record_error("e", "s1", request={"q": 1}, error="boom", attempts=2)
+    assert store.progress("e") == {"total": 4, "judged": 1, "correct": 1, "errors": 1, "tokens": 5}
+    first = store.samples("e")[0]
+    assert (first.stage, first.request, first.latency_s, first.correct, first.trajectory) == \
+        ("judged", {"q": "é"}, 0.25, True, [{"text": "a"}])
+    assert store.experiment("e")["config"] == {"k": 1} and store.experiments("echo")[0]["exp_id"] == "e"
+    store.close()
+    reopened = RunStore(url=store_url)  # reopening runs no migration twice
+    assert reopened.schema_version == len(MIGRATIONS) and reopened.progress("e")["judged"] == 1
+    reopened.delete_experiment("e")
+    assert reopened.experiment("e") is None and reopened.samples("e") == []
+    reopened.close()
+
+
+def test_concurrent_claimers_never_share_a_sample(store_url):
+    stores = [RunStore(url=store_url) for _ in range(4)]
+    _register(stores[0], "e", 300)
+    taken: dict[int, list[str]] = {k: [] for k in range(4)}
+
+    for k, store in enumerate(stores):
+        store.join_run("e", f"w{k}")
+
+    def claimer(k: int) -> None:
+        while batch := stores[k].claim_samples("e", f"w{k}", 7):
+            taken[k] += [s.sample_id for s in batch]
+            for sample in batch:
+                stores[k].record_judgement("e", sample.sample_id, prediction=k, correct=True, verdict={}, wait=False)
+
+    threads = [threading.Thread(target=claimer, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    everything = [sid for ids in taken.values() for sid in ids]
+    assert len(everything) == 300 and len(set(everything)) == 300
+    assert sum(1 for ids in taken.values() if ids) >= 2  # they really did split it
+    for store in stores:
+        store.flush()
+    assert stores[0].progress("e")["judged"] == 300 and stores[0].experiment("e")["stored_status"] == "finished"
+    for store in stores:
+        store.close()
+
+
+def test_a_lease_runs_out_and_the_sample_is_claimed_again(store_url, monkeypatch):
+    monkeypatch.setenv("EVALUI_LEASE_S", "0.5")
+    first, second = RunStore(url=store_url), RunStore(url=store_url)
+    _register(first, "e", 2)
+    assert [s.sample_id for s in first.claim_samples("e", "dead-worker", 10)] == ["s0", "s1"]
+    assert second.claim_samples("e", "alive", 10) == []  # leased
+    assert second.held_elsewhere("e", "alive") is not None
+    time.sleep(0.6)
+    assert [s.sample_id for s in second.claim_samples("e", "alive", 10)] == ["s0", "s1"]
+    first.close()
+    second.close()
+
+
+def test_replicas_see_one_run_and_any_replica_cancels_it(store_url):
+    """Two dashboards on one store: one runs, the other sees its progress and cancels it."""
+    def slow(body, n):
+        reply = completion(body["messages"][0]["content"])
+        reply.delay_s = 0.2
+        return reply
+
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_runner import EchoTask
+
+    running, watching = RunStore(url=store_url), RunStore(url=store_url)
+    _register(running, "e", 200)
+    outcome = {}
+    with ScriptedPeer(slow) as peer:
+        thread = threading.Thread(target=lambda: outcome.setdefault("final", run_experiment(
+            running, "e", EchoTask(), ModelClient(settings_for(peer)), concurrency=2)))
+        thread.start()
+        deadline = time.monotonic() + 20
+        while watching.progress("e")["judged"] < 3:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        seen = watching.experiment("e")
+        assert seen["status"] == "running" and watching.live_workers("e")
+        assert watching.request_cancel("e")
+        asked = time.monotonic()
+        thread.join(timeout=15)
+        took = time.monotonic() - asked
+    assert not thread.is_alive() and took < 4, took
+    assert outcome["final"].message == "cancelled"
+    assert watching.experiment("e")["status"] == "cancelled" and watching.live_workers("e") == []
+    judged = watching.progress("e")["judged"]
+    assert 3 <= judged < 200
+    assert not watching.request_cancel("e")  # nobody works on it any more
+    running.close()
+    watching.close()
+
+
+def test_a_database_password_is_never_shown():
+    shown = redact_database_url("postgresql://alice:hunter2-secret@db.example.com:5432/evalui?password=x2&sslmode=require")
+    assert "hunter2-secret" not in shown and "x2" not in shown
+    assert shown.startswith("postgresql://alice:[redacted]@db.example.com:5432/evalui")

@@ -1,0 +1,163 @@
+"""Several `evalui bfcl run --exp-id X` processes share one run, on SQLite and on PostgreSQL: they
+split the samples, the scripted peer is asked each question exactly once, every sample is judged,
+and the summary is written by the worker that judged the last one. A worker killed with kill -9
+gives its samples back when its lease runs out. And two workers on PostgreSQL are faster than one."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from peers import SENTINEL_KEY
+from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
+
+from evalui.engine.store import RunStore
+from evalui.testing.openai_peer import ScriptedPeer, completion
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'data' / 'evalui.sqlite'}"
+    return request.getfixturevalue("pg_url")
+
+
+def answering_after(delay_s: float):
+    def script(body, n):
+        reply = completion("[]")
+        reply.delay_s = delay_s
+        return reply
+    return script
+
+
+def start_worker(peer, data_dir: Path, database: str, exp_id: str, limit: int, concurrency: int = 4,
+                 lease_s: float | None = None) -> subprocess.Popen:
+    env = {**os.environ, "EVALUI_DATA_DIR": str(data_dir), "OPENAI_API_KEY": SENTINEL_KEY}
+    env.pop("EVALUI_DATABASE_URL", None)
+    if lease_s is not None:
+        env["EVALUI_LEASE_S"] = str(lease_s)
+    return subprocess.Popen(
+        [sys.executable, "-m", "evalui", "bfcl", "run", "--category", "simple_python", "--limit", str(limit),
+         "--mode", "fc", "--base-url", peer.base_url, "--model", "m", "--exp-id", exp_id,
+         "--concurrency", str(concurrency), "--database-url", database],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _open_when_ready(database: str) -> RunStore | None:
+    """The store, once a worker has created it (a SQLite file appears only then)."""
+    if database.startswith("sqlite:///") and not Path(database[len("sqlite:///"):]).exists():
+        return None
+    return RunStore(url=database)
+
+
+def finish(process: subprocess.Popen, timeout: float = 120) -> dict:
+    out, err = process.communicate(timeout=timeout)
+    assert process.returncode == 0, err[-3000:]
+    assert SENTINEL_KEY not in out + err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_two_workers_split_a_run_and_ask_each_question_once(tmp_path, database):
+    count = 60
+    both_joined = threading.Event()
+
+    def script(body, n):
+        both_joined.wait(60)  # the first worker's answers wait until the second worker has started
+        return answering_after(0.05)(body, n)
+
+    with ScriptedPeer(script) as peer:
+        workers = [start_worker(peer, tmp_path / "data", database, "shared-1", count) for _ in range(2)]
+        deadline = time.monotonic() + 300  # a loaded CI machine takes long to import bfcl-eval
+        while not both_joined.is_set():
+            assert time.monotonic() < deadline, "the two workers never worked at the same time"
+            store = _open_when_ready(database)
+            if store is not None:
+                both_joined.set() if len(store.live_workers("shared-1")) == 2 else time.sleep(0.1)
+                store.close()
+            else:
+                time.sleep(0.1)
+        outputs = [finish(worker) for worker in workers]
+        asked = len(peer.chat_requests())
+    assert asked == count  # all judged (below), each needed one request: none was asked twice
+    store = RunStore(url=database)
+    samples = store.samples("shared-1")
+    assert len(samples) == count and all(s.stage == "judged" and s.attempts == 1 for s in samples)
+    by_worker = {}
+    for sample in samples:
+        by_worker.setdefault(sample.claimed_by.split(":")[1], []).append(sample.sample_id)
+    assert set(by_worker) == {str(w.pid) for w in workers}, by_worker  # both did a share
+    experiment = store.experiment("shared-1")
+    assert experiment["status"] == "finished"
+    finisher = experiment["finished_by"].split(":")[1]
+    assert finisher in by_worker
+    # The finisher wrote the summary and exports; the other stopped while it still worked, or after.
+    summary = json.loads((tmp_path / "data" / "runs" / "shared-1" / "summary.json").read_text())
+    assert summary["judged"] == count and summary["status"] == "finished"
+    assert (tmp_path / "data" / "runs" / "shared-1" / "BFCL_v4_simple_python_result.json").exists()
+    assert {o["total"] for o in outputs} == {count}
+    assert experiment["summary"]["judged"] == count
+    store.close()
+
+
+def test_a_killed_worker_gives_its_samples_back_when_its_lease_runs_out(tmp_path, database):
+    count, lease_s = 40, 3.0
+    with ScriptedPeer(answering_after(0.1)) as peer:
+        doomed = start_worker(peer, tmp_path / "data", database, "kill-2", count, lease_s=lease_s)
+        store = RunStore(url=database)
+        deadline = time.monotonic() + 60
+        while store.progress("kill-2")["judged"] < 5 if store.experiment("kill-2") else True:
+            assert time.monotonic() < deadline, "the first worker never judged a sample"
+            time.sleep(0.05)
+        doomed.send_signal(signal.SIGKILL)
+        doomed.wait(timeout=10)
+        killed_at = time.monotonic()
+        held = [s.sample_id for s in store.samples("kill-2", stages=("init", "rollout"))
+                if s.claimed_by and s.claimed_by.split(":")[1] == str(doomed.pid)]
+        judged_by_doomed = store.progress("kill-2")["judged"]
+        assert held, "the killed worker held no claims"
+        survivor = start_worker(peer, tmp_path / "data", database, "kill-2", count, lease_s=lease_s)
+        output = finish(survivor)
+        took = time.monotonic() - killed_at
+        asked = len(peer.chat_requests())
+    assert output["total"] == count and output["status"] == "finished"
+    samples = store.samples("kill-2")
+    assert all(s.stage == "judged" for s in samples)
+    # Only what the dead worker held (and had not finished) could be asked twice.
+    assert count <= asked <= count + len(held)
+    assert judged_by_doomed >= 5 and took >= lease_s * 0.8  # its claims came back only after the lease
+    assert store.experiment("kill-2")["finished_by"].split(":")[1] == str(survivor.pid)
+    store.close()
+
+
+def run_phase_s(store: RunStore, peer, exp_id: str, first_request: int) -> float:
+    """From the run's first request to its last verdict: the wall time of the run itself, without
+    the seconds each process spends starting (importing bfcl-eval), which do not depend on workers."""
+    asked = [r.received_at for r in peer.chat_requests()[first_request:]]
+    return max(s.updated_at for s in store.samples(exp_id)) - min(asked)
+
+
+def test_two_workers_on_postgresql_take_at_most_three_quarters_of_one_workers_time(tmp_path, pg_url):
+    """The issue's benchmark: 400 samples at C=4 against a 100 ms endpoint, one worker, then two."""
+    count = 400
+    store = RunStore(url=pg_url)
+    with ScriptedPeer(answering_after(0.1)) as peer:
+        finish(start_worker(peer, tmp_path / "one", pg_url, "bench-one", count), timeout=300)
+        asked_one = len(peer.chat_requests())
+        one = run_phase_s(store, peer, "bench-one", 0)
+        pair = [start_worker(peer, tmp_path / "two", pg_url, "bench-two", count) for _ in range(2)]
+        for worker in pair:
+            finish(worker, timeout=300)
+        asked_two = len(peer.chat_requests()) - asked_one
+        two = run_phase_s(store, peer, "bench-two", asked_one)
+    print(f"\none worker: {one:.1f} s, two workers: {two:.1f} s ({two / one:.2f}x), requests {asked_one} and {asked_two}")
+    assert asked_one == count and asked_two == count
+    assert all(s.stage == "judged" for s in store.samples("bench-two"))
+    assert two <= 0.75 * one, (one, two)
+    store.close()
