@@ -79,6 +79,10 @@ def main(argv=None) -> None:
     args = parse_args(argv)
     configure(args)
     ensure_bfcl_eval_on_space()
+    # EVALUI_HUB_SYNC: restore the store and run folders before the store opens, then sync them.
+    from evalui.engine.hub_sync import start_from_env
+
+    start_from_env()
     threading.Thread(target=warm_up_checker, name="evalui-warm-up", daemon=True).start()
     demo = build_demo()
     demo.queue(default_concurrency_limit=4)

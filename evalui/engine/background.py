@@ -64,13 +64,15 @@ class BackgroundRuns:
         with self._lock:
             return self._runs.get(exp_id)
 
-    def cancel(self, exp_id: str) -> bool:
+    def cancel(self, exp_id: str, store=None) -> bool:
+        """Cancel the run here; with ``store``, a run that another process or dashboard replica
+        executes is asked to stop through the store (its workers see it within a second or two)."""
         run = self.get(exp_id)
         if run and run.running:
             run.cancel.set()
             run.say("cancel requested; requests in flight will finish")
             return True
-        return False
+        return bool(store is not None and store.request_cancel(exp_id))
 
     def running_ids(self) -> list[str]:
         with self._lock:

@@ -127,7 +127,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
 
     def cancel_run(run_id):
         require_access("cancel runs")
-        if run_id and background_runs().cancel(run_id):
+        if run_id and background_runs().cancel(run_id, store):  # also a run another replica executes
             gr.Info(html.escape(say("msg.cancel_requested", exp_id=run_id)))
         elif not is_running(run_id):
             gr.Info(say("msg.nothing_to_cancel"))
