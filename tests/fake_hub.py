@@ -133,6 +133,7 @@ class FakeHub:
             return {"errors": [], "warnings": []}
         if path == "/api/repos/create":
             self.created = True
+            self.private = json.loads(body or b"{}").get("private")
             return {"url": f"{self.url}/datasets/{self.repo_id}", "name": self.repo_id}
         if path.startswith(repo + "preupload/"):
             asked = json.loads(body or b"{}").get("files", [])
