@@ -133,7 +133,8 @@ class FakeHub:
             return {"errors": [], "warnings": []}
         if path == "/api/repos/create":
             self.created = True
-            self.private = json.loads(body or b"{}").get("private")
+            asked = json.loads(body or b"{}")  # huggingface_hub 1.x sends "visibility", older ones "private"
+            self.private = asked.get("visibility") == "private" or asked.get("private") is True
             return {"url": f"{self.url}/datasets/{self.repo_id}", "name": self.repo_id}
         if path.startswith(repo + "preupload/"):
             asked = json.loads(body or b"{}").get("files", [])
