@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test bench setup browser clean
+.PHONY: app test bench setup browser postgres clean
 
 # llama-cpp-python's native build (-march=native) crashes at the first token on these machines;
 # this instruction set runs fine. The build takes about five minutes, once per machine (pip caches the wheel).
@@ -27,10 +27,14 @@ setup: $(STAMP)
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# Debian's PostgreSQL binaries: the store tests start a throwaway cluster of their own (tests/pg_server.py).
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; }
+
 app: $(STAMP)
 	$(BIN)/python app.py
 
-test: $(STAMP) browser
+test: $(STAMP) browser postgres
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
