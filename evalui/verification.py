@@ -262,7 +262,8 @@ def save_review(data_file: str | Path, review: dict) -> dict:
             reviews[at] = own
         adjudicated = isinstance(entry, dict) and entry.get("adjudicated") is True \
             and review_problem(problem_id, entry) is None
-        final = {k: entry[k] for k in (*_seed_fields(review), "adjudicated")} if adjudicated else _seed_fields(review)
+        kept = (*_seed_fields(review), "adjudicated")
+        final = {k: entry[k] for k in kept if k in entry} if adjudicated else _seed_fields(review)
         return {**final, "reviews": reviews}
 
     return _change_entry(data_file, problem_id, change)

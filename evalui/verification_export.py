@@ -37,7 +37,7 @@ def _text(value) -> str:
 
 def _review_row(review: dict) -> dict:
     return {"reviewer": review["reviewer"], "scores": dict(review["scores"]),
-            "total_score": float(review.get("total_score") or sum(review["scores"].values()) / len(JUDGE_DIMENSIONS)),
+            "total_score": sum(review["scores"].values()) / len(JUDGE_DIMENSIONS),  # never a hand-edited value
             "status": review["status"], "comments": _text(review.get("comments")),
             "verified_at": _text(review.get("verified_at"))}
 
