@@ -25,7 +25,7 @@ from evalui.testing.openai_peer import ScriptedPeer, completion
 READ_ONLY = {
     *(f"{prefix}_{what}" for prefix in ("bfcl", "gaia", "aime_generate", "aime_judge", "aime_winrate", "runs")
       for what in ("runs", "show")),
-    "aime_files", "aime_results", "runs_list", "runs_compare", "runs_compare_pair", "bfcl_turns",
+    "aime_files", "aime_results", "runs_list", "runs_compare", "runs_compare_pair", "bfcl_turns", "gaia_transcript",
     "verify_files", "verify_open", "verify_previous", "verify_next", "verify_next_unverified", "verify_goto",
     "verify_as", "verify_disputed", "verify_adjudicate_show",
 }

@@ -99,8 +99,7 @@ def test_allow_list_with_password_auth(monkeypatch, tmp_path, allowed, expect_ok
     monkeypatch.setenv("EVALUI_ALLOWED_HOSTS", peer.base_url.split("/")[2])
     try:
         client = Client(url, auth=("ana", "pw"), verbose=False)
-        job = client.submit(peer.base_url, "m", "", 0.0, 16, 5, "Bundled sample", "validation", "1", "",
-                            None, "The endpoint above", 1, 1, "", api_name="/gaia_start")
+        job = client.submit(*gaia_start_inputs(peer.base_url), api_name="/gaia_start")
         answer = outcome(job)
         assert ("gaia-m-" in answer) == expect_ok and ("Only allowed users" in answer) == (not expect_ok)
         assert bool(peer.chat_requests()) == expect_ok
@@ -108,6 +107,14 @@ def test_allow_list_with_password_auth(monkeypatch, tmp_path, allowed, expect_ok
         demo.close()
         peer.stop()
 
+
+
+def gaia_start_inputs(base_url: str) -> tuple:
+    """/gaia_start's inputs in order: endpoint (URL, model, key, temperature, max tokens, timeout),
+    prices per million tokens, source, split, level, folder, upload, solver, limit, concurrency,
+    tools, seconds per program, max steps, run id."""
+    return (base_url, "m", "", 0.0, 16, 5, None, None, "Bundled sample", "validation", "1", "", None,
+            "The endpoint above", 1, 1, [], 30, 12, "")
 
 
 def test_password_auth_marks_the_deployment_shared(tmp_path):
@@ -135,8 +142,7 @@ def test_password_auth_marks_the_deployment_shared(tmp_path):
             except OSError:
                 time.sleep(0.5)
         client = Client(f"http://127.0.0.1:{port}/", auth=("ana", "pw"), verbose=False)
-        job = client.submit(peer.base_url, "m", "", 0.0, 16, 5, "Bundled sample", "validation", "1", "",
-                            None, "The endpoint above", 1, 1, "", api_name="/gaia_start")
+        job = client.submit(*gaia_start_inputs(peer.base_url), api_name="/gaia_start")
         assert "refused" in outcome(job)
         assert peer.chat_requests() == []
     finally:
