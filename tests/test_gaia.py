@@ -242,3 +242,29 @@ def test_text_only_endpoint_gets_the_image_named_instead(tmp_path):
     summary = json.loads(done.stdout.splitlines()[-1])
     assert summary["errors"] == 0 and summary["total"] == 2
     assert any(isinstance(c, str) and "Attached file: red_square.png" in c for c in contents)
+
+
+def test_limit_zero_runs_every_task_and_epochs_ask_each_task_again(tmp_path):
+    """--limit 0 is all tasks; --epochs 2 asks each twice. The model is right the first time it
+    sees a question and wrong the second, so the mean is 1/2 while pass@2 counts every task."""
+    seen: dict[str, int] = {}
+
+    def script(body, n):
+        content = body["messages"][-1]["content"]
+        text = content if isinstance(content, str) else content[0]["text"]
+        seen[text] = seen.get(text, 0) + 1
+        return answering_script(body, n) if seen[text] == 1 else completion("FINAL ANSWER: certainly not this")
+
+    env = {**os.environ, "EVALUI_DATA_DIR": str(tmp_path)}
+    with ScriptedPeer(script) as peer:
+        done = subprocess.run([sys.executable, "-m", "evalui", "gaia", "run", "--sample", "--limit", "0", "--epochs", "2",
+                               "--base-url", peer.base_url, "--model", "m", "--exp-id", "twice", "--concurrency", "1"],
+                              capture_output=True, text=True, timeout=300, env=env)
+        assert done.returncode == 0, done.stderr[-2000:]
+        summary = json.loads(done.stdout.splitlines()[-1])
+        assert len(peer.chat_requests()) == summary["total"] == 2 * len(seen)
+        assert all(count == 2 for count in seen.values()) and len(seen) == len(data.load_bundled_sample())
+        figures = summary["epochs"]
+        assert figures["epochs"] == 2 and figures["samples"] == len(seen)
+        assert figures["mean_accuracy"] == pytest.approx(0.5)
+        assert figures["pass_at_k"]["2"] == pytest.approx(1.0)

@@ -36,7 +36,7 @@ def register(benchmarks) -> None:
     run.add_argument("--tool-protocol", default="auto", choices=("auto", "native", "text"),
                      help="native OpenAI tool calls, plain text, or native falling back to text (default)")
     add_endpoint_flags(run)
-    add_run_flags(run)
+    add_run_flags(run, epochs=True)
     run.set_defaults(handler=run_run)
 
 
@@ -68,11 +68,12 @@ def run_run(args) -> int:
     from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
     from evalui.benchmarks.gaia.spec import GaiaOptions
     from evalui.cli import print_summary
+    from evalui.engine.epochs import add_epochs
     from evalui.engine.store import RunStore
 
-    if args.limit is not None and args.limit < 1:
-        raise InputError("--limit must be at least 1")
-    options = GaiaOptions(source=gaia_source(args), level=args.level, limit=args.limit, agent=args.agent,
+    if args.limit is not None and args.limit < 0:
+        raise InputError("--limit must be 0 (all tasks) or more")
+    options = GaiaOptions(source=gaia_source(args), level=args.level, limit=args.limit or None, agent=args.agent,
                           tools=args.tools.split(",") if args.tools else None, tool_timeout=args.tool_timeout,
                           max_steps=args.max_steps, tool_protocol=args.tool_protocol)
     agent = settings = None
@@ -84,6 +85,7 @@ def run_run(args) -> int:
     try:
         exp_id = prepare_gaia_run(store, options, settings=settings, exp_id=args.exp_id, concurrency=args.concurrency,
                                   requests_per_minute=args.rpm)
+        add_epochs(store, exp_id, args.epochs)
     except ValueError as exc:
         if "no samples" in str(exc):
             raise InputError("the selection has no GAIA tasks (check --split, --level and the source)") from None
@@ -99,5 +101,5 @@ def run_run(args) -> int:
                    "accuracy": summary["accuracy"], "lenient_accuracy": summary["lenient_accuracy"],
                    "by_level": by_level, "errors": summary["errors"], "duration_s": summary["duration_s"],
                    "out_dir": summary["out_dir"], "submission": summary["submission"], "status": summary["status"],
-                   **{k: summary[k] for k in AGENT_FIGURES if k in summary}})
+                   **{k: summary[k] for k in (*AGENT_FIGURES, "epochs") if k in summary}})
     return 0
