@@ -66,9 +66,13 @@ def test_concurrent_claimers_never_share_a_sample(store_url):
     for k, store in enumerate(stores):
         store.join_run("e", f"w{k}")
 
+    start = threading.Barrier(4)
+
     def claimer(k: int) -> None:
+        start.wait()
         while batch := stores[k].claim_samples("e", f"w{k}", 7):
             taken[k] += [s.sample_id for s in batch]
+            time.sleep(0.01)  # the batch's work: the others claim meanwhile
             for sample in batch:
                 stores[k].record_judgement("e", sample.sample_id, prediction=k, correct=True, verdict={}, wait=False)
 
