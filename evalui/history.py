@@ -165,11 +165,14 @@ def pretty_prediction(prediction) -> str:
 
 def pretty_truth(possible_answer) -> str:
     """BFCL's possible answers as calls; a parameter with several accepted values shows them as ``a | b``,
-    and "" (BFCL's "may be left out") as ``omitted``."""
+    and "" (BFCL's "may be left out") as ``omitted``. Multi-turn gold is one line per user turn."""
     if not isinstance(possible_answer, list):
         return "" if possible_answer is None else str(possible_answer)
     lines = []
-    for call in possible_answer:
+    for turn, call in enumerate(possible_answer, 1):
+        if isinstance(call, list):  # multi-turn: each user turn's gold calls, already written as calls
+            lines.append(f"turn {turn}: {'; '.join(map(str, call)) if call else '(no calls)'}")
+            continue
         for name, parameters in (call.items() if isinstance(call, dict) else []):
             shown = []
             for key, accepted in (parameters or {}).items():

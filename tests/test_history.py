@@ -126,3 +126,14 @@ def test_a_run_whose_url_carried_credentials_cannot_be_resumed_with_the_redacted
         stored_endpoint(experiment, "")
     plain = {"model": "m", "config": {"endpoint": EndpointSettings("https://api.example.com/v1", "m").public()}}
     assert stored_endpoint(plain, "k").base_url == "https://api.example.com/v1"
+
+
+def test_multi_turn_gold_is_shown_turn_by_turn():
+    from evalui.benchmarks.bfcl.data import load_category
+
+    entry = next(e for e in load_category("multi_turn_base") if len(e.possible_answer) > 1)
+    shown = history.pretty_truth(entry.possible_answer).splitlines()
+    assert len(shown) == len(entry.possible_answer)
+    for number, (line, calls) in enumerate(zip(shown, entry.possible_answer), 1):
+        assert line.startswith(f"turn {number}: ")
+        assert all(call in line for call in calls) or (not calls and line.endswith("(no calls)"))

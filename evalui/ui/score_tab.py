@@ -15,7 +15,7 @@ import pandas as pd
 
 from evalui.errors import InputError
 from evalui.jsonl import max_input_mb, write_jsonl
-from evalui.scoring.bfcl import CATEGORIES
+from evalui.scoring.bfcl import ALL_CATEGORIES
 from evalui.ui.access import guarded, require_access, say
 from evalui.ui.strings import t
 from evalui.ui.verify_view import explain
@@ -92,7 +92,7 @@ def build() -> None:
     with gr.Row():
         with gr.Column():
             gr.Markdown(t("score.bfcl_intro"))
-            category = gr.Dropdown(list(CATEGORIES), value="simple_python", label=t("score.category"), elem_id="score-bfcl-category")
+            category = gr.Dropdown(list(ALL_CATEGORIES), value="simple_python", label=t("score.category"), elem_id="score-bfcl-category")
             results = gr.File(label=t("score.results"), file_types=[".json", ".jsonl"], elem_id="score-bfcl-file")
             bfcl_button = gr.Button(t("score.bfcl_button"), variant="primary", elem_id="score-bfcl-button")
         with gr.Column():
