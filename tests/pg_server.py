@@ -12,6 +12,7 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -102,7 +103,9 @@ class PostgresServer:
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
-            self.process.terminate()  # smart shutdown would wait for clients; SIGTERM is "fast"
+            # SIGINT is PostgreSQL's fast shutdown: it ends client sessions (SIGTERM, the smart one,
+            # would wait for every client, such as a worker a failed test left behind).
+            self.process.send_signal(signal.SIGINT)
             try:
                 self.process.wait(timeout=30)
             except subprocess.TimeoutExpired:

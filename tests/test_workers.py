@@ -5,6 +5,7 @@ gives its samples back when its lease runs out. And two workers on PostgreSQL ar
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -50,6 +51,24 @@ def start_worker(peer, data_dir: Path, database: str, exp_id: str, limit: int, c
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@contextlib.contextmanager
+def stopped_at_exit():
+    """Workers started in the block are killed when it ends, so a failed test leaves none behind."""
+    processes: list[subprocess.Popen] = []
+
+    def started(new: list[subprocess.Popen]) -> list[subprocess.Popen]:
+        processes.extend(new)
+        return new
+
+    try:
+        yield started
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=10)
+
+
 def _open_when_ready(database: str) -> RunStore | None:
     """The store, once a worker has created it (a SQLite file appears only then)."""
     if database.startswith("sqlite:///") and not Path(database[len("sqlite:///"):]).exists():
@@ -72,8 +91,8 @@ def test_two_workers_split_a_run_and_ask_each_question_once(tmp_path, database):
         both_joined.wait(60)  # the first worker's answers wait until the second worker has started
         return answering_after(0.05)(body, n)
 
-    with ScriptedPeer(script) as peer:
-        workers = [start_worker(peer, tmp_path / "data", database, "shared-1", count) for _ in range(2)]
+    with ScriptedPeer(script) as peer, stopped_at_exit() as started:
+        workers = started([start_worker(peer, tmp_path / "data", database, "shared-1", count) for _ in range(2)])
         deadline = time.monotonic() + 300  # a loaded CI machine takes long to import bfcl-eval
         while not both_joined.is_set():
             assert time.monotonic() < deadline, "the two workers never worked at the same time"
@@ -108,8 +127,8 @@ def test_two_workers_split_a_run_and_ask_each_question_once(tmp_path, database):
 
 def test_a_killed_worker_gives_its_samples_back_when_its_lease_runs_out(tmp_path, database):
     count, lease_s = 40, 3.0
-    with ScriptedPeer(answering_after(0.1)) as peer:
-        doomed = start_worker(peer, tmp_path / "data", database, "kill-2", count, lease_s=lease_s)
+    with ScriptedPeer(answering_after(0.1)) as peer, stopped_at_exit() as started:
+        doomed, = started([start_worker(peer, tmp_path / "data", database, "kill-2", count, lease_s=lease_s)])
         store = RunStore(url=database)
         deadline = time.monotonic() + 60
         while store.progress("kill-2")["judged"] < 5 if store.experiment("kill-2") else True:
@@ -122,7 +141,7 @@ def test_a_killed_worker_gives_its_samples_back_when_its_lease_runs_out(tmp_path
                 if s.claimed_by and s.claimed_by.split(":")[1] == str(doomed.pid)]
         judged_by_doomed = store.progress("kill-2")["judged"]
         assert held, "the killed worker held no claims"
-        survivor = start_worker(peer, tmp_path / "data", database, "kill-2", count, lease_s=lease_s)
+        survivor, = started([start_worker(peer, tmp_path / "data", database, "kill-2", count, lease_s=lease_s)])
         output = finish(survivor)
         took = time.monotonic() - killed_at
         asked = len(peer.chat_requests())
@@ -147,11 +166,11 @@ def test_two_workers_on_postgresql_take_at_most_three_quarters_of_one_workers_ti
     """The issue's benchmark: 400 samples at C=4 against a 100 ms endpoint, one worker, then two."""
     count = 400
     store = RunStore(url=pg_url)
-    with ScriptedPeer(answering_after(0.1)) as peer:
-        finish(start_worker(peer, tmp_path / "one", pg_url, "bench-one", count), timeout=300)
+    with ScriptedPeer(answering_after(0.1)) as peer, stopped_at_exit() as started:
+        finish(*started([start_worker(peer, tmp_path / "one", pg_url, "bench-one", count)]), timeout=300)
         asked_one = len(peer.chat_requests())
         one = run_phase_s(store, peer, "bench-one", 0)
-        pair = [start_worker(peer, tmp_path / "two", pg_url, "bench-two", count) for _ in range(2)]
+        pair = started([start_worker(peer, tmp_path / "two", pg_url, "bench-two", count) for _ in range(2)])
         for worker in pair:
             finish(worker, timeout=300)
         asked_two = len(peer.chat_requests()) - asked_one
