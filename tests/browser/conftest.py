@@ -43,3 +43,13 @@ def launch_app(monkeypatch, tmp_path):
     for demo in demos:
         demo.close()
 
+
+
+@pytest.fixture(autouse=True)
+def close_pages_after_each_test(request):
+    """A page left open keeps polling its app (the launcher's timer) until the session ends: dozens of
+    them took most of the machine's CPU and slowed every later test. Each test's pages go with it."""
+    yield
+    if "browser" in request.fixturenames:
+        for context in list(request.getfixturevalue("browser").contexts):
+            context.close()
