@@ -160,3 +160,18 @@ def test_prepare_sees_the_pending_samples_before_any_request(tmp_path, fail_prep
     if not fail_prepare:
         assert first.prepared == [f"s{i}" for i in range(1, 6)] and not first.asked_before_prepare
     store.close()
+
+
+def test_the_bfcl_run_task_prepares_its_single_turn_requests_up_front(tmp_path):
+    """The dispatching BFCL task forwards prepare: otherwise every request is built on the hot path."""
+    from evalui.benchmarks.bfcl import request
+    from evalui.benchmarks.bfcl.spec import BfclRunTask
+    from evalui.engine.store import RunStore
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    store.create_or_get_experiment("b", "bfcl", "m", "h", {})
+    store.add_samples("b", [("simple_python_7", "simple_python", {}), ("multi_turn_base_0", "multi_turn_base", {})])
+    request._fc_tools.cache_clear()
+    BfclRunTask(mode="fc").prepare(store.samples("b"))
+    assert request._fc_tools.cache_info().currsize == 1  # the single-turn sample's tools, built ahead
+    store.close()

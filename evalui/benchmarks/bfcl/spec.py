@@ -47,6 +47,9 @@ class BfclRunTask:
     def _task(self, sample):
         return self.multi if sample.group in MULTI_TURN_CATEGORIES else self.single
 
+    def prepare(self, samples) -> None:
+        self.single.prepare([s for s in samples if s.group not in MULTI_TURN_CATEGORIES])
+
     def build_request(self, sample) -> dict:
         return self._task(sample).build_request(sample)
 
