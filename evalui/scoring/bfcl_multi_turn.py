@@ -22,6 +22,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalui.scoring.bfcl import BfclVerdict
 from evalui.scoring.bfcl_official import load_official
 from evalui.scoring.safe_calls import (
     NotACallList,
@@ -192,19 +193,16 @@ def result_mode(result: Any) -> str:
 
 
 @dataclass(frozen=True)
-class MultiTurnVerdict:
-    correct: bool
-    error_type: str | None = None
-    message: str = ""
-    official_error_type: str | None = None
+class MultiTurnVerdict(BfclVerdict):
+    """The single-turn verdict's fields, and where and how a conversation went wrong."""
+
     failed_turn: int | None = None
     state_differences: dict = field(default_factory=dict)  # class -> attribute -> {"model", "ground_truth"}
     refused_calls: int = 0
 
     def as_dict(self) -> dict:
-        return {"correct": self.correct, "error_type": self.error_type, "error": self.message,
-                "official_error_type": self.official_error_type, "failed_turn": self.failed_turn,
-                "state_differences": self.state_differences, "refused_calls": self.refused_calls}
+        return {**super().as_dict(), "failed_turn": self.failed_turn, "state_differences": self.state_differences,
+                "refused_calls": self.refused_calls}
 
 
 def score_multi_turn(entry: dict, ground_truth: list[list[str]], result: Any, mode: str | None = None) -> MultiTurnVerdict:
@@ -234,8 +232,8 @@ def score_multi_turn(entry: dict, ground_truth: list[list[str]], result: Any, mo
     official_type = checked.get("error_type", "")
     message = str(checked.get("error_message", ""))
     turn = failed_turn(checked)
-    return MultiTurnVerdict(False, classify(official_type, per_step, turn), message, official_type, turn,
-                            state_differences(checked), refused)
+    return MultiTurnVerdict(False, classify(official_type, per_step, turn), message, official_type,
+                            failed_turn=turn, state_differences=state_differences(checked), refused_calls=refused)
 
 
 def run_official_checker(entry: dict, ground_truth: list, for_checker: list) -> dict:
