@@ -224,3 +224,34 @@ def test_a_callback_that_writes_does_not_deadlock(tmp_path):
 
 if __name__ == "__main__":
     {"child": _child, "writer": _writer}[sys.argv[1]](*sys.argv[2:])
+
+
+def _open_fresh_stores(folder: str, rounds: int, barrier, errors) -> None:
+    for number in range(rounds):
+        barrier.wait(timeout=60)  # every process opens the same new file at the same moment
+        try:
+            RunStore(url=f"sqlite:///{folder}/store-{number}.sqlite").close()
+        except Exception as error:  # reported to the test, which names it
+            errors.put(f"round {number}: {error!r}")
+
+
+def test_processes_opening_a_new_store_together_all_succeed(tmp_path):
+    # Workers started together (two `evalui … run --exp-id X`) open one new SQLite file at once.
+    # Switching it to WAL used to fail at once with "database is locked" in about 3 rounds of 100.
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    rounds, processes = 300, 3
+    barrier, errors = context.Barrier(processes), context.Queue()
+    workers = [context.Process(target=_open_fresh_stores, args=(str(tmp_path), rounds, barrier, errors))
+               for _ in range(processes)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=300)
+    failures = []
+    while not errors.empty():
+        failures.append(errors.get())
+    assert failures == []
+    assert [worker.exitcode for worker in workers] == [0] * processes
+    assert len(list(tmp_path.glob("store-*.sqlite"))) == rounds

@@ -96,6 +96,8 @@ def test_two_workers_split_a_run_and_ask_each_question_once(tmp_path, database):
         deadline = time.monotonic() + 300  # a loaded CI machine takes long to import bfcl-eval
         while not both_joined.is_set():
             assert time.monotonic() < deadline, "the two workers never worked at the same time"
+            for worker in workers:
+                assert worker.poll() is None, f"a worker ended before the other joined: {worker.communicate()[1][-3000:]}"
             store = _open_when_ready(database)
             if store is not None:
                 both_joined.set() if len(store.live_workers("shared-1")) == 2 else time.sleep(0.1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import time
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -21,6 +22,7 @@ DATABASE_URL_ENV = "EVALUI_DATABASE_URL"
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 # Any constant: every evalui process takes this advisory lock to migrate a PostgreSQL store.
 MIGRATION_LOCK = 461_723
+SQLITE_BUSY_TIMEOUT_S = 30.0
 
 
 def database_url() -> str | None:
@@ -54,14 +56,31 @@ def redact_database_url(url: str) -> str:
 
 # SQLite ----------------------------------------------------------------------------------------
 def open_sqlite(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(path, check_same_thread=False, timeout=30)
+    db = sqlite3.connect(path, check_same_thread=False, timeout=SQLITE_BUSY_TIMEOUT_S)
     db.row_factory = sqlite3.Row
-    db.execute("PRAGMA journal_mode=WAL")
+    _enter_wal_mode(db)
     # WAL with synchronous=NORMAL keeps every commit through a process crash (kill -9); only a
     # power cut could lose the last few, and those samples would simply run again.
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("PRAGMA foreign_keys=ON")
     return db
+
+
+def _enter_wal_mode(db: sqlite3.Connection) -> None:
+    # Switching a fresh file to WAL needs an exclusive lock, and SQLite reports "database is
+    # locked" at once, without its busy handler, while another process is opening the same new
+    # file: two workers started together would see one of them fail. So wait for it here.
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
+    pause = 0.01
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.25)
 
 
 def migrate_sqlite(db: sqlite3.Connection) -> None:
