@@ -1,0 +1,85 @@
+"""A worker on an event loop claims its next samples before the claimed ones run out, so its
+coroutines never all wait for the store at once; what it claims ahead is visible to other
+workers as claimed, and a store that fails under it stops the run with that error."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from evalui.engine.claims import RunWorker
+from evalui.engine.store import RunStore
+
+pytestmark = pytest.mark.unit
+
+
+def _store_with(tmp_path, count: int) -> RunStore:
+    store = RunStore(tmp_path / "evalui.sqlite")
+    store.create_or_get_experiment("x", "echo", "m", "h", {})
+    store.add_samples("x", [(f"s{i:02d}", "g", {}) for i in range(count)])
+    return store
+
+
+def _claimed_by(store: RunStore, worker: RunWorker) -> int:
+    return sum(1 for sample in store.samples("x") if sample.claimed_by == worker.worker_id)
+
+
+def test_the_next_batch_is_claimed_before_the_claimed_samples_run_out(tmp_path):
+    store = _store_with(tmp_path, 12)
+    worker = RunWorker(store, "x", threading.Event(), batch=4)
+
+    async def take_three_then_idle() -> list[str]:
+        taken = [(await worker.take()).sample_id for _ in range(3)]
+        for _ in range(200):  # the refill runs in a thread: give it time
+            if _claimed_by(store, worker) > 4:
+                break
+            await asyncio.sleep(0.01)
+        return taken
+
+    try:
+        taken = asyncio.run(take_three_then_idle())
+        assert taken == ["s00", "s01", "s02"]
+        # One sample of the first batch is left, and the second batch is already claimed.
+        assert _claimed_by(store, worker) == 8
+    finally:
+        worker.leave()
+        store.close()
+
+
+def test_a_loop_worker_takes_every_sample_once_then_none(tmp_path):
+    store = _store_with(tmp_path, 23)
+    worker = RunWorker(store, "x", threading.Event(), batch=4)
+
+    async def drain(coroutines: int) -> list[str]:
+        taken: list[str] = []
+
+        async def one() -> None:
+            while (sample := await worker.take()) is not None:
+                taken.append(sample.sample_id)
+                await asyncio.sleep(0)
+
+        await asyncio.gather(*(one() for _ in range(coroutines)))
+        return taken
+
+    try:
+        taken = asyncio.run(drain(6))
+        assert sorted(taken) == [f"s{i:02d}" for i in range(23)]
+    finally:
+        worker.leave()
+        store.close()
+
+
+def test_a_store_that_fails_under_a_loop_worker_raises_instead_of_ending_quietly(tmp_path):
+    store = _store_with(tmp_path, 3)
+    worker = RunWorker(store, "x", threading.Event(), batch=8)
+
+    async def take_after_the_store_closed():
+        worker._stop.set()  # no heartbeat on the closed store
+        store.close()
+        return await worker.take()
+
+    with pytest.raises(Exception) as caught:
+        asyncio.run(take_after_the_store_closed())
+    assert "closed" in str(caught.value).lower()
