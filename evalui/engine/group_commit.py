@@ -162,14 +162,30 @@ class GroupCommit:
 
     def _execute(self, statements: list[Statement]) -> None:
         once: dict = {}
+        # Runs of one statement (a sample's answer and verdict, sample after sample) go to the
+        # driver in one executemany: its loop is in C, and a group may hold hundreds.
+        run_sql, run_rows = None, []
         for statement in statements:
             if len(statement) == 3:
                 once.pop(statement[2], None)  # keep the last one, at the end
                 once[statement[2]] = statement
-            else:
-                self._db.execute(statement[0], statement[1])
+                continue
+            sql, params = statement
+            if sql != run_sql:
+                self._execute_run(run_sql, run_rows)
+                run_sql, run_rows = sql, []
+            run_rows.append(params)
+        self._execute_run(run_sql, run_rows)
         for sql, params, _ in once.values():
             self._db.execute(sql, params)
+
+    def _execute_run(self, sql: str | None, rows: list) -> None:
+        if sql is None:
+            return
+        if len(rows) == 1:
+            self._db.execute(sql, rows[0])
+        else:
+            self._db.executemany(sql, rows)
 
 
 class _Write:
