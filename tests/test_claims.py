@@ -5,6 +5,7 @@ workers as claimed, and a store that fails under it stops the run with that erro
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 
 import pytest
@@ -22,14 +23,22 @@ def _store_with(tmp_path, count: int) -> RunStore:
     return store
 
 
+@contextlib.contextmanager
+def _worker_on(tmp_path, count: int, batch: int):
+    store = _store_with(tmp_path, count)
+    worker = RunWorker(store, "x", threading.Event(), batch=batch)
+    try:
+        yield store, worker
+    finally:
+        worker.leave()
+        store.close()
+
+
 def _claimed_by(store: RunStore, worker: RunWorker) -> int:
     return sum(1 for sample in store.samples("x") if sample.claimed_by == worker.worker_id)
 
 
 def test_the_next_batch_is_claimed_before_the_claimed_samples_run_out(tmp_path):
-    store = _store_with(tmp_path, 12)
-    worker = RunWorker(store, "x", threading.Event(), batch=4)
-
     async def take_three_then_idle() -> list[str]:
         taken = [(await worker.take()).sample_id for _ in range(3)]
         for _ in range(200):  # the refill runs in a thread: give it time
@@ -38,20 +47,14 @@ def test_the_next_batch_is_claimed_before_the_claimed_samples_run_out(tmp_path):
             await asyncio.sleep(0.01)
         return taken
 
-    try:
+    with _worker_on(tmp_path, 12, batch=4) as (store, worker):
         taken = asyncio.run(take_three_then_idle())
         assert taken == ["s00", "s01", "s02"]
         # One sample of the first batch is left, and the second batch is already claimed.
         assert _claimed_by(store, worker) == 8
-    finally:
-        worker.leave()
-        store.close()
 
 
 def test_a_loop_worker_takes_every_sample_once_then_none(tmp_path):
-    store = _store_with(tmp_path, 23)
-    worker = RunWorker(store, "x", threading.Event(), batch=4)
-
     async def drain(coroutines: int) -> list[str]:
         taken: list[str] = []
 
@@ -63,12 +66,9 @@ def test_a_loop_worker_takes_every_sample_once_then_none(tmp_path):
         await asyncio.gather(*(one() for _ in range(coroutines)))
         return taken
 
-    try:
+    with _worker_on(tmp_path, 23, batch=4) as (store, worker):
         taken = asyncio.run(drain(6))
         assert sorted(taken) == [f"s{i:02d}" for i in range(23)]
-    finally:
-        worker.leave()
-        store.close()
 
 
 def test_a_store_that_fails_under_a_loop_worker_raises_instead_of_ending_quietly(tmp_path):
