@@ -34,6 +34,25 @@ def _worker_on(tmp_path, count: int, batch: int):
         store.close()
 
 
+def _run(coroutine):
+    """asyncio.run in a thread of its own: other tests (Playwright's sync API) may leave an event
+    loop running in this one."""
+    outcome: dict = {}
+
+    def main() -> None:
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as error:  # re-raised in the test's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=main)
+    thread.start()
+    thread.join(60)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 def _claimed_by(store: RunStore, worker: RunWorker) -> int:
     return sum(1 for sample in store.samples("x") if sample.claimed_by == worker.worker_id)
 
@@ -48,7 +67,7 @@ def test_the_next_batch_is_claimed_before_the_claimed_samples_run_out(tmp_path):
         return taken
 
     with _worker_on(tmp_path, 12, batch=4) as (store, worker):
-        taken = asyncio.run(take_three_then_idle())
+        taken = _run(take_three_then_idle())
         assert taken == ["s00", "s01", "s02"]
         # One sample of the first batch is left, and the second batch is already claimed.
         assert _claimed_by(store, worker) == 8
@@ -67,7 +86,7 @@ def test_a_loop_worker_takes_every_sample_once_then_none(tmp_path):
         return taken
 
     with _worker_on(tmp_path, 23, batch=4) as (store, worker):
-        taken = asyncio.run(drain(6))
+        taken = _run(drain(6))
         assert sorted(taken) == [f"s{i:02d}" for i in range(23)]
 
 
@@ -81,5 +100,5 @@ def test_a_store_that_fails_under_a_loop_worker_raises_instead_of_ending_quietly
         return await worker.take()
 
     with pytest.raises(Exception) as caught:
-        asyncio.run(take_after_the_store_closed())
+        _run(take_after_the_store_closed())
     assert "closed" in str(caught.value).lower()
