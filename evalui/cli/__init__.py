@@ -54,10 +54,6 @@ def _unreadable(exc: BaseException) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if argv is None:  # the `evalui` command itself: one run, then the process ends (evalui.engine.heap)
-        from evalui.engine import heap
-
-        heap.one_run_process()
     from evalui.cli.gate import GATE_FAILED, Gate
 
     try:

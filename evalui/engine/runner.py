@@ -23,7 +23,6 @@ from typing import Protocol
 from evalui.engine.client import ChatReply
 from evalui.engine.limiter import Lease, join_endpoint, private_limiter
 from evalui.engine.sample_run import SampleRun, redact, run_on_loop, run_on_threads  # noqa: F401  (redact: re-exported)
-from evalui.engine import heap
 from evalui.engine.claims import RunWorker
 from evalui.engine.store import RunStore, Sample
 from evalui.engine.trajectory import TaskResult
@@ -122,7 +121,6 @@ def run_experiment(
             task.prepare(pending)
         except Exception:  # only a head start: each sample's own build reports its bad data
             pass
-    heap.settle_before_run()
     try:
         if callable(getattr(task, "acall", None)) and callable(getattr(client, "submit", None)):
             run_on_loop(run, worker, workers)
