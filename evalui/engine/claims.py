@@ -55,7 +55,7 @@ class RunWorker:
     def _fill(self, ahead: bool = False) -> bool:
         """Claim more samples, waiting while other workers hold the only ones left; False when
         there is nothing left to claim (or the run was cancelled). ``ahead``: claim a batch even
-        though some claimed samples are left, and wait for none."""
+        though some claimed samples are left; it waits only when none are."""
         with self._lock:
             while not self.cancel.is_set():
                 if self._claimed and not ahead:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import time
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -66,21 +65,20 @@ def open_sqlite(path: Path) -> sqlite3.Connection:
     return db
 
 
+def _is_locked(error: BaseException) -> bool:
+    return isinstance(error, sqlite3.OperationalError) and "locked" in str(error)
+
+
 def _enter_wal_mode(db: sqlite3.Connection) -> None:
     # Switching a fresh file to WAL needs an exclusive lock, and SQLite reports "database is
     # locked" at once, without its busy handler, while another process is opening the same new
     # file: two workers started together would see one of them fail. So wait for it here.
-    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
-    pause = 0.01
-    while True:
-        try:
+    from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential
+
+    for attempt in Retrying(retry=retry_if_exception(_is_locked), stop=stop_after_delay(SQLITE_BUSY_TIMEOUT_S),
+                            wait=wait_exponential(multiplier=0.01, max=0.25), reraise=True):
+        with attempt:
             db.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or time.monotonic() > deadline:
-                raise
-        time.sleep(pause)
-        pause = min(pause * 2, 0.25)
 
 
 def migrate_sqlite(db: sqlite3.Connection) -> None:
