@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from playwright.sync_api import expect
 from test_verification import write_problems
 
 from evalui import verification
@@ -17,15 +18,21 @@ pytestmark = pytest.mark.browser
 WAIT = 30_000
 
 
-def open_as(browser, url, reviewer):
+def open_as(browser, url, reviewer, accordion=None):
+    """Open the panel as ``reviewer`` on the first data file, with ``accordion`` opened before the file.
+
+    Opening an accordion mounts its inputs then; opened first, they are long in place when the file's
+    values arrive, so a test does not type into inputs that are still being wired up."""
     context = browser.new_context()
     page = context.new_page()
     page.goto(url)
     page.get_by_role("tab", name="Verification").click()
+    if accordion:
+        page.get_by_text(accordion, exact=True).click()
     page.locator("#verify-reviewer").get_by_role("textbox").fill(reviewer)
     page.locator("#verify-file input").click()
     page.get_by_role("option", name=re.compile("aime_generated_")).first.click()
-    page.locator("#verify-where").filter(has_text="Problem 1 of 3").wait_for(timeout=WAIT)
+    expect(page.locator("#verify-where")).to_contain_text("Problem 1 of 3", timeout=WAIT)
     return context, page
 
 
@@ -43,51 +50,52 @@ def test_blind_mode_and_the_queue_with_two_reviewers(browser, launch_app, tmp_pa
         {"problem_id": "gen-0000", "scores": {d: {"score": 5, "comment": ""} for d in
                                               ("correctness", "clarity", "difficulty_match", "completeness")}}]}))
     url = launch_app({})
-    context_a, ana = open_as(browser, url, "ana")
+    context_a, ana = open_as(browser, url, "ana", accordion="Assignment")
 
     # ana sets the assignment: every problem to two reviewers, blind.
-    ana.get_by_text("Assignment", exact=True).click()
+    expect(ana.locator("#verify-overlap input")).to_have_value("1", timeout=WAIT)  # the file's setting
+    expect(ana.locator("#verify-blind input")).not_to_be_checked()
     ana.locator("#verify-overlap input").fill("2")
     ana.locator("#verify-blind input").check()
+    expect(ana.locator("#verify-overlap input")).to_have_value("2")
+    expect(ana.locator("#verify-blind input")).to_be_checked()
     ana.locator("#verify-save-settings").click()
-    ana.locator("#verify-message").filter(has_text="Each problem now goes to 2 reviewer(s); blind mode on.") \
-        .wait_for(timeout=WAIT)
-    ana.locator("#verify-judge").filter(has_text="hidden until you save").wait_for(timeout=WAIT)
+    expect(ana.locator("#verify-message")).to_contain_text("Each problem now goes to 2 reviewer(s); blind mode on.", timeout=WAIT)
+    expect(ana.locator("#verify-judge")).to_contain_text("hidden until you save", timeout=WAIT)
 
     save(ana, "rejected", "ana-private-note")
-    ana.locator("#verify-where").filter(has_text="reviewed by ana").wait_for(timeout=WAIT)
-    ana.locator("#verify-progress").filter(has_text="2 need your review").wait_for(timeout=WAIT)
-    ana.locator("#verify-judge").filter(has_text="LLM judge").wait_for(timeout=WAIT)  # saved: the judge shows
+    expect(ana.locator("#verify-where")).to_contain_text("reviewed by ana", timeout=WAIT)
+    expect(ana.locator("#verify-progress")).to_contain_text("2 need your review", timeout=WAIT)
+    expect(ana.locator("#verify-judge")).to_contain_text("LLM judge", timeout=WAIT)  # saved: the judge shows
 
     context_b, ben = open_as(browser, url, "ben")
-    ben.locator("#verify-others").filter(has_text="1 review(s) by others, hidden until you save yours") \
-        .wait_for(timeout=WAIT)
-    ben.locator("#verify-progress").filter(has_text="3 need your review").wait_for(timeout=WAIT)
+    expect(ben.locator("#verify-others")).to_contain_text("1 review(s) by others, hidden until you save yours", timeout=WAIT)
+    expect(ben.locator("#verify-progress")).to_contain_text("3 need your review", timeout=WAIT)
     assert "ana-private-note" not in ben.content() and "rejected" not in ben.locator("#verify-where").inner_text()
     assert "hidden until you save" in ben.locator("#verify-judge").inner_text()
     assert ben.locator("#verify-comments").get_by_role("textbox").input_value() == ""
 
     save(ben, "approved", "ben-note")
-    ben.locator("#verify-others").filter(has_text="ana-private-note").wait_for(timeout=WAIT)  # now he sees it
+    expect(ben.locator("#verify-others")).to_contain_text("ana-private-note", timeout=WAIT)  # now he sees it
     assert "ben-note" in ben.locator("#verify-others").inner_text()
-    ben.locator("#verify-progress").filter(has_text="2 need your review").wait_for(timeout=WAIT)
-    ben.locator("#verify-disagreements").filter(has_text="gen-0000").wait_for(timeout=WAIT)  # statuses differ
+    expect(ben.locator("#verify-progress")).to_contain_text("2 need your review", timeout=WAIT)
+    expect(ben.locator("#verify-disagreements")).to_contain_text("gen-0000", timeout=WAIT)  # statuses differ
 
     # The queues advance: each reviewer's next problem is the next one still needing them.
     ben.locator("#verify-next-unverified").click()
-    ben.locator("#verify-where").filter(has_text="Problem 2 of 3").wait_for(timeout=WAIT)
+    expect(ben.locator("#verify-where")).to_contain_text("Problem 2 of 3", timeout=WAIT)
     save(ben, "approved")
-    ben.locator("#verify-progress").filter(has_text="1 need your review").wait_for(timeout=WAIT)
+    expect(ben.locator("#verify-progress")).to_contain_text("1 need your review", timeout=WAIT)
     ben.keyboard.press("Alt+u")
-    ben.locator("#verify-where").filter(has_text="Problem 3 of 3").wait_for(timeout=WAIT)
+    expect(ben.locator("#verify-where")).to_contain_text("Problem 3 of 3", timeout=WAIT)
 
     ana.locator("#verify-next-unverified").click()
-    ana.locator("#verify-where").filter(has_text="Problem 2 of 3").wait_for(timeout=WAIT)
-    ana.locator("#verify-others").filter(has_text="hidden until you save yours").wait_for(timeout=WAIT)
+    expect(ana.locator("#verify-where")).to_contain_text("Problem 2 of 3", timeout=WAIT)
+    expect(ana.locator("#verify-others")).to_contain_text("hidden until you save yours", timeout=WAIT)
     save(ana, "approved")
-    ana.locator("#verify-progress").filter(has_text="1 need your review").wait_for(timeout=WAIT)
+    expect(ana.locator("#verify-progress")).to_contain_text("1 need your review", timeout=WAIT)
     ana.locator("#verify-next-unverified").click()
-    ana.locator("#verify-where").filter(has_text="Problem 3 of 3").wait_for(timeout=WAIT)
+    expect(ana.locator("#verify-where")).to_contain_text("Problem 3 of 3", timeout=WAIT)
     assert "ana-private-note" not in ben.locator("#verify-others").inner_text()  # ben is on problem 3 now
 
     entries = json.loads(verification.verifications_path(data_file).read_text())
