@@ -268,3 +268,5 @@ def test_limit_zero_runs_every_task_and_epochs_ask_each_task_again(tmp_path):
         assert figures["epochs"] == 2 and figures["samples"] == len(seen)
         assert figures["mean_accuracy"] == pytest.approx(0.5)
         assert figures["pass_at_k"]["2"] == pytest.approx(1.0)
+        report = (Path(summary["out_dir"]) / "report.md").read_text()
+        assert "## Repeats" in report and "**50.0%**" in report and "pass@2 100.0%" in report

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from evalui.benchmarks.bfcl.data import entries_by_id
 from evalui.reports.charts import accuracy_bars, count_bars, write_html
-from evalui.reports.markdown import inert, percent, table, text_bar
+from evalui.reports.markdown import epoch_lines, inert, percent, table, text_bar
 
 SAMPLE_ROWS = 50
 
@@ -62,6 +62,7 @@ def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: lis
         "",
         "Chart: [accuracy.html](accuracy.html)",
         "",
+        *epoch_lines(summary),
         *leaderboard_lines(summary.get("leaderboard") or {}),
         "## Error types",
         "",

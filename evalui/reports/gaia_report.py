@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalui.reports.charts import accuracy_bars, histogram, write_html
-from evalui.reports.markdown import inert, percent, table, text_bar
+from evalui.reports.markdown import epoch_lines, inert, percent, table, text_bar
 
 SAMPLE_ROWS = 50
 
@@ -38,6 +38,7 @@ def write_gaia_report(folder: Path, experiment: dict, summary: dict, rows: list[
         f"- Tokens: {summary['tokens']}",
         *agent_lines(experiment, summary),
         "",
+        *epoch_lines(summary),
         "## Accuracy per level",
         "",
         table(["level", "correct", "total", "accuracy", ""],

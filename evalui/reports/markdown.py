@@ -29,3 +29,21 @@ def percent(rate: float | None) -> str:
 def text_bar(rate: float, width: int = 20) -> str:
     filled = round(max(0.0, min(1.0, rate)) * width)
     return "█" * filled + "░" * (width - filled)
+
+
+def pass_at_text(figures: dict) -> str:
+    """``pass@1 66.7% · pass@3 80.0%`` from a summary's ``epochs`` figures."""
+    return " · ".join(f"pass@{k} {percent(v)}" for k, v in (figures.get("pass_at_k") or {}).items())
+
+
+def epoch_lines(summary: dict) -> list[str]:
+    """The report's section on repeats, for a run that asked each sample more than once."""
+    figures = summary.get("epochs")
+    if not figures:
+        return []
+    stderr = "–" if figures["stderr"] is None else percent(figures["stderr"])
+    return ["## Repeats", "",
+            f"- {figures['epochs']} epochs over {figures['samples']} samples (errors count as wrong)",
+            f"- Mean accuracy over epochs: **{percent(figures['mean_accuracy'])}** ± {stderr} "
+            "(standard error, clustered by sample)",
+            f"- {pass_at_text(figures) or 'pass@k: –'} (unbiased estimator)", ""]

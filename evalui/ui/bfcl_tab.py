@@ -9,6 +9,7 @@ import gradio as gr
 import pandas as pd
 
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, export_bfcl_run, prepare_bfcl_run, samples_frame
+from evalui.engine.epochs import add_epochs
 from evalui.engine.store import RunStore
 from evalui.history import pretty_prediction, pretty_truth
 from evalui.reports.bfcl_report import truth_of
@@ -72,6 +73,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         limit = gr.Number(value=5, precision=0, minimum=0, label=t("bfcl.limit"), elem_id="bfcl-limit")
         mode = gr.Radio(["fc", "prompt"], value="fc", label=t("bfcl.mode"), info=t("bfcl.mode_info"), elem_id="bfcl-mode")
         concurrency = gr.Slider(1, 64, value=8, step=1, label=t("run.concurrency"), elem_id="bfcl-concurrency")
+        epochs = launcher.epochs_input("bfcl")
     exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"),
                         elem_id="bfcl-exp-id")
     parts = launcher.build_controls("bfcl", t("bfcl.start"))
@@ -88,12 +90,14 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     downloads = gr.File(label=t("bfcl.downloads"), file_count="multiple", elem_id="bfcl-downloads")
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, chosen, limit_value, mode_value,
-                concurrency_value, exp_id_value):
+                concurrency_value, exp_id_value, epochs_value=1):
+        asked = launcher.epochs_asked(epochs_value)
         settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
         preflight(settings)  # before anything is registered: a dead endpoint leaves no empty run behind
         run_id = prepare_bfcl_run(store, settings, list(chosen or []), limit=int(limit_value or 0) or None,
                                   mode=mode_value, exp_id=(exp_id_value or "").strip() or None,
                                   concurrency=int(concurrency_value))
+        add_epochs(store, run_id, asked)
 
         def work(run):
             run.say(f"run {run_id} started against {settings.host} ({settings.model})")
@@ -103,7 +107,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         return run_id, work
 
     current = launcher.wire(demo, store, parts, benchmark="bfcl",
-                  inputs=[*endpoint.components(), categories, limit, mode, concurrency, exp_id],
+                  inputs=[*endpoint.components(), categories, limit, mode, concurrency, exp_id, epochs],
                   prepare=prepare, results=[accuracy_plot, error_plot, samples, downloads],
                   results_view=lambda run_id: results_view(store, run_id), api_prefix="bfcl")
     inspector.include(demo, store, parts)

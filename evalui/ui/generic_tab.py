@@ -11,6 +11,7 @@ import gradio as gr
 
 from evalui.engine import lifecycle
 from evalui.engine.benchmark import Benchmark
+from evalui.engine.epochs import add_epochs
 from evalui.engine.store import RunStore
 from evalui.history import artefacts, samples_frame
 from evalui.reports.charts import accuracy_bars
@@ -43,6 +44,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
         inputs = [_input_for(spec, f, hints.get(f.name)) for f in fields]
         concurrency = gr.Slider(1, 64, value=spec.default_concurrency, step=1, label=t("run.concurrency"),
                                 elem_id=f"{spec.name}-concurrency")
+        epochs = launcher.epochs_input(spec.name)
     exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"), elem_id=f"{spec.name}-exp-id")
     parts = launcher.build_controls(spec.name, spec.title)
     headline = gr.Markdown(elem_id=f"{spec.name}-headline")
@@ -65,7 +67,9 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
                 samples_frame(store, run_id), artefacts(store.experiment(run_id)) or None)
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, *values):
-        *option_values, concurrency_value, exp_id_value = values
+        # API callers may leave the epochs out: the other inputs are counted from the options.
+        option_values, (concurrency_value, exp_id_value, *rest) = values[:len(fields)], values[len(fields):]
+        asked = launcher.epochs_asked(rest[0] if rest else 1)
         settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
         preflight(settings)
         typed = {f.name: v for f, v in zip(fields, option_values) if v not in (None, "")}
@@ -75,6 +79,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
             raise ValueError(f"{spec.title}: {exc}") from None
         run_id = lifecycle.prepare(store, spec, options, settings, exp_id=(exp_id_value or "").strip() or None,
                                    concurrency=int(concurrency_value))
+        add_epochs(store, run_id, asked)
 
         def work(run):
             run.say(f"run {run_id} started against {settings.host} ({settings.model})")
@@ -83,7 +88,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
         return run_id, work
 
     launcher.wire(demo, store, parts, benchmark=spec.name,
-                  inputs=[*endpoint.components(), *inputs, concurrency, exp_id], prepare=prepare,
+                  inputs=[*endpoint.components(), *inputs, concurrency, exp_id, epochs], prepare=prepare,
                   results=[headline, chart, samples, downloads], results_view=view,
                   api_prefix=spec.name.replace("-", "_"))
     inspector.include(demo, store, parts)

@@ -18,6 +18,7 @@ from evalui.ui.run_view import is_running, latest_running, log_text, run_choices
 from evalui.ui.strings import t
 
 POLL_S = 0.5  # how often the page re-reads a running run's progress
+MAX_EPOCHS = 100  # a visitor's typo must not ask every sample thousands of times
 
 # prepare(*inputs) -> (exp_id, work); work(run) runs in the background and returns a summary.
 Prepare = Callable[..., tuple[str, Callable[[BackgroundRun], object]]]
@@ -63,6 +64,19 @@ FOLLOW_LOG_JS = """() => {
   }
   if (box.dataset.follow === '1') box.scrollTop = box.scrollHeight;
 }"""
+
+
+def epochs_input(prefix: str) -> gr.Number:
+    """How many times to ask each sample; tabs put it last among their inputs, so API callers may leave it out."""
+    return gr.Number(value=1, minimum=1, maximum=MAX_EPOCHS, precision=0, label=t("run.epochs"),
+                     info=t("run.epochs_info"), elem_id=f"{prefix}-epochs")
+
+
+def epochs_asked(value) -> int | None:
+    """The epochs for evalui.engine.epochs.add_epochs: None (1 or empty) keeps what a resumed run has.
+    Gradio has already refused a value outside the input's bounds."""
+    asked = int(value or 1)
+    return asked if asked > 1 else None
 
 
 def restorable(component) -> bool:

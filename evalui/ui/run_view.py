@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from evalui.engine.background import background_runs
 from evalui.engine.store import RunStore
+from evalui.reports.markdown import pass_at_text, percent
 from evalui.ui.access import say
 
 STATES = ("running", "cancelling", "cancelled", "finished", "incomplete", "interrupted", "failed", "created")
@@ -55,9 +56,19 @@ def status_line(store: RunStore, exp_id: str | None) -> str:
         share = counts["correct"] / scored if scored else 0.0
         word = success_word(experiment["benchmark"])
         outcome = say("msg.outcome", count=counts["correct"], word=word, share=f"{share:.1%}")
-    return say("msg.status", exp_id=exp_id, status=state_word(run_state(store, exp_id, experiment)),
-               judged=counts["judged"], total=counts["total"], outcome=outcome, errors=counts["errors"],
-               tokens=counts["tokens"])
+    state = run_state(store, exp_id, experiment)
+    return say("msg.status", exp_id=exp_id, status=state_word(state), judged=counts["judged"], total=counts["total"],
+               outcome=outcome, errors=counts["errors"], tokens=counts["tokens"]) + epochs_note(experiment, state)
+
+
+def epochs_note(experiment: dict, state: str) -> str:
+    """The repeats' figures of a run that asked each sample several times, once its summary is written."""
+    figures = (experiment.get("summary") or {}).get("epochs")
+    if state in ("running", "cancelling") or not figures or figures.get("mean_accuracy") is None:
+        return ""
+    stderr = "–" if figures["stderr"] is None else percent(figures["stderr"])
+    return say("msg.epochs", epochs=figures["epochs"], mean=percent(figures["mean_accuracy"]), stderr=stderr,
+               passes=pass_at_text(figures))
 
 
 def log_text(exp_id: str | None) -> str:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections import Counter
 
 import pytest
 from peers import SENTINEL_KEY
+from playwright.sync_api import expect
 
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer
@@ -58,3 +61,39 @@ def test_run_bfcl_in_the_browser(browser, launch_app, slow_gold_peer, tmp_path):
     page.get_by_role("option", name=re.compile("bfcl-scripted-model")).first.click()
     page.locator("#bfcl-status").filter(has_text="5/5 done").wait_for(timeout=30_000)
     page.locator("#bfcl-accuracy-plot .js-plotly-plot").wait_for(timeout=30_000)
+
+
+def test_epochs_from_the_tab_give_mean_stderr_and_pass_at_k(browser, launch_app, tmp_path):
+    """Two samples asked three times each; simple_python_0 is answered wrong the first time only,
+    so per-sample accuracies are 2/3 and 1: mean 83.3%, standard error 16.7%, pass@1 83.3%, pass@3 100%."""
+    oracle = BfclOracle(["simple_python"])
+    asked: Counter = Counter()
+    lock = threading.Lock()
+
+    def wrong_once(body, n):
+        entry = oracle.entry_for(body)
+        if entry is None:  # the endpoint check before the run
+            return oracle.gold_reply(body)
+        with lock:
+            asked[entry.id] += 1
+            first = asked[entry.id] == 1
+        return oracle.wrong_reply(body) if first and entry.id == "simple_python_0" else oracle.gold_reply(body)
+
+    with ScriptedPeer(wrong_once) as peer:
+        url = launch_app({"OPENAI_BASE_URL": peer.base_url, "OPENAI_API_KEY": SENTINEL_KEY})
+        page = browser.new_page()
+        page.goto(url)
+        page.get_by_text("Endpoint (any OpenAI-compatible server)").click()
+        page.locator("#endpoint-model").get_by_role("textbox").fill("scripted-model")
+        page.locator("#bfcl-limit input").fill("2")
+        page.locator("#bfcl-epochs input").fill("3")
+        page.locator("#bfcl-exp-id").get_by_role("textbox").fill("bfcl-epochs")
+        page.locator("#bfcl-start").click()
+
+        status = page.locator("#bfcl-status")
+        expect(status).to_contain_text("6/6 done", timeout=60_000)
+        expect(status).to_contain_text("3 epochs: mean 83.3% ± 16.7% (standard error) · pass@1 83.3% · pass@3 100.0%",
+                                       timeout=30_000)
+    assert asked == {"simple_python_0": 3, "simple_python_1": 3}
+    report = (tmp_path / "data" / "runs" / "bfcl-epochs" / "report.md").read_text()
+    assert "## Repeats" in report and "**83.3%** ± 16.7%" in report and "pass@3 100.0%" in report
