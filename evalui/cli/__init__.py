@@ -55,12 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from evalui.cli.gate import GATE_FAILED, Gate
+    from evalui.engine import heap
 
     try:
         gate = Gate.from_args(args)
         token = _gate.set(gate)
         try:
-            status = int(args.handler(args) or 0)
+            with heap.fewer_full_collections():
+                status = int(args.handler(args) or 0)
         finally:
             _gate.reset(token)
         if status == 0 and gate is not None and gate.failed:
