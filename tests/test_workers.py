@@ -1,7 +1,8 @@
 """Several `evalui bfcl run --exp-id X` processes share one run, on SQLite and on PostgreSQL: they
 split the samples, the scripted peer is asked each question exactly once, every sample is judged,
 and the summary is written by the worker that judged the last one. A worker killed with kill -9
-gives its samples back when its lease runs out. And two workers on PostgreSQL are faster than one."""
+gives its samples back when its lease runs out. How much faster two workers are is measured in
+bench/team_workers.py, which uses these helpers."""
 
 from __future__ import annotations
 
@@ -156,29 +157,3 @@ def test_a_killed_worker_gives_its_samples_back_when_its_lease_runs_out(tmp_path
     assert store.experiment("kill-2")["finished_by"].split(":")[1] == str(survivor.pid)
     store.close()
 
-
-def run_phase_s(store: RunStore, peer, exp_id: str, first_request: int) -> float:
-    """From the run's first request to its last verdict: the wall time of the run itself, without
-    the seconds each process spends starting (importing bfcl-eval), which do not depend on workers."""
-    asked = [r.received_at for r in peer.chat_requests()[first_request:]]
-    return max(s.updated_at for s in store.samples(exp_id)) - min(asked)
-
-
-def test_two_workers_on_postgresql_take_at_most_three_quarters_of_one_workers_time(tmp_path, pg_url):
-    """The issue's benchmark: 400 samples at C=4 against a 100 ms endpoint, one worker, then two."""
-    count = 400
-    store = RunStore(url=pg_url)
-    with ScriptedPeer(answering_after(0.1)) as peer, stopped_at_exit() as started:
-        finish(*started([start_worker(peer, tmp_path / "one", pg_url, "bench-one", count)]), timeout=300)
-        asked_one = len(peer.chat_requests())
-        one = run_phase_s(store, peer, "bench-one", 0)
-        pair = started([start_worker(peer, tmp_path / "two", pg_url, "bench-two", count) for _ in range(2)])
-        for worker in pair:
-            finish(worker, timeout=300)
-        asked_two = len(peer.chat_requests()) - asked_one
-        two = run_phase_s(store, peer, "bench-two", asked_one)
-    print(f"\none worker: {one:.1f} s, two workers: {two:.1f} s ({two / one:.2f}x), requests {asked_one} and {asked_two}")
-    assert asked_one == count and asked_two == count
-    assert all(s.stage == "judged" for s in store.samples("bench-two"))
-    assert two <= 0.75 * one, (one, two)
-    store.close()
