@@ -69,7 +69,9 @@ def test_two_runs_against_one_endpoint_share_its_concurrency(tmp_path):
     assert most_in_flight(times, DELAY_S) == 4  # alone, each run would have had 4: together 8
     assert took >= 16 / 4 * DELAY_S * 0.9
     words = [r.body["messages"][0]["content"][0] for r in sorted(requests, key=lambda r: r.received_at)]
-    assert "b" in words[:8] and "a" in words[:8]  # they did run at the same time
+    # They ran at the same time: slots go first come, first served, so the run that started second
+    # has its calls among the first eight, not after the other run's eight.
+    assert "b" in words[:8] and "a" in words[:8], words
 
 
 def test_a_runs_own_concurrency_still_caps_it(tmp_path):
@@ -106,6 +108,35 @@ def test_a_call_waiting_for_a_slot_stops_on_cancel():
         lease.release()
         assert lease.acquire() and lease.try_acquire() is None
         lease.release()
+    finally:
+        lease.close()
+
+
+def test_a_freed_slot_goes_to_the_call_that_waited_first():
+    """A run whose call just ended must not take the freed slot ahead of another run's waiting call
+    (before, it could, and the other run waited until the first had finished)."""
+    lease = join_endpoint("http://fair.test/v1", "m", concurrency=1)
+    limiter = endpoint_limiter("http://fair.test/v1", "m")
+    try:
+        assert lease.acquire()
+        order: list[str] = []
+
+        def wait_then_note(name):
+            assert lease.acquire()
+            order.append(name)
+            lease.release()
+
+        first = threading.Thread(target=wait_then_note, args=("waited first",))
+        first.start()
+        deadline = time.monotonic() + 5
+        while limiter.waiting < 1:
+            assert time.monotonic() < deadline, "the waiting call never queued"
+            time.sleep(0.01)
+        lease.release()
+        assert lease.try_acquire() is None  # the loop's non-blocking path does not jump the queue
+        wait_then_note("came back")  # the run that just released asks again at once
+        first.join(timeout=5)
+        assert order == ["waited first", "came back"]
     finally:
         lease.close()
 

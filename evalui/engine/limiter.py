@@ -12,7 +12,9 @@ What the endpoint's limits are, while several runs use it:
   which every run against that endpoint (and key) spends from.
 
 The runner holds a slot for a sample's call (which may make several requests, as agents do) and
-spaces the calls' starts by the RPM.
+spaces the calls' starts by the RPM. Slots go to waiting calls first come, first served: a run
+whose call has just ended must not take the freed slot ahead of another run's call that was
+already waiting, or one run could starve the other until it ends.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import functools
 import itertools
 import threading
 import time
+from collections import deque
 from urllib.parse import urlsplit, urlunsplit
 
 
@@ -45,10 +48,17 @@ class EndpointLimiter:
         self._ids = itertools.count(1)
         self._in_flight = 0
         self._next_start = 0.0
+        self._waiting: deque[int] = deque()  # tickets of blocked acquires, oldest first
+        self._tickets = itertools.count(1)
 
     @property
     def in_flight(self) -> int:
         return self._in_flight
+
+    @property
+    def waiting(self) -> int:
+        with self._cond:
+            return len(self._waiting)
 
     @property
     def concurrency(self) -> int:
@@ -79,10 +89,17 @@ class EndpointLimiter:
     def acquire(self, cancel: threading.Event | None = None) -> bool:
         """Wait for a slot and for this call's start time; False if ``cancel`` was set first."""
         with self._cond:
-            while self._in_flight >= self._capacity():
-                if cancel is not None and cancel.is_set():
-                    return False
-                self._cond.wait(CANCEL_POLL_S)
+            if self._waiting or self._in_flight >= self._capacity():
+                ticket = next(self._tickets)
+                self._waiting.append(ticket)
+                try:
+                    while self._waiting[0] != ticket or self._in_flight >= self._capacity():
+                        if cancel is not None and cancel.is_set():
+                            return False
+                        self._cond.wait(CANCEL_POLL_S)
+                finally:
+                    self._waiting.remove(ticket)
+                    self._cond.notify_all()  # the next in line may go, or must now be first
             delay = self._take()
         if delay > 0:
             # The slot is held while waiting for the start time, so the spacing holds across runs.
@@ -97,7 +114,7 @@ class EndpointLimiter:
         """A slot now, and the seconds to wait before starting (the RPM's spacing); None if no slot
         is free. For callers on an event loop, which must not block."""
         with self._cond:
-            return self._take() if self._in_flight < self._capacity() else None
+            return self._take() if not self._waiting and self._in_flight < self._capacity() else None
 
     def _take(self) -> float:
         self._in_flight += 1
@@ -109,7 +126,7 @@ class EndpointLimiter:
     def release(self) -> None:
         with self._cond:
             self._in_flight -= 1
-            self._cond.notify()
+            self._cond.notify_all()  # only the first in line takes it; the others wait on
 
     def idle(self) -> bool:
         with self._cond:
