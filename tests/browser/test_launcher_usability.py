@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import socket
+import threading
 import time
 
 import pytest
@@ -21,10 +22,13 @@ pytestmark = pytest.mark.browser
 DONE = re.compile(r"(\d+)/(\d+) done")
 
 
-def gold_peer(delay_s: float) -> ScriptedPeer:
+def gold_peer(delay_s: float, gate: threading.Event | None = None) -> ScriptedPeer:
+    """Gold answers after ``delay_s``; while ``gate`` is cleared, answers wait for it."""
     oracle = BfclOracle(["simple_python"])
 
     def script(body, n):
+        if gate is not None and body.get("max_tokens") != 1:
+            gate.wait(120)
         reply = oracle.gold_reply(body)
         reply.delay_s = delay_s if body.get("max_tokens") != 1 else 0  # the endpoint check answers at once
         return reply
@@ -70,7 +74,9 @@ def done_count(page, prefix="bfcl") -> int:
 
 
 def test_reload_reopens_the_running_run_with_its_inputs(browser, launch_app):
-    with gold_peer(0.6) as peer:
+    flowing = threading.Event()
+    flowing.set()
+    with gold_peer(0.6, flowing) as peer:
         url = launch_app({"OPENAI_BASE_URL": peer.base_url, "OPENAI_API_KEY": SENTINEL_KEY})
         page = open_page(browser, url)
         endpoint(page)
@@ -80,6 +86,9 @@ def test_reload_reopens_the_running_run_with_its_inputs(browser, launch_app):
         status = page.locator("#bfcl-status")
         status.filter(has_text=re.compile(r"reload-run.*running · [1-9]/20 done")).wait_for(timeout=60_000)
         expect(page.locator("#bfcl-start")).to_be_disabled()
+        # The run waits while the pages are checked (on a slow machine it used to end before the
+        # page's pace could be watched); it goes on for the check that the page keeps up.
+        flowing.clear()
 
         page.reload()
         status.filter(has_text=re.compile(r"reload-run.*running")).wait_for(timeout=30_000)
@@ -100,6 +109,7 @@ def test_reload_reopens_the_running_run_with_its_inputs(browser, launch_app):
         expect(other.locator("#bfcl-limit input")).to_have_value("5")  # its own inputs: nothing to restore
         other.context.close()
 
+        flowing.set()
         seen, started = [], time.monotonic()
         while time.monotonic() - started < 3.0:  # a sample ends every ~0.6 s; the page must keep up
             seen.append(done_count(page))
