@@ -31,9 +31,11 @@ def text_bar(rate: float, width: int = 20) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def pass_at_text(figures: dict) -> str:
-    """``pass@1 66.7% · pass@3 80.0%`` from a summary's ``epochs`` figures."""
-    return " · ".join(f"pass@{k} {percent(v)}" for k, v in (figures.get("pass_at_k") or {}).items())
+def epoch_texts(figures: dict) -> tuple[str, str, str]:
+    """(mean, standard error, ``pass@1 66.7% · pass@3 80.0%``) of a summary's ``epochs`` figures."""
+    stderr = "–" if figures["stderr"] is None else percent(figures["stderr"])
+    passes = " · ".join(f"pass@{k} {percent(v)}" for k, v in (figures.get("pass_at_k") or {}).items())
+    return percent(figures["mean_accuracy"]), stderr, passes
 
 
 def epoch_lines(summary: dict) -> list[str]:
@@ -41,9 +43,8 @@ def epoch_lines(summary: dict) -> list[str]:
     figures = summary.get("epochs")
     if not figures:
         return []
-    stderr = "–" if figures["stderr"] is None else percent(figures["stderr"])
+    mean, stderr, passes = epoch_texts(figures)
     return ["## Repeats", "",
             f"- {figures['epochs']} epochs over {figures['samples']} samples (errors count as wrong)",
-            f"- Mean accuracy over epochs: **{percent(figures['mean_accuracy'])}** ± {stderr} "
-            "(standard error, clustered by sample)",
-            f"- {pass_at_text(figures) or 'pass@k: –'} (unbiased estimator)", ""]
+            f"- Mean accuracy over epochs: **{mean}** ± {stderr} (standard error, clustered by sample)",
+            f"- {passes or 'pass@k: –'} (unbiased estimator)", ""]

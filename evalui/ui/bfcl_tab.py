@@ -9,7 +9,6 @@ import gradio as gr
 import pandas as pd
 
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, export_bfcl_run, prepare_bfcl_run, samples_frame
-from evalui.engine.epochs import add_epochs
 from evalui.engine.store import RunStore
 from evalui.history import pretty_prediction, pretty_truth
 from evalui.reports.bfcl_report import truth_of
@@ -90,14 +89,12 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     downloads = gr.File(label=t("bfcl.downloads"), file_count="multiple", elem_id="bfcl-downloads")
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, chosen, limit_value, mode_value,
-                concurrency_value, exp_id_value, epochs_value=1):
-        asked = launcher.epochs_asked(epochs_value)
+                concurrency_value, exp_id_value):
         settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
         preflight(settings)  # before anything is registered: a dead endpoint leaves no empty run behind
         run_id = prepare_bfcl_run(store, settings, list(chosen or []), limit=int(limit_value or 0) or None,
                                   mode=mode_value, exp_id=(exp_id_value or "").strip() or None,
                                   concurrency=int(concurrency_value))
-        add_epochs(store, run_id, asked)
 
         def work(run):
             run.say(f"run {run_id} started against {settings.host} ({settings.model})")
@@ -107,9 +104,9 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         return run_id, work
 
     current = launcher.wire(demo, store, parts, benchmark="bfcl",
-                  inputs=[*endpoint.components(), categories, limit, mode, concurrency, exp_id, epochs],
+                  inputs=[*endpoint.components(), categories, limit, mode, concurrency, exp_id],
                   prepare=prepare, results=[accuracy_plot, error_plot, samples, downloads],
-                  results_view=lambda run_id: results_view(store, run_id), api_prefix="bfcl")
+                  results_view=lambda run_id: results_view(store, run_id), api_prefix="bfcl", epochs=epochs)
     inspector.include(demo, store, parts)
 
     def picked(run_id, event: gr.SelectData):

@@ -15,7 +15,6 @@ from evalui.benchmarks.gaia.run import execute_gaia_run, export_gaia_run, prepar
 from evalui.benchmarks.gaia.spec import GaiaOptions
 from evalui.benchmarks.gaia.tools.base import CHOICES, code_allowed, web_configured
 from evalui.config import data_dir
-from evalui.engine.epochs import add_epochs
 from evalui.engine.store import RunStore
 from evalui.reports.charts import accuracy_bars, histogram
 from evalui.reports.gaia_transcript import transcript_html
@@ -158,8 +157,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, price_input, price_output, source_value,
                 split_value, level_value, folder_value, upload_value, solver_value, limit_value, concurrency_value,
-                tools_value, tool_timeout_value, max_steps_value, exp_id_value, epochs_value=1):
-        asked = launcher.epochs_asked(epochs_value)
+                tools_value, tool_timeout_value, max_steps_value, exp_id_value):
         options = GaiaOptions(source=selected_source(source_value, split_value, folder_value, upload_value),
                               level=None if level_value == "All" else level_value, limit=int(limit_value or 0) or None,
                               tools=list(tools_value or []) or None, tool_timeout=float(tool_timeout_value or 30),
@@ -179,7 +177,6 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
             if "no samples" in str(exc):
                 raise ValueError(say("msg.no_tasks")) from None
             raise
-        add_epochs(store, run_id, asked)
         total = store.progress(run_id)["total"]
 
         def work(run):
@@ -191,9 +188,9 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
 
     launcher.wire(demo, store, parts, benchmark="gaia",
                   inputs=[*endpoint.components(), *endpoint.price_components(), source, split, level, folder, upload,
-                          solver, limit, concurrency, tools, tool_timeout, max_steps, exp_id, epochs],
+                          solver, limit, concurrency, tools, tool_timeout, max_steps, exp_id],
                   prepare=prepare, results=[level_plot, latency_plot, table, downloads, transcript_task],
-                  results_view=lambda run_id: results_view(store, run_id), api_prefix="gaia")
+                  results_view=lambda run_id: results_view(store, run_id), api_prefix="gaia", epochs=epochs)
     transcript_task.change(lambda run_id, task_id: transcript(store, run_id, task_id), [parts.runs, transcript_task],
                            [transcript_view], api_name="gaia_transcript")
     inspector.include(demo, store, parts)

@@ -11,7 +11,6 @@ import gradio as gr
 
 from evalui.engine import lifecycle
 from evalui.engine.benchmark import Benchmark
-from evalui.engine.epochs import add_epochs
 from evalui.engine.store import RunStore
 from evalui.history import artefacts, samples_frame
 from evalui.reports.charts import accuracy_bars
@@ -67,9 +66,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
                 samples_frame(store, run_id), artefacts(store.experiment(run_id)) or None)
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, *values):
-        # API callers may leave the epochs out: the other inputs are counted from the options.
-        option_values, (concurrency_value, exp_id_value, *rest) = values[:len(fields)], values[len(fields):]
-        asked = launcher.epochs_asked(rest[0] if rest else 1)
+        *option_values, concurrency_value, exp_id_value = values
         settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
         preflight(settings)
         typed = {f.name: v for f, v in zip(fields, option_values) if v not in (None, "")}
@@ -79,7 +76,6 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
             raise ValueError(f"{spec.title}: {exc}") from None
         run_id = lifecycle.prepare(store, spec, options, settings, exp_id=(exp_id_value or "").strip() or None,
                                    concurrency=int(concurrency_value))
-        add_epochs(store, run_id, asked)
 
         def work(run):
             run.say(f"run {run_id} started against {settings.host} ({settings.model})")
@@ -88,7 +84,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
         return run_id, work
 
     launcher.wire(demo, store, parts, benchmark=spec.name,
-                  inputs=[*endpoint.components(), *inputs, concurrency, exp_id, epochs], prepare=prepare,
+                  inputs=[*endpoint.components(), *inputs, concurrency, exp_id], prepare=prepare,
                   results=[headline, chart, samples, downloads], results_view=view,
-                  api_prefix=spec.name.replace("-", "_"))
+                  api_prefix=spec.name.replace("-", "_"), epochs=epochs)
     inspector.include(demo, store, parts)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import gradio as gr
 
 from evalui.engine.background import BackgroundRun, background_runs
+from evalui.engine.epochs import add_epochs
 from evalui.engine.store import RunStore
 from evalui.errors import InputError
 from evalui.ui.access import bare_names, require_access, say
@@ -67,16 +68,9 @@ FOLLOW_LOG_JS = """() => {
 
 
 def epochs_input(prefix: str) -> gr.Number:
-    """How many times to ask each sample; tabs put it last among their inputs, so API callers may leave it out."""
+    """How many times to ask each sample; a tab passes it to ``wire``, which applies it to every run it starts."""
     return gr.Number(value=1, minimum=1, maximum=MAX_EPOCHS, precision=0, label=t("run.epochs"),
                      info=t("run.epochs_info"), elem_id=f"{prefix}-epochs")
-
-
-def epochs_asked(value) -> int | None:
-    """The epochs for evalui.engine.epochs.add_epochs: None (1 or empty) keeps what a resumed run has.
-    Gradio has already refused a value outside the input's bounds."""
-    asked = int(value or 1)
-    return asked if asked > 1 else None
 
 
 def restorable(component) -> bool:
@@ -96,19 +90,22 @@ def _json_value(value):
 
 def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs: list, prepare: Prepare,
          results: list, results_view: ResultsView, api_prefix: str, live_results: bool = False,
-         adopt_running: bool = True, input_choices: dict | None = None) -> gr.State:
+         adopt_running: bool = True, input_choices: dict | None = None, epochs: gr.Number | None = None) -> gr.State:
     """Wire the controls; returns the session's current run id (a gr.State).
 
     ``results_view(None)`` gives the empty results. ``live_results`` refreshes the results while
     the run goes (for views that are cheap to build). ``benchmark`` "" lists the runs of every
     benchmark. A reloaded page reopens this session's run, or with ``adopt_running`` the newest
     run of ``benchmark`` that is going; ``input_choices`` gives the choices of dropdown inputs
-    whose choices are filled in at load.
+    whose choices are filled in at load. ``epochs`` (an ``epochs_input``) comes last among the start's
+    inputs, so API callers may leave it out; ``prepare`` never sees it: the run it prepared is asked
+    that many times (1 keeps what a resumed run has).
     """
     current = gr.State(None)
     # The session's run and what was typed to start it, kept in the browser across a reload.
     saved = gr.BrowserState(None, storage_key=f"evalui-{api_prefix}-run")
     timer = gr.Timer(value=POLL_S, active=False)
+    inputs = [*inputs, epochs] if epochs is not None else inputs
     keep = [restorable(c) for c in inputs]
     kept = [c for c, k in zip(inputs, keep) if k]
     input_choices = input_choices or {}
@@ -118,8 +115,10 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
     def start_run(*values):
         # Returns as soon as the run is started: the timer follows it, so a run holds no queue slot.
         require_access("start runs")
+        asked = values[-1] if epochs is not None else None
         try:
-            run_id, work = prepare(*values)
+            run_id, work = prepare(*(values[:-1] if epochs is not None else values))
+            add_epochs(store, run_id, int(asked) if asked and asked > 1 else None)
         except (ValueError, InputError, gr.Error) as exc:
             # A warning and the status line, not a raised error: that would badge every output "Error".
             reason = exc.message if isinstance(exc, gr.Error) else html.escape(bare_names(str(exc)))

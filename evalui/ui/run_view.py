@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from evalui.engine.background import background_runs
 from evalui.engine.store import RunStore
-from evalui.reports.markdown import pass_at_text, percent
+from evalui.reports.markdown import epoch_texts
 from evalui.ui.access import say
 
 STATES = ("running", "cancelling", "cancelled", "finished", "incomplete", "interrupted", "failed", "created")
@@ -66,9 +66,8 @@ def epochs_note(experiment: dict, state: str) -> str:
     figures = (experiment.get("summary") or {}).get("epochs")
     if state in ("running", "cancelling") or not figures or figures.get("mean_accuracy") is None:
         return ""
-    stderr = "–" if figures["stderr"] is None else percent(figures["stderr"])
-    return say("msg.epochs", epochs=figures["epochs"], mean=percent(figures["mean_accuracy"]), stderr=stderr,
-               passes=pass_at_text(figures))
+    mean, stderr, passes = epoch_texts(figures)
+    return say("msg.epochs", epochs=figures["epochs"], mean=mean, stderr=stderr, passes=passes)
 
 
 def log_text(exp_id: str | None) -> str:
