@@ -10,12 +10,19 @@ Several reviewers may save at once, from several browsers or processes: each sav
 lock, re-reads the file, changes one reviewer's review and replaces the file atomically, so
 nobody's review is lost. A file that cannot be read is never overwritten: it is backed up and the
 save refused. A review whose scores or status have the wrong type is flagged and not counted, but kept.
+
+Every new review names its reviewer and scores every dimension: a review pooled under a shared
+placeholder name would be replaced by the next unnamed reviewer's. Reviews that older versions saved
+without a name (or as "anonymous") still count, each under its own label: "anonymous", then
+"anonymous-2", … within one problem. Those labels are reserved, so no new review can replace them.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -35,6 +42,9 @@ REVIEW_FIELDS = ("reviewer", "scores", "total_score", "status", "comments", "ver
 LOCK_TIMEOUT_S = 30
 MAX_NAME = 100
 MAX_COMMENT = 5000
+UNNAMED = "anonymous"
+# The labels of reviews saved without a name; reserved, so a new review never lands on one of them.
+_UNNAMED_LABEL = re.compile(rf"{UNNAMED}(-\d+)?")
 
 
 class CorruptVerificationFile(InputError):
@@ -71,10 +81,17 @@ def reviewer_key(name) -> str:
     return str(name or "").strip().casefold()
 
 
+def is_unnamed_label(name) -> bool:
+    """True for "anonymous" and "anonymous-<n>", whatever the case: the labels of reviews saved without a name."""
+    return _UNNAMED_LABEL.fullmatch(reviewer_key(name)) is not None
+
+
 def clean_name(name, *, what: str = "reviewer") -> str:
     name = str(name or "").strip()
     if not name:
         raise InputError(f"{what} needs a name")
+    if is_unnamed_label(name):
+        raise InputError(f"{what} name {name!r} is reserved for reviews saved without a name; give your own name")
     if len(name) > MAX_NAME:
         raise InputError(f"{what} name is longer than {MAX_NAME} characters")
     if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
@@ -114,9 +131,21 @@ def review_problem(problem_id: str, entry) -> str | None:
 
 def _as_review(item: dict) -> dict:
     review = {k: item[k] for k in REVIEW_FIELDS if k in item}
-    review["reviewer"] = str(item.get("reviewer") or "").strip() or "anonymous"
+    review["reviewer"] = str(item.get("reviewer") or "").strip() or UNNAMED
     review["scores"] = {d: int(item["scores"][d]) for d in JUDGE_DIMENSIONS}
     return review
+
+
+def _saved_unnamed(item: dict) -> bool:
+    return reviewer_key(item.get("reviewer")) in ("", UNNAMED)
+
+
+def _unnamed_labels(taken: set[str]):
+    """"anonymous", "anonymous-2", "anonymous-3", … skipping the names in ``taken``."""
+    for n in itertools.count(1):
+        label = UNNAMED if n == 1 else f"{UNNAMED}-{n}"
+        if label not in taken:
+            yield label
 
 
 def parse_entry(problem_id: str, entry) -> tuple[ProblemReviews, list[str]]:
@@ -128,13 +157,23 @@ def parse_entry(problem_id: str, entry) -> tuple[ProblemReviews, list[str]]:
         raw = []
     if raw is None:  # the seed's format: the entry is its one review
         raw = [entry]
+    sound = []
     for item in raw:
         reason = review_problem(problem_id, item)
         if reason:
             who = item.get("reviewer") if isinstance(item, dict) and item is not entry else None
             reasons.append(f"{who}: {reason}" if isinstance(who, str) and who else reason)
-        elif parsed.by(item.get("reviewer") or "anonymous") is None:
-            parsed.reviews.append(_as_review(item))
+        else:
+            sound.append(item)
+    # Unnamed reviews each get a label no named reviewer of this problem holds, so none hides another.
+    labels = _unnamed_labels({reviewer_key(item["reviewer"]) for item in sound if not _saved_unnamed(item)})
+    for item in sound:
+        review = _as_review(item)
+        if _saved_unnamed(item):
+            review["reviewer"] = next(labels)
+        elif parsed.by(review["reviewer"]) is not None:
+            continue  # the same reviewer twice (a hand edit): the first one counts
+        parsed.reviews.append(review)
     top_is_sound = isinstance(entry, dict) and review_problem(problem_id, entry) is None
     if top_is_sound:
         parsed.final = {"problem_id": problem_id, **_as_review(entry)}
@@ -180,7 +219,18 @@ def read_verifications(path: str | Path) -> dict[str, dict]:
     return read_reviews(path)[0]
 
 
+def unscored(scores) -> list[str]:
+    """The dimensions left without a score (None, empty, or absent), in the judge's order."""
+    scores = scores if isinstance(scores, dict) else {}
+    return [d for d in JUDGE_DIMENSIONS if scores.get(d) is None or scores.get(d) == ""]
+
+
 def make_review(problem_id: str, scores: dict, status: str, comments: str, reviewer: str) -> dict:
+    """A checked review by a named reviewer who scored every dimension; an InputError otherwise."""
+    reviewer = clean_name(reviewer)
+    missing = unscored(scores)
+    if missing:
+        raise InputError(f"score {', '.join(missing)} (a whole number from 1 to 5) before saving")
     clean = {}
     for dimension in JUDGE_DIMENSIONS:
         value = scores.get(dimension)
@@ -199,7 +249,7 @@ def make_review(problem_id: str, scores: dict, status: str, comments: str, revie
         "status": status,
         "comments": comments,
         "verified_at": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
-        "reviewer": clean_name(reviewer) if str(reviewer or "").strip() else "anonymous",
+        "reviewer": reviewer,
     }
 
 

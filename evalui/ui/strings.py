@@ -353,6 +353,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "file.not_reviews": ("expected an object of reviews keyed by problem_id", "应为以 problem_id 为键的审阅对象"),
     "file.companion": ("a companion file (reviews, judge, win rate or export), not a generated file",
                        "这是附属文件（审阅、评委、胜率或导出），不是生成文件"),
+    "verify.reviewer_required": ("required to save; kept in the file beside your reviews",
+                                 "保存时必填；会与你的审阅一起记录在文件中"),
 }
 
 

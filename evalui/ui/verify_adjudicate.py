@@ -16,7 +16,7 @@ from evalui.scoring.metrics import JUDGE_DIMENSIONS
 from evalui.ui.access import require_access, say
 from evalui.ui.latex import inert_markdown
 from evalui.ui.strings import t
-from evalui.ui.verify_view import DEFAULT_SCORE, problems_of, reviews_markdown, viewer_name
+from evalui.ui.verify_view import SCORE_CHOICES, UNSET, incomplete, problems_of, reviews_markdown, viewer_name
 
 
 def _visible_disputes(path: str, viewer: str) -> tuple[list[str], dict]:
@@ -33,18 +33,18 @@ def list_disputes(state, name=""):
     disputed, _ = _visible_disputes(state["file"], viewer_name(name))
     note = "" if disputed else say("verify.no_disputes")
     return note, gr.update(choices=disputed, value=disputed[0] if disputed else None), \
-        *(show(state, disputed[0], name)[1:] if disputed else ("", *([DEFAULT_SCORE] * 4), None, ""))
+        *(show(state, disputed[0], name)[1:] if disputed else ("", *UNSET, None, ""))
 
 
 def show(state, problem_id, name=""):
-    """The chosen problem's reviews, and the final review's values as the starting point."""
+    """The chosen problem's reviews, and the final review's values (when it may be seen) as the starting point."""
     if not problems_of(state.get("file")) or not problem_id:
-        return ("", "", *([DEFAULT_SCORE] * 4), None, "")
+        return ("", "", *UNSET, None, "")
     parsed, _ = reviews_file.read_all(reviews_file.verifications_path(state["file"]))
     reviews = parsed.get(problem_id)
     visible = assignment.may_see_others(reviews, viewer_name(name), assignment.read_settings(state["file"])["blind"])
     final = reviews.final if reviews and visible else None
-    scores = final["scores"] if final else {d: DEFAULT_SCORE for d in JUDGE_DIMENSIONS}
+    scores = final["scores"] if final else dict.fromkeys(JUDGE_DIMENSIONS)
     return ("", reviews_markdown(reviews, visible), *(scores[d] for d in JUDGE_DIMENSIONS),
             final["status"] if final else None, "")
 
@@ -54,13 +54,12 @@ def settle(state, problem_id, name, *values):
     *scores, status_value, comment = values
     if not problems_of(state.get("file")):
         raise gr.Error(say("verify.open_first"))
-    if not status_value:
-        raise gr.Error(say("verify.choose_status"))
+    scores = dict(zip(JUDGE_DIMENSIONS, scores))
+    refusal = incomplete(name, scores, status_value)
+    if refusal:
+        raise gr.Error(refusal)
     adjudicator = viewer_name(name)
-    if not adjudicator:
-        raise gr.Error(say("verify.name_first"))
-    assignment.record_review(state["file"], problem_id or "", dict(zip(JUDGE_DIMENSIONS, scores)), status_value,
-                             comment, adjudicator, final=True)
+    assignment.record_review(state["file"], problem_id or "", scores, status_value, comment, adjudicator, final=True)
     note = say("verify.adjudicated", problem_id=inert_markdown(problem_id), name=inert_markdown(adjudicator))
     disputed, parsed = _visible_disputes(state["file"], adjudicator)
     return note, gr.update(choices=disputed, value=None), reviews_markdown(parsed.get(problem_id), True)
@@ -73,16 +72,16 @@ def build(position, reviewer, message, listen) -> None:
             refresh = gr.Button(t("run.refresh"), elem_id="verify-disputed-refresh", scale=1)
         reviews = gr.Markdown(elem_id="verify-adjudicate-reviews")
         with gr.Row():
-            sliders = [gr.Slider(1, 5, value=DEFAULT_SCORE, step=1, label=d, elem_id=f"verify-adjudicate-{d}")
+            score_radios = [gr.Radio(SCORE_CHOICES, value=None, label=d, elem_id=f"verify-adjudicate-{d}")
                        for d in JUDGE_DIMENSIONS]
         with gr.Row():
             status = gr.Radio(list(reviews_file.STATUSES), label=t("verify.status"), elem_id="verify-adjudicate-status")
             comments = gr.Textbox(label=t("verify.comments"), lines=2, elem_id="verify-adjudicate-comments")
             save = gr.Button(t("verify.adjudicate_save"), variant="primary", elem_id="verify-adjudicate-save")
-    form = [reviews, *sliders, status, comments]
+    form = [reviews, *score_radios, status, comments]
     listen(refresh.click, list_disputes, [position, reviewer], [message, disputed, *form], message,
            api_name="verify_disputed")
     listen(disputed.input, show, [position, disputed, reviewer], [message, *form], message,
            api_name="verify_adjudicate_show")
-    listen(save.click, settle, [position, disputed, reviewer, *sliders, status, comments],
+    listen(save.click, settle, [position, disputed, reviewer, *score_radios, status, comments],
            [message, disputed, reviews], message, api_name="verify_adjudicate")

@@ -5,6 +5,9 @@ Each browser session keeps its own file and position (gr.State); the reviews liv
 the signed-in user), since what it shows depends on who asks: their own review, their queue, and
 in blind mode whether the others' reviews are shown. A refusal or a bad file is a message in
 ``#verify-message`` (and a warning); the panel's other outputs keep their values.
+
+A save needs a reviewer (the typed name or the signed-in user), a score for every dimension and a
+status; the score radios start unset. One message names everything still missing.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ from evalui.ui import verify_adjudicate
 from evalui.ui.access import guarded, require_access, say
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown
 from evalui.ui.strings import t
-from evalui.ui.verify_view import (DEFAULT_SCORE, explain, file_choices, problems_of, progress_view, render,
-                                   uploads_dir, viewer_name)
+from evalui.ui.verify_view import (SCORE_CHOICES, explain, file_choices, incomplete, problems_of, progress_view,
+                                   render, uploads_dir, viewer_name)
 
 # Alt+→ next, Alt+← previous, Alt+U next unverified, Alt+S save: clicks on the panel's buttons.
 KEYBOARD_SHORTCUTS_JS = """
@@ -57,8 +60,9 @@ def build(demo) -> gr.Dropdown:
         data_file = gr.Dropdown(choices=[], label=t("verify.file"), elem_id="verify-file", scale=4)
         refresh = gr.Button(t("run.refresh"), scale=1, elem_id="verify-refresh")
         upload = gr.File(label=t("verify.upload"), file_types=[".json"], elem_id="verify-upload", scale=2)
-    # An initial value makes the name optional for API callers (gradio_client), who then review as anonymous.
-    reviewer = gr.Textbox("", label=t("verify.reviewer"), placeholder=t("verify.reviewer_hint"), elem_id="verify-reviewer")
+    # An initial value makes the name optional for API callers (gradio_client) that only look; saving refuses it.
+    reviewer = gr.Textbox("", label=t("verify.reviewer"), placeholder=t("verify.reviewer_required"),
+                          elem_id="verify-reviewer")
     message = gr.Markdown(elem_id="verify-message")
     where = gr.Markdown(elem_id="verify-where")
     with gr.Row():
@@ -68,7 +72,7 @@ def build(demo) -> gr.Dropdown:
             judged = gr.Markdown(elem_id="verify-judge")
     others = gr.Markdown(label=t("verify.others"), elem_id="verify-others")
     with gr.Row():
-        sliders = [gr.Slider(1, 5, value=DEFAULT_SCORE, step=1, label=d, elem_id=f"verify-{d}") for d in JUDGE_DIMENSIONS]
+        score_radios = [gr.Radio(SCORE_CHOICES, value=None, label=d, elem_id=f"verify-{d}") for d in JUDGE_DIMENSIONS]
     with gr.Row():
         status = gr.Radio(list(reviews_file.STATUSES), label=t("verify.status"), elem_id="verify-status")
         comments = gr.Textbox(label=t("verify.comments"), lines=2, elem_id="verify-comments")
@@ -98,7 +102,7 @@ def build(demo) -> gr.Dropdown:
             hub_public = gr.Checkbox(label=t("verify.hub_public"), elem_id="verify-hub-public")
             hub_push = gr.Button(t("verify.hub_push"), elem_id="verify-hub-push")
 
-    view = [shown, judged, *sliders, status, comments, where, goto, others]
+    view = [shown, judged, *score_radios, status, comments, where, goto, others]
     summary = [progress, agreement_plot, disagreements]
 
     def settings_of(path):
@@ -154,12 +158,12 @@ def build(demo) -> gr.Dropdown:
         problems = problems_of(state.get("file"))
         if not problems:
             raise gr.Error(say("verify.open_first"))
-        if not status_value:
-            raise gr.Error(say("verify.choose_status"))
+        scores = dict(zip(JUDGE_DIMENSIONS, scores))
+        refusal = incomplete(name, scores, status_value)
+        if refusal:
+            raise gr.Error(refusal)
         problem = problems[min(state.get("index", 0), len(problems) - 1)]
-        reviewer = viewer_name(name) or "anonymous"
-        assignment.record_review(state["file"], problem["problem_id"], dict(zip(JUDGE_DIMENSIONS, scores)),
-                                 status_value, comment, reviewer)
+        assignment.record_review(state["file"], problem["problem_id"], scores, status_value, comment, viewer_name(name))
         gr.Info(html.escape(say("verify.saved", problem_id=problem["problem_id"])))
         done = say("verify.saved", problem_id=inert_markdown(problem["problem_id"]))
         return (done, state, *render(state, name), *progress_view(state, name))
@@ -210,7 +214,7 @@ def build(demo) -> gr.Dropdown:
                                            (reviewer.submit, lambda s, n="": move(s, 0, n), [position], "verify_as")):
         event = listen(trigger, handler, [*inputs, reviewer], [message, position, *view], message, api_name=name)
         listen(event.then, progress_view, [position, reviewer], summary, api_visibility="private")
-    listen(save.click, save_current, [position, reviewer, *sliders, status, comments],
+    listen(save.click, save_current, [position, reviewer, *score_radios, status, comments],
            [message, position, *view, *summary], message, api_name="verify_save", concurrency_limit=None)
     listen(save_settings.click, change_settings, [position, overlap, blind, reviewer], [message, *view, *summary],
            message, api_name="verify_settings")

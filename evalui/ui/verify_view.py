@@ -1,6 +1,8 @@
 """What the verification panel shows: the current problem with the viewer's own review, the others'
 reviews (or, in blind mode, that they are hidden), the counts and queue, the agreement figures,
-the list of reviewable files, and bad files explained in one line.
+the list of reviewable files, bad files explained in one line, and why a review cannot be saved yet.
+
+Score controls start unset (None), never at a middle value that would nudge reviewers towards it.
 
 Blind mode is applied here, on the server: hidden reviews never reach the page or the API.
 """
@@ -20,11 +22,13 @@ from evalui.benchmarks.aime.run import generated_files
 from evalui.config import data_dir, runs_dir
 from evalui.errors import InputError
 from evalui.scoring.metrics import JUDGE_DIMENSIONS
+from evalui.ui import on_space, verify_strings
 from evalui.ui.access import bare_names, current_user, say
 from evalui.ui.latex import inert_markdown, problem_markdown
 from evalui.verification_input import FileProblem, is_companion, read_data_file
 
-DEFAULT_SCORE = 3
+SCORE_CHOICES = [1, 2, 3, 4, 5]
+UNSET = [None] * len(JUDGE_DIMENSIONS)
 DISPUTED_COLUMNS = ["problem_id", "reviewers", "statuses_differ", "mean_range"]
 
 
@@ -33,8 +37,21 @@ def uploads_dir() -> Path:
 
 
 def viewer_name(typed) -> str:
-    """The signed-in user (Space OAuth or --auth) when there is one, so nobody reviews under another's name."""
-    return current_user() or str(typed or "").strip()
+    """The signed-in user (Space OAuth or --auth) when there is one, so nobody reviews under another's name.
+
+    A typed "anonymous" (or "anonymous-<n>") is no name: it would show, and unblind, the unnamed reviews.
+    """
+    typed = str(typed or "").strip()
+    return current_user() or ("" if reviews_file.is_unnamed_label(typed) else typed)
+
+
+def incomplete(typed_name, scores: dict, status) -> str | None:
+    """Why this review cannot be saved yet, as one message in the visitor's language; None when it can."""
+    typed = str(typed_name or "").strip()
+    if not current_user() and reviews_file.is_unnamed_label(typed):
+        return verify_strings.say("reserved", name=typed)
+    return verify_strings.missing_message(name=not viewer_name(typed), dimensions=reviews_file.unscored(scores),
+                                          status=not status, sign_in=on_space())
 
 
 def file_choices() -> list[tuple[str, str]]:
@@ -96,6 +113,9 @@ def reviews_markdown(reviews: reviews_file.ProblemReviews | None, visible: bool)
     final = reviews.final
     note = say("verify.final_adjudicated" if reviews.adjudicated else "verify.final_latest",
                reviewer=inert_markdown(final["reviewer"]), status=final["status"]) if final else ""
+    unnamed = [r["reviewer"] for r in reviews.reviews if reviews_file.is_unnamed_label(r["reviewer"])]
+    if unnamed:
+        note += "\n\n" + verify_strings.say("unnamed_note", labels=", ".join(unnamed))
     return "\n".join([header, "|" + "---|" * (len(JUDGE_DIMENSIONS) + 3), *rows, "", note])
 
 
@@ -104,7 +124,7 @@ def render(position: dict, typed_name: str = "") -> tuple:
     path, index = position.get("file"), position.get("index", 0)
     problems = problems_of(path)
     if not problems:
-        return (say("verify.start"), "", *([DEFAULT_SCORE] * 4), None, "", "", gr.update(choices=[]), "")
+        return (say("verify.start"), "", *UNSET, None, "", "", gr.update(choices=[]), "")
     index = max(0, min(index, len(problems) - 1))
     problem = problems[index]
     viewer = viewer_name(typed_name)
@@ -113,7 +133,7 @@ def render(position: dict, typed_name: str = "") -> tuple:
     visible = assignment.may_see_others(reviews, viewer, assignment.read_settings(path)["blind"])
     own = reviews.by(viewer) if reviews and viewer else None
     judged = report.judge_scores(report.judge_file(path)).get(problem["problem_id"])
-    scores = own["scores"] if own else {d: DEFAULT_SCORE for d in JUDGE_DIMENSIONS}
+    scores = own["scores"] if own else dict.fromkeys(JUDGE_DIMENSIONS)
     where = say("verify.where", n=index + 1, total=len(problems), problem_id=inert_markdown(problem["problem_id"]))
     if reviews and reviews.final and visible:
         final = reviews.final

@@ -9,6 +9,7 @@ import re
 import pytest
 from test_verification import SCORES, write_problems
 
+from browser.verify_steps import score
 from evalui import verification
 
 pytestmark = pytest.mark.browser
@@ -37,21 +38,25 @@ def upload(page, path) -> None:
     page.locator("#verify-upload input[type=file]").set_input_files(str(path))
 
 
-def test_saving_without_a_status_says_so_and_the_panel_stays_usable(browser, launch_app, tmp_path):
+def test_saving_an_empty_form_says_what_is_missing_and_the_panel_stays_usable(browser, launch_app, tmp_path):
     folder = tmp_path / "data" / "runs" / "gen"
     folder.mkdir(parents=True)
     data = write_problems(folder, 3)
     page = browser.new_page()
     open_file(page, launch_app({}))
     page.locator("#verify-save").click()
-    assert message(page) == "⚠️ Choose a status (approved, rejected or needs_revision) before saving."
-    page.locator(".toast-body").filter(has_text="Choose a status").wait_for(timeout=10_000)
+    assert message(page) == ("⚠️ Not saved. Still needed: your name (reviews are kept per reviewer); a score from 1 "
+                             "to 5 for correctness, clarity, difficulty_match, completeness; a status (approved, "
+                             "rejected or needs_revision).")
+    page.locator(".toast-body").filter(has_text="Still needed").wait_for(timeout=10_000)
     assert error_badges(page) == 0
     assert "Problem 1 of 3" in page.locator("#verify-where").inner_text()  # the problem is still shown
     assert not verification.verifications_path(data).exists()
 
     page.locator("#verify-next").click()
     page.locator("#verify-where").filter(has_text="Problem 2 of 3").wait_for(timeout=30_000)
+    page.locator("#verify-reviewer").get_by_role("textbox").fill("ana")
+    score(page, SCORES)
     page.locator("#verify-status").get_by_text("needs_revision").click()
     page.locator("#verify-save").click()
     page.locator("#verify-where").filter(has_text="needs_revision").wait_for(timeout=30_000)
@@ -68,7 +73,8 @@ def test_in_chinese_the_message_is_chinese(browser, launch_app, tmp_path):
     page = context.new_page()
     open_file(page, launch_app({}))
     page.locator("#verify-save").click()
-    assert message(page) == "⚠️ 保存前请选择状态（approved、rejected 或 needs_revision）。"
+    assert message(page) == ("⚠️ 未保存。还需要：你的名字（审阅按审阅人分别保存）；correctness、clarity、difficulty_match、"
+                             "completeness 的评分（1–5）；状态（approved、rejected 或 needs_revision）。")
     assert error_badges(page) == 0
     context.close()
 

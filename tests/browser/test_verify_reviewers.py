@@ -9,8 +9,9 @@ import re
 
 import pytest
 from playwright.sync_api import expect
-from test_verification import write_problems
+from test_verification import SCORES, write_problems
 
+from browser.verify_steps import score
 from evalui import verification
 
 pytestmark = pytest.mark.browser
@@ -37,6 +38,7 @@ def open_as(browser, url, reviewer, accordion=None):
 
 
 def save(page, status, comment=""):
+    score(page, SCORES)
     page.locator("#verify-status").get_by_text(status, exact=True).click()
     page.locator("#verify-comments").get_by_role("textbox").fill(comment)
     page.locator("#verify-save").click()

@@ -6,8 +6,9 @@ import json
 import re
 
 import pytest
-from test_verification import write_problems
+from test_verification import SCORES, write_problems
 
+from browser.verify_steps import DIMENSIONS, checked_scores, score
 from evalui import verification
 
 pytestmark = pytest.mark.browser
@@ -36,6 +37,8 @@ def test_two_reviewers_at_once(browser, launch_app, tmp_path):
     ana.locator("#verify-problem .katex").first.wait_for(timeout=30_000)  # LaTeX rendered
     ben.locator("#verify-next").click()
     ben.locator("#verify-where").filter(has_text="Problem 2 of 4").wait_for(timeout=30_000)
+    score(ana, SCORES)
+    score(ben, {**SCORES, "correctness": 1})
     ana.locator("#verify-status").get_by_text("approved").click()
     ben.locator("#verify-status").get_by_text("rejected").click()
     ben.locator("#verify-comments").get_by_role("textbox").fill("answer is wrong")
@@ -48,6 +51,7 @@ def test_two_reviewers_at_once(browser, launch_app, tmp_path):
     reviews = json.loads(verification.verifications_path(data_file).read_text())
     assert reviews["gen-0000"]["reviewer"] == "ana" and reviews["gen-0000"]["status"] == "approved"
     assert reviews["gen-0001"]["reviewer"] == "ben" and reviews["gen-0001"]["comments"] == "answer is wrong"
+    assert reviews["gen-0000"]["scores"] == SCORES and reviews["gen-0001"]["scores"] == {**SCORES, "correctness": 1}
 
     # Positions are per browser; moving shows the reviewer's own values (none yet here, not stale ones)
     # and, outside blind mode, the others' reviews beside them.
@@ -56,6 +60,7 @@ def test_two_reviewers_at_once(browser, launch_app, tmp_path):
     ana.locator("#verify-where").filter(has_text="reviewed by ben").wait_for(timeout=30_000)
     ana.locator("#verify-others").filter(has_text="answer is wrong").wait_for(timeout=30_000)
     assert ana.locator("#verify-comments").get_by_role("textbox").input_value() == ""
+    assert checked_scores(ana) == dict.fromkeys(DIMENSIONS)  # ben's scores are not ana's starting point
     ana.keyboard.press("Alt+ArrowRight")
     ana.locator("#verify-where").filter(has_text="Problem 3 of 4").wait_for(timeout=30_000)
     assert "not reviewed yet" in ana.locator("#verify-where").inner_text()
