@@ -5,6 +5,11 @@ URL, so the server must not become a way into its own network: loopback, private
 other non-public addresses are refused unless the operator names the host in
 ``EVALUI_ALLOWED_HOSTS``. A query string is refused there too, since it is where keys hide.
 On one person's own machine every URL is allowed: pointing at a local vLLM is the normal case.
+
+The GAIA agent's web tool has a policy of its own (``check_web_address``): the model, not the
+operator, chooses those addresses, so only public ones are reached, on every deployment, and the
+endpoint allow-list does not open them. The operator may name hosts for the web tool alone in
+``EVALUI_WEB_ALLOW_HOSTS``.
 """
 
 from __future__ import annotations
@@ -16,6 +21,9 @@ import threading
 from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 
 ALLOWED_HOSTS_ENV = "EVALUI_ALLOWED_HOSTS"
+WEB_ALLOW_HOSTS_ENV = "EVALUI_WEB_ALLOW_HOSTS"
+# NAT64's well-known prefix carries an IPv4 address in its last 32 bits.
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
 SHARED_ENV = "EVALUI_SHARED"
 REDACTED = "[redacted]"
 
@@ -50,8 +58,15 @@ def _allowed_hosts() -> set[str]:
 
 def _is_public(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%")[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        # An IPv6 form that carries an IPv4 address reaches that address: the IPv4 one must be public too.
+        embedded = ip.ipv4_mapped or ip.sixtofour or (ip.teredo[1] if ip.teredo else None)
+        if embedded is None and ip in _NAT64:
+            embedded = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if embedded is not None and not _is_public(str(embedded)):
+            return False
+        if ip.ipv4_mapped:
+            ip = ip.ipv4_mapped
     return ip.is_global and not (ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_multicast
                                  or ip.is_reserved or ip.is_unspecified)
 
@@ -110,6 +125,39 @@ def check_base_url(url: str, *, shared: bool | None = None) -> str:
             f"in {ALLOWED_HOSTS_ENV}"
         )
     return url.strip()
+
+
+def _named(value: str) -> set[str]:
+    return {h.strip().lower() for h in value.split(",") if h.strip()}
+
+
+def web_allowed_hosts() -> set[str]:
+    """Hosts (``host`` or ``host:port``) the operator opened to the web tool: EVALUI_WEB_ALLOW_HOSTS only."""
+    return _named(os.environ.get(WEB_ALLOW_HOSTS_ENV, ""))
+
+
+def web_host_named(host: str, port: int | None, extra: set[str] = frozenset()) -> bool:
+    host = host.lower().strip("[]")
+    named = web_allowed_hosts() | extra
+    return host in named or (port is not None and bool({f"{host}:{port}", f"[{host}]:{port}"} & named))
+
+
+def check_web_address(host: str, port: int | None, addresses: list[str], extra: set[str] = frozenset()) -> None:
+    """Raise RefusedURL unless the web tool may connect to ``host``, which resolved to ``addresses``.
+
+    Called with the addresses about to be connected to (after DNS resolution, on every redirect),
+    so a name that resolves to a private address, or changes its answer between two lookups,
+    cannot lead the tool inside. ``extra`` names hosts the operator configured elsewhere for one
+    purpose (the search engine's URL)."""
+    if web_host_named(host, port, extra):
+        return
+    if not addresses:
+        raise RefusedURL(f"the host {host!r} cannot be resolved")
+    private = sorted({a for a in addresses if not _is_public(a)})
+    if private:
+        raise RefusedURL(f"the host {host!r} resolves to a loopback, private, link-local or reserved address "
+                         f"({', '.join(private)}); the web tool reaches public addresses only, unless the operator "
+                         f"names the host in {WEB_ALLOW_HOSTS_ENV}")
 
 
 def redact_url(url: str) -> str:

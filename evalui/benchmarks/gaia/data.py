@@ -13,7 +13,7 @@ from pathlib import Path
 import evalui
 from evalui.errors import InputError
 from evalui.hub import hub_unreachable
-from evalui.jsonl import read_json_array
+from evalui.jsonl import check_input_file, read_json_array
 
 HF_REPO = "gaia-benchmark/GAIA"
 SPLITS = ("validation", "test")
@@ -117,8 +117,14 @@ def load_folder(folder: str | Path, split: str = "validation", level=None, limit
 
 def load_questions_file(path: str | Path, level=None, limit: int | None = None) -> list[GaiaQuestion]:
     """A JSON array of records with "Question" or "question" and "Final answer" (the testing recipe's format)."""
-    path = Path(path)
+    from evalui.benchmarks.gaia.metadata import MAX_ROWS, check_text_size
+
+    path = check_input_file(path)
+    check_text_size(path)
     records = read_json_array(path, "question records")
+    if len(records) > MAX_ROWS:
+        raise InputError(f"the file has {len(records):,} question records; evalui reads at most {MAX_ROWS:,}",
+                         path=str(path))
     questions = []
     for index, record in enumerate(records, start=1):
         if not isinstance(record, dict):

@@ -12,23 +12,16 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import urllib.error
-import urllib.request
 from html.parser import HTMLParser
-from urllib.parse import quote_plus, urlsplit, urlunsplit
+from urllib.parse import quote_plus, urlsplit
 
+from evalui.benchmarks.gaia.tools import web_http
 from evalui.benchmarks.gaia.tools.base import WEB_BACKEND_ENV, Tool, ToolContext, ToolResult
-from evalui.engine.url_policy import RefusedURL, check_base_url
+from evalui.engine.url_policy import RefusedURL
 
 SEARCH_URL_ENV = "EVALUI_WEB_SEARCH_URL"
-FETCH_TIMEOUT_S = 10.0
-FETCH_CAP_BYTES = 2 * 1024 * 1024
+DEADLINE_ENV = "EVALUI_WEB_FETCH_DEADLINE_S"
 PAGE_CAP_CHARS = 20_000
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None  # every hop would need the address check again: the model is told where it goes instead
 
 
 class _Text(HTMLParser):
@@ -49,41 +42,43 @@ class _Text(HTMLParser):
             self.parts.append(data.strip())
 
 
-def _public(url: str) -> str:
+def _host_port(url: str) -> frozenset[str]:
     parts = urlsplit(url)
-    # The address policy of shared deployments, always: no loopback, private or link-local pages.
-    check_base_url(urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")), shared=True)
-    return url
-
-
-def _get(url: str) -> tuple[str, str]:
-    opener = urllib.request.build_opener(_NoRedirect)
-    request = urllib.request.Request(_public(url), headers={"user-agent": "evalui-gaia-agent"})
     try:
-        with opener.open(request, timeout=FETCH_TIMEOUT_S) as response:
-            data = response.read(FETCH_CAP_BYTES + 1)
-            kind = response.headers.get("content-type", "")
-    except urllib.error.HTTPError as exc:
-        if 300 <= exc.code < 400 and exc.headers.get("location"):
-            return f"(the page redirects to {exc.headers['location']}; fetch that address)", "text/plain"
-        raise
-    return data[:FETCH_CAP_BYTES].decode("utf-8", errors="replace"), kind
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        return frozenset()
+    return frozenset({f"{parts.hostname}:{port}"}) if parts.hostname and port else frozenset()
+
+
+def _deadline_from_env() -> float:
+    try:
+        value = float(os.environ.get(DEADLINE_ENV, "") or web_http.DEADLINE_S)
+    except ValueError:
+        return web_http.DEADLINE_S
+    return value if 0 < value <= 600 else web_http.DEADLINE_S
 
 
 class HttpWebBackend:
-    def __init__(self, search_url: str | None = None):
+    """Pages fetched by evalui itself (web_http.get: public addresses, a deadline, a size cap)."""
+
+    def __init__(self, search_url: str | None = None, deadline_s: float | None = None):
         self.search_url = search_url if search_url is not None else os.environ.get(SEARCH_URL_ENV, "")
+        self.deadline_s = deadline_s or _deadline_from_env()
 
     def search(self, query: str, limit: int = 5) -> list[dict]:
         if not self.search_url:
             raise RuntimeError(f"no search engine is configured ({SEARCH_URL_ENV})")
-        body, _ = _get(self.search_url.replace("{query}", quote_plus(query)))
+        # The operator named the search engine, so its own host:port is reachable for searches (a
+        # SearXNG on localhost is usual); web_fetch never gets that exception.
+        body, _ = web_http.get(self.search_url.replace("{query}", quote_plus(query)),
+                               allowed=_host_port(self.search_url), deadline_s=self.deadline_s)
         results = json.loads(body).get("results") or []
         return [{"title": r.get("title", ""), "url": r.get("url", ""), "snippet": r.get("content", "")}
                 for r in results[:limit] if isinstance(r, dict)]
 
     def fetch(self, url: str) -> str:
-        body, kind = _get(url)
+        body, kind = web_http.get(url, deadline_s=self.deadline_s)
         if "html" in kind or body.lstrip()[:15].lower().startswith(("<!doctype", "<html")):
             parser = _Text()
             parser.feed(body)
@@ -103,6 +98,8 @@ def load_backend(spec: str | None = None):
 
 
 def _unavailable(exc: Exception) -> ToolResult:
+    if isinstance(exc, web_http.FetchDeadline):
+        return ToolResult(f"the page was not fetched: {exc}", error="timeout")
     reason = str(exc) if isinstance(exc, RefusedURL) else f"{type(exc).__name__}: {exc}"
     return ToolResult(f"the web is not available: {reason[:300]}", error="web_unavailable")
 
@@ -117,7 +114,8 @@ def _search(arguments: dict, context: ToolContext) -> ToolResult:
         return _unavailable(exc)
     if not results:
         return ToolResult("no results")
-    return ToolResult("\n\n".join(f"{r.get('title', '')}\n{r.get('url', '')}\n{r.get('snippet', '')}" for r in results))
+    text = "\n\n".join(f"{r.get('title', '')}\n{r.get('url', '')}\n{r.get('snippet', '')}" for r in results)
+    return ToolResult(text[:PAGE_CAP_CHARS])
 
 
 def _fetch(arguments: dict, context: ToolContext) -> ToolResult:
