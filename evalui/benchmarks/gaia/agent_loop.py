@@ -4,7 +4,9 @@ It keeps GAIA's official system prompt (and so its ``FINAL ANSWER:`` contract), 
 the tools, and records every model call as a step with the tool calls it made and their results.
 Native OpenAI tool calls are used; an endpoint that refuses them (HTTP 400 on the first call) is
 asked again with the plain-text protocol of ``tools.text_protocol``. A task cut off mid-way stores
-nothing but an error, so a resume starts it again from the beginning.
+nothing but an error, so a resume starts it again from the beginning. A reply past the caps of
+``budget`` (calls or characters per step, characters per sample) ends the task there, scored wrong
+with the error type ``too_many_calls`` or ``too_large``, and is stored as a note and a preview.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from evalui.benchmarks.gaia.budget import AgentBudget, shrink_results
 from evalui.benchmarks.gaia.prompt import GAIA_SYSTEM_PROMPT, user_content
 from evalui.benchmarks.gaia.task import GaiaTask, _has_image, question_from_payload
 from evalui.benchmarks.gaia.tools import text_protocol
@@ -20,6 +23,7 @@ from evalui.benchmarks.gaia.tools.files_tool import files_tool
 from evalui.benchmarks.gaia.tools.python_tool import limits_note, python_tool
 from evalui.benchmarks.gaia.tools.web import load_backend, web_tools
 from evalui.engine.client import EndpointError
+from evalui.engine.step_limits import StepLimitExceeded, shrink_step
 from evalui.engine.store import Sample
 from evalui.engine.trajectory import Recorder, TaskResult
 from evalui.sandbox.base import Limits
@@ -118,12 +122,19 @@ class ToolAgentTask(GaiaTask):
 
     def _loop(self, client, recorder: Recorder, context: ToolContext, messages: list[dict]) -> TaskResult:
         text_mode = self._text_mode
+        budget = AgentBudget()
         for step in range(self.settings.max_steps):
             last = step == self.settings.max_steps - 1
             if last and step:
                 messages.append({"role": "user", "content": LAST_STEP_NOTE})
             reply, messages, text_mode = self._ask(recorder, context, messages, text_mode, first=step == 0)
-            calls = text_protocol.parse(reply.text) if text_mode else reply.tool_calls
+            try:
+                budget.check_reply(reply.text, [] if text_mode else reply.tool_calls)
+                calls = text_protocol.parse(reply.text) if text_mode else reply.tool_calls
+                budget.check_count(calls)
+            except StepLimitExceeded as exc:
+                shrink_step(recorder.steps[-1], str(exc))
+                return self._stopped(recorder, exc)
             if not calls:
                 return recorder.result({"text": reply.text, "tool_calls": []})
             if last:
@@ -132,8 +143,27 @@ class ToolAgentTask(GaiaTask):
             results = [self._run_tool(call.name, call.arguments, context) for call in calls]
             recorder.steps[-1].tool_results = [{"name": c.name, "content": r.content, "error": r.error}
                                                for c, r in zip(calls, results)]
+            try:
+                budget.add_results(results)
+            except StepLimitExceeded as exc:
+                shrink_results(recorder.steps[-1], str(exc))
+                return self._stopped(recorder, exc)
             messages.extend(self._next_messages(step, reply, calls, results, text_mode, context))
         return recorder.result({"text": "", "tool_calls": []})  # max_steps < 1
+
+    @staticmethod
+    def _stopped(recorder: Recorder, exc: StepLimitExceeded) -> TaskResult:
+        """The task ends at a step past the caps; the judge reads the kind, the store keeps the note."""
+        return recorder.result({"text": "", "tool_calls": [], "limit_exceeded": exc.kind, "note": str(exc)})
+
+    def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
+        kind = response.get("limit_exceeded") if isinstance(response, dict) else None
+        if not kind:
+            return super().judge(sample, response)
+        scored = question_from_payload(sample.payload).has_truth
+        return None, False, {"scored": scored, "model_answer": None, "exact": False if scored else None,
+                             "lenient": False if scored else None, "error_type": kind,
+                             "note": str(response.get("note", ""))[:500]}
 
     def _ask(self, recorder: Recorder, context: ToolContext, messages: list[dict], text_mode: bool, first: bool):
         tools = None if text_mode else [t.openai() for t in self.tools.values()]

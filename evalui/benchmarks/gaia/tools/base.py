@@ -32,6 +32,7 @@ class ToolContext:
     open_session: Callable[[], Session] | None = None
     web: object | None = None
     images: bool = True
+    image_shown: bool = False  # the attachment is shown once a sample: each showing is megabytes
 
     def sandbox(self) -> Session:
         if self.session is None:

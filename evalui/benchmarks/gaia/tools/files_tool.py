@@ -27,6 +27,9 @@ def _run(arguments: dict, context: ToolContext) -> ToolResult:
                               error="unsupported")
         if path.stat().st_size > IMAGE_CAP_BYTES:
             return ToolResult(f"{question.file_name} is larger than {IMAGE_CAP_BYTES} bytes", error="too_large")
+        if context.image_shown:
+            return ToolResult(f"{question.file_name} is an image, and it was shown to you already, above.")
+        context.image_shown = True
         mime = mimetypes.guess_type(path.name)[0] or "image/png"
         url = f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode()}"
         return ToolResult(f"{question.file_name} is an image: it is shown in the next message.",

@@ -14,7 +14,6 @@ from evalui.benchmarks.gaia.tools.base import Tool
 from evalui.engine.client import ToolCall
 
 _CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
-MAX_CALLS = 8
 BAD_CALL = "_malformed"  # the name a call gets when its JSON cannot be read
 
 
@@ -27,9 +26,11 @@ def describe(tools: list[Tool]) -> str:
 
 
 def parse(text: str) -> list[ToolCall]:
-    """The calls in a reply, in order; a block that is not a call becomes a call named BAD_CALL."""
+    """The calls in a reply, in order; a block that is not a call becomes a call named BAD_CALL.
+
+    All of them: the agent's budget refuses a step with too many (the reply's size is checked first)."""
     calls = []
-    for block in _CALL.findall(text or "")[:MAX_CALLS]:
+    for block in _CALL.findall(text or ""):
         try:
             value = json.loads(block.strip())
         except (ValueError, RecursionError):

@@ -1,0 +1,74 @@
+"""How much the GAIA tool agent's model may ask for: calls and characters per step and per sample.
+
+A reply is hostile input. Without caps, 3,000 calls in one step were each run and answered, and
+forty calls of 45,000 characters grew one sample to a gigabyte in memory. Past a cap the sample
+stops at that step with ``too_many_calls`` or ``too_large``; the step is stored as a short note and
+a preview, never the flood. The variables are the engine's (evalui.engine.step_limits) with
+defaults sized for GAIA: its agents make one to three calls per step, each tool's result is cut
+at about 20,000 characters, and a task has at most a few dozen steps.
+"""
+
+from __future__ import annotations
+
+import os
+
+from evalui.engine.step_limits import StepLimitExceeded, StepLimits, reply_size
+
+CALLS_ENV = "EVALUI_MAX_CALLS_PER_STEP"
+STEP_ENV = "EVALUI_MAX_STEP_BYTES"
+SAMPLE_ENV = "EVALUI_MAX_SAMPLE_BYTES"
+CALLS_PER_STEP = 16  # each call may run a program for the tool timeout: 16 x 30 s is already 8 minutes
+STEP_CHARS = 256 * 1024  # the model's reply: its text and its calls' names and arguments
+SAMPLE_CHARS = 2 * 1024 * 1024  # every reply and every tool result of one sample
+NOTE_CHARS = 200
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        value = int(os.environ.get(name, "").strip() or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+def gaia_limits() -> StepLimits:
+    return StepLimits(_env_int(CALLS_ENV, CALLS_PER_STEP), _env_int(STEP_ENV, STEP_CHARS),
+                      _env_int(SAMPLE_ENV, SAMPLE_CHARS))
+
+
+class AgentBudget:
+    """One sample's running total, checked at each reply and each step's tool results."""
+
+    def __init__(self, limits: StepLimits | None = None):
+        self.limits = limits or gaia_limits()
+        self.used = 0
+
+    def check_reply(self, text: str | None, calls: list) -> None:
+        """The reply's size (text and native calls), before anything in it is parsed or run."""
+        self.check_count(calls)
+        size = reply_size(text, calls)
+        if size > self.limits.bytes_per_step:
+            raise StepLimitExceeded("too_large", f"too_large: the step's reply has {size:,} characters, more than "
+                                                 f"the {self.limits.bytes_per_step:,} allowed; none of its calls was run")
+        self._add(size, "replies")
+
+    def check_count(self, calls: list) -> None:
+        if len(calls) > self.limits.calls_per_step:
+            raise StepLimitExceeded("too_many_calls", f"too_many_calls: the step has {len(calls):,} calls, more than the "
+                                                      f"{self.limits.calls_per_step} allowed; none was run")
+
+    def add_results(self, results: list) -> None:
+        self._add(sum(len(r.content or "") for r in results), "replies and tool results")
+
+    def _add(self, size: int, what: str) -> None:
+        self.used += size
+        if self.used > self.limits.bytes_per_sample:
+            raise StepLimitExceeded("too_large", f"too_large: the sample's {what} reach {self.used:,} characters, "
+                                                 f"more than the {self.limits.bytes_per_sample:,} allowed")
+
+
+def shrink_results(step, message: str) -> None:
+    """Keep a preview of each tool result of a step that went past the sample's cap."""
+    step.tool_results = [{**r, "content": str(r.get("content", ""))[:NOTE_CHARS] + "… [not stored]"}
+                         for r in step.tool_results]
+    step.note = message
