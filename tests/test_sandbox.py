@@ -98,7 +98,8 @@ def test_no_tcp_and_no_signals_outside(session):
                        f"try:\n    os.kill({os.getpid()}, 0)\nexcept OSError as e:\n    print('signal', e.errno)",
                        Limits(wall_s=20))
     lines = done.stdout.splitlines()
-    assert lines[0] == "PermissionError 13" and lines[1] == "signal 1"
+    # EPERM from Landlock's signal scope, or ESRCH: in the task's PID namespace the server has no number.
+    assert lines[0] == "PermissionError 13" and lines[1] in ("signal 1", "signal 3")
 
 
 def test_cancel_stops_a_program(tmp_path):

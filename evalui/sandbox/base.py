@@ -17,9 +17,15 @@ MB = 1024 * 1024
 class Limits:
     wall_s: float = 30.0  # the tool timeout: the program is killed when it passes
     cpu_s: int | None = None  # None: a little over the wall-clock limit, so the timeout is what stops a busy loop
-    memory_bytes: int = 1024 * MB  # address space
+    memory_bytes: int = 1024 * MB  # address space of each process
+    processes: int = 64  # processes (and threads) of one program, all together
+    task_memory_bytes: int | None = None  # memory of all its processes together; None: memory_bytes
     file_bytes: int = 64 * MB  # largest file the program may write (its output included)
     output_chars: int = 10_000  # stdout and stderr each, as returned to the model
+
+    @property
+    def task_memory(self) -> int:
+        return self.task_memory_bytes if self.task_memory_bytes is not None else self.memory_bytes
 
     @property
     def cpu_seconds(self) -> int:

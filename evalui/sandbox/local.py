@@ -1,24 +1,28 @@
-"""The sandbox evalui ships: each program in a fresh subprocess, confined as far as Linux allows
-an unprivileged process to confine itself.
+"""The sandbox evalui ships: each program in a fresh subprocess, confined as far as Linux allows.
 
 What it does:
 - a session's working folder is a new temporary folder (mode 700) outside the data folder, holding
   the task's files; programs start there with HOME and TMPDIR inside the session;
 - the environment is built from nothing: no variable of the server (keys, HF_TOKEN, EVALUI_*) is passed;
-- CPU time, address space and file size are limited with setrlimit, and the whole process group
-  is killed at the wall-clock timeout (or on cancel);
+- CPU time, address space and file size are limited per process with setrlimit; the task's
+  processes are bounded in number (RLIMIT_NPROC counted per task, and pids.max where a cgroup v2
+  is offered) and in memory all together (memory.max, else the child's watch of their resident
+  memory); at the wall-clock timeout, on cancel and when the program ends, every process of the
+  task is killed, ``setsid`` ones too (a PID namespace, a cgroup, or the task's own user id);
 - where the kernel has Landlock, the program can read only the interpreter, its libraries and
-  system files, write only its session, open no TCP connection and signal no outside process;
+  system files (never the data folder, the current folder or the checkout, see ``readable``),
+  write only its session, open no TCP connection and signal no outside process;
 - as root, every capability is dropped first, so the limits cannot be raised again.
 What it does not do: it is not a container. Without Landlock the program can read whatever the
-server's user can read, by absolute path; UDP and Unix sockets are not confined; a program that
-leaves its process group can outlive the timeout; the machine's CPU and disk are shared.
+server's user can read, by absolute path; UDP and Unix sockets are not confined; the machine's CPU
+and disk are shared. ``child`` says which containment held where.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -29,13 +33,13 @@ import time
 from functools import cache
 from pathlib import Path
 
-from evalui.sandbox import landlock
+from evalui.sandbox import cgroup, landlock, processes, readable
 from evalui.sandbox.base import Execution, Limits
 
 CHILD = Path(__file__).resolve().parent / "child.py"
 POLL_S = 0.05
-SYSTEM_READ_ONLY = ["/usr", "/lib", "/lib64", "/bin", "/etc/ssl", "/etc/localtime", "/etc/mime.types",
-                    "/dev/null", "/dev/urandom", "/proc/cpuinfo", "/proc/meminfo", "/sys/devices/system/cpu"]
+STOP_GRACE_S = 5.0  # how long the child may take to kill its task when asked, before it is killed
+UID_RANGE = (1 << 30, (1 << 31) - 2)  # a task's own real user id, when the server runs as root
 
 
 @cache
@@ -45,11 +49,6 @@ def landlock_abi() -> int:
 
 def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
-
-
-def _interpreter_paths() -> list[str]:
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path}
-    return sorted(p for p in paths if p and os.path.exists(p))
 
 
 def sandbox_root(forbidden: Path | None) -> Path:
@@ -80,7 +79,8 @@ def _read_capped(path: Path, chars: int) -> str:
 
 
 class LocalSession:
-    def __init__(self, root: Path, files: dict[str, Path], cancel: threading.Event | None):
+    def __init__(self, root: Path, files: dict[str, Path], cancel: threading.Event | None,
+                 readable_roots: list[str], namespaces: bool = True):
         self.folder = Path(tempfile.mkdtemp(prefix="evalui-sandbox-", dir=root))
         self.work = self.folder / "work"
         for part in ("work", "tmp", "run"):
@@ -88,6 +88,9 @@ class LocalSession:
         for name, source in files.items():
             shutil.copyfile(source, self.work / Path(name).name)
         self.cancel = cancel
+        self.readable_roots = readable_roots
+        self.namespaces = namespaces
+        self.held: dict = {}  # what contained the last program (see child.py), for reports and tests
         self._runs = 0
 
     def run(self, code: str, limits: Limits) -> Execution:
@@ -95,22 +98,37 @@ class LocalSession:
         run_dir = self.folder / "run"
         program = run_dir / f"program_{self._runs}.py"
         program.write_text(code, encoding="utf-8")
+        status_path = run_dir / f"status_{self._runs}.json"
+        task_uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0] if os.geteuid() == 0 else None
+        group = _task_cgroup(limits)
         settings = {"cpu_s": limits.cpu_seconds, "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes,
-                    "program": str(program), "confine": landlock_abi() > 0,
-                    "read_only": [*SYSTEM_READ_ONLY, *_interpreter_paths(), str(run_dir)],
+                    "processes": limits.processes, "task_memory_bytes": limits.task_memory,
+                    "program": str(program), "status_path": str(status_path), "task_uid": task_uid,
+                    "cgroup": str(group.path) if group else "", "namespaces": self.namespaces,
+                    "confine": landlock_abi() > 0, "read_only": [*self.readable_roots, str(run_dir)],
                     "read_write": [str(self.work), str(self.folder / "tmp")]}
         stdout_path, stderr_path = run_dir / f"stdout_{self._runs}", run_dir / f"stderr_{self._runs}"
         started = time.monotonic()
-        with stdout_path.open("wb") as stdout, stderr_path.open("wb") as stderr:
-            process = subprocess.Popen([sys.executable, "-I", str(CHILD), json.dumps(settings)], cwd=self.work,
-                                       env=clean_environment(self.folder), stdin=subprocess.DEVNULL, stdout=stdout,
-                                       stderr=stderr, start_new_session=True, close_fds=True)
-            stopped = self._wait(process, limits.wall_s)
+        try:
+            with stdout_path.open("wb") as stdout, stderr_path.open("wb") as stderr:
+                process = subprocess.Popen([sys.executable, "-I", str(CHILD), json.dumps(settings)], cwd=self.work,
+                                           env=clean_environment(self.folder), stdin=subprocess.DEVNULL,
+                                           stdout=stdout, stderr=stderr, start_new_session=True, close_fds=True)
+                stopped = self._wait(process, limits.wall_s)
+        finally:
+            if task_uid is not None:  # should the child have died before its own clean-up
+                processes.kill_all("uid", task_uid)
+            if group is not None:
+                stopped_by_kernel = group.stopped()
+                group.close()
         duration = time.monotonic() - started
         code_ = process.returncode
         err = _read_capped(stderr_path, limits.output_chars)
+        status = _read_status(status_path)
+        self.held = {**status.get("held", {}), "cgroup_limits": group is not None}
         if not stopped:
-            stopped = _why_stopped(code_, err)
+            stopped = (status.get("stopped") or (stopped_by_kernel if group is not None else "")
+                       or _why_stopped(code_, err))
         return Execution(stdout=_read_capped(stdout_path, limits.output_chars), stderr=err,
                          exit_code=None if code_ is None or code_ < 0 else code_, duration_s=duration,
                          timed_out=stopped.startswith("timeout"), stopped=stopped)
@@ -126,12 +144,36 @@ class LocalSession:
                 reason = "cancelled: the run was cancelled"
                 break
             time.sleep(POLL_S)
-        _kill_group(process.pid)  # also whatever it left running in its group
+        if reason:  # the child kills every process of the task, then exits
+            try:
+                process.send_signal(signal.SIGTERM)
+                process.wait(STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                pass
+        _kill_group(process.pid)  # the child itself, if it did not exit
         process.wait()
         return reason
 
     def close(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _task_cgroup(limits: Limits) -> cgroup.TaskCgroup | None:
+    parent = cgroup.base()
+    if parent is None:
+        return None
+    try:  # the child and init are in it too
+        return cgroup.TaskCgroup(parent, processes=limits.processes + 2, memory_bytes=limits.task_memory)
+    except OSError:
+        return None
+
+
+def _read_status(path: Path) -> dict:
+    try:
+        value = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _kill_group(pid: int) -> None:
@@ -151,18 +193,30 @@ def _why_stopped(exit_code: int | None, stderr: str) -> str:
     return ""
 
 
-class LocalSandbox:
-    """``open`` makes a session; ``forbidden`` (the data folder) never holds one."""
+def _default_data_dir() -> Path:
+    return Path(os.environ.get("EVALUI_DATA_DIR") or "evalui_data").expanduser().resolve()
 
-    def __init__(self, forbidden: Path | None = None, cancel: threading.Event | None = None):
+
+class LocalSandbox:
+    """``open`` makes a session; ``forbidden`` (the data folder) never holds one, and no program reads it.
+
+    ``namespaces=False`` leaves out the user and PID namespaces, as on a machine that refuses them.
+    """
+
+    def __init__(self, forbidden: Path | None = None, cancel: threading.Event | None = None, namespaces: bool = True):
         self.root = sandbox_root(forbidden.resolve() if forbidden else None)
         self.cancel = cancel
+        self.namespaces = namespaces
+        data = [forbidden.resolve()] if forbidden else []
+        self.readable_roots = readable.read_only_roots(data + [_default_data_dir()], self.root)
 
     def open(self, files: dict[str, Path]) -> LocalSession:
-        return LocalSession(self.root, files, self.cancel)
+        return LocalSession(self.root, files, self.cancel, self.readable_roots, self.namespaces)
 
     @staticmethod
     def isolation() -> str:
-        return ("subprocess with a clean environment, rlimits and a wall-clock kill"
+        return ("subprocess with a clean environment, rlimits, a process-count and a total-memory bound, and a kill "
+                "of every process of the task at its end"
+                + ("; cgroup v2 limits" if cgroup.base() else "")
                 + (f"; Landlock ABI {landlock_abi()}: read-only system, own folder writable, no TCP" if landlock_abi()
                    else "; no Landlock on this kernel: the file system is not confined"))
