@@ -58,6 +58,14 @@ class WebServer:
                     self.send_header("content-length", str(len(body)))
                     self.end_headers()
                     self.wfile.write(body)
+                elif self.path.startswith("/search?"):
+                    body = json.dumps({"results": [{"title": "GAIA", "url": "https://example.org/gaia",
+                                                    "content": "a benchmark"}]}).encode()
+                    self.send_response(200)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
                 elif self.path == "/hop":
                     self.send_response(302)
                     self.send_header("location", f"http://localhost:{port}/admin")
@@ -147,6 +155,18 @@ def test_every_redirect_is_checked_again(web_env):
         hop = fetch.run({"url": web.url("/hop")}, context)  # to localhost, a name the operator did not give
         assert web.paths == ["/hop"]
         assert hop.error == "web_unavailable" and "'localhost' resolves to a loopback" in hop.content
+
+
+def test_the_operators_search_engine_is_reachable_for_searches_only(web_env):
+    search, fetch = web_tools()
+    with WebServer() as web:
+        backend = HttpWebBackend(search_url=web.url("/search?q={query}&format=json"))
+        context = ToolContext(GaiaQuestion("t", "q", "a", "1"), Limits(), web=backend)
+        found = search.run({"query": "gaia benchmark"}, context)
+        assert found.error is None and "https://example.org/gaia" in found.content
+        assert web.paths == ["/search?q=gaia+benchmark&format=json"]
+        page = fetch.run({"url": web.url("/admin")}, context)  # the same host, asked for by the model
+        assert page.error == "web_unavailable" and web.paths == ["/search?q=gaia+benchmark&format=json"]
 
 
 def test_a_slow_drip_is_cut_by_the_overall_deadline(store, tmp_path, web_env):

@@ -51,7 +51,7 @@ def allow_server_host(host_port: str) -> None:
 
 
 def _allowed_hosts() -> set[str]:
-    named = {h.strip().lower() for h in os.environ.get(ALLOWED_HOSTS_ENV, "").split(",") if h.strip()}
+    named = _named(os.environ.get(ALLOWED_HOSTS_ENV, ""))
     with _server_hosts_lock:
         return named | _server_hosts
 
