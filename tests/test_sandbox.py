@@ -60,6 +60,11 @@ def test_runaway_loop_is_killed_at_the_timeout(session):
     assert session.run("print(6 * 7)", Limits(wall_s=20)).stdout.strip() == "42"
 
 
+def test_output_printed_before_a_timeout_is_kept(session):
+    done = session.run("import time\nprint('halfway', flush=False)\ntime.sleep(60)", Limits(wall_s=1.5))
+    assert done.timed_out and done.stdout == "halfway\n"
+
+
 def test_sleeping_child_processes_are_killed_with_the_program(session):
     done = session.run("import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
                        "import time\ntime.sleep(60)", Limits(wall_s=1))

@@ -1,7 +1,8 @@
 """Runs inside the sandbox subprocess: contain the task, set the limits, confine, run the model's program.
 
-Started as ``python -I child.py SETTINGS_JSON``. Everything is set here, in the child, rather than
-in a preexec_fn, which is unsafe in a process with threads (evalui runs tasks on many). Only the
+Started as ``python -I -u child.py SETTINGS_JSON``: -u so that what the program printed before a
+kill is kept (-I ignores PYTHONUNBUFFERED). Everything is set here, in the child, rather than in a
+preexec_fn, which is unsafe in a process with threads (evalui runs tasks on many). Only the
 standard library and the modules beside this file are imported before the limits apply.
 
 Three processes play a part:

@@ -111,7 +111,7 @@ class LocalSession:
         started = time.monotonic()
         try:
             with stdout_path.open("wb") as stdout, stderr_path.open("wb") as stderr:
-                process = subprocess.Popen([sys.executable, "-I", str(CHILD), json.dumps(settings)], cwd=self.work,
+                process = subprocess.Popen([sys.executable, "-I", "-u", str(CHILD), json.dumps(settings)], cwd=self.work,
                                            env=clean_environment(self.folder), stdin=subprocess.DEVNULL,
                                            stdout=stdout, stderr=stderr, start_new_session=True, close_fds=True)
                 stopped = self._wait(process, limits.wall_s)

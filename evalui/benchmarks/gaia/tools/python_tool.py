@@ -42,6 +42,8 @@ def python_tool(limits_note: str) -> Tool:
 
 
 def limits_note(context_limits) -> str:
-    return (f"Limits: {context_limits.wall_s:g} s, {context_limits.memory_bytes // (1024 * 1024)} MB of memory; "
-            f"output beyond {context_limits.output_chars} characters is cut.")
+    memory_mb = context_limits.task_memory // (1024 * 1024)
+    return (f"Limits: {context_limits.wall_s:g} s, {memory_mb} MB of memory and {context_limits.processes} "
+            f"processes (threads count too) for the program and its children together; output beyond "
+            f"{context_limits.output_chars} characters is cut.")
 
