@@ -17,8 +17,10 @@ from evalui.engine.url_policy import SHARED_ENV
 from evalui.ui import build_demo
 from evalui.ui.strings import i18n
 from evalui.ui.verify_tab import KEYBOARD_SHORTCUTS_JS
+from evalui.ui.web_guard import middleware
 
-MAX_UPLOAD = "50mb"
+MAX_UPLOAD_MB = 50
+MAX_UPLOAD = f"{MAX_UPLOAD_MB}mb"
 FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
 BFCL_EVAL = "bfcl-eval==2026.3.23"
 
@@ -36,6 +38,8 @@ def launch_options() -> dict:
         # English or Chinese, following the browser's language.
         "i18n": i18n(),
         "favicon_path": str(FAVICON),
+        # Body caps, stored files for readers only, and no image from elsewhere: before any route runs.
+        "app_kwargs": {"middleware": middleware(MAX_UPLOAD_MB)},
     }
 
 

@@ -49,6 +49,9 @@ def locked_app(monkeypatch, tmp_path):
     data = tmp_path / "data"
     monkeypatch.setenv("EVALUI_DATA_DIR", str(data))
     monkeypatch.setenv("EVALUI_ALLOWED_USERS", "alice")
+    # Reading is opened to everyone here, so the session can open what the work would act on;
+    # tests/test_access_read.py checks the closed default.
+    monkeypatch.setenv("EVALUI_PUBLIC_READ", "1")
     peer = ScriptedPeer(lambda body, n: completion("FINAL ANSWER: 1")).start()
     env = {**os.environ, "EVALUI_ALLOWED_USERS": "", "HF_HUB_OFFLINE": "1"}
     stored = subprocess.run([sys.executable, "-m", "evalui", "gaia", "run", "--sample", "--limit", "1", "--base-url",
@@ -105,6 +108,8 @@ def refusal_of(client: Client, name: str, args: list) -> str:
     try:
         outputs = client.predict(*args, api_name=f"/{name}")
     except Exception as exc:  # a handler that raises gr.Error reaches the client as an AppError
+        if "403 Forbidden" in str(exc) and "/gradio_api/upload" in str(exc):
+            return f"{REFUSAL} upload: the file was refused before any handler ran"
         return str(exc)
     return json.dumps(outputs, default=str, ensure_ascii=False)  # handlers that keep the page usable say it in an output
 

@@ -44,7 +44,8 @@ def write_gaia_report(folder: Path, experiment: dict, summary: dict, rows: list[
         table(["level", "correct", "total", "accuracy", ""],
               [[lvl, p["successes"], p["total"], percent(p["rate"]), text_bar(p["rate"])] for lvl, p in summary["by_level"].items()]),
         "",
-        "Level drop rates: " + (", ".join(f"{k}: {percent(v)}" for k, v in drops.items()) if drops else "–"),
+        # Levels come from the questions' metadata, which a visitor may upload: escaped like model text.
+        "Level drop rates: " + (", ".join(f"{inert(k)}: {percent(v)}" for k, v in drops.items()) if drops else "–"),
         "",
         "Charts: [accuracy_by_level.html](accuracy_by_level.html) · [latency.html](latency.html)",
         "",

@@ -1,17 +1,35 @@
-"""Small Markdown builders. Model output is escaped so a report never runs or renders it as HTML."""
+"""Small Markdown builders. Model output is escaped so a report never runs or renders it as HTML,
+and never becomes an image or a link: a reader's browser fetches nothing a model wrote."""
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
+
+# A bracket opens Markdown's images (![a](url)), links and reference definitions; ``://`` and
+# ``www.`` are where GFM turns bare text into a link. As entities they read the same and do neither.
+# A bracket after an odd run of backslashes is already escaped (and ``\[ … \]`` are LaTeX's
+# display delimiters, which KaTeX must still see), so it is left as it is.
+_OPEN_BRACKET = re.compile(r"(?<!\\)((?:\\\\)*)([\[\]])")
+_AUTOLINK = re.compile(r"(?<=[A-Za-z]):(?=//)|(?<![A-Za-z0-9])(www)\.", re.IGNORECASE)
+_ENTITY = {"[": "&#91;", "]": "&#93;"}
+
+
+def defuse_links(text: str) -> str:
+    """Markdown that shows ``text``'s brackets and URLs as text: no image is fetched, no link is made.
+    Run it after HTML escaping: it writes entities, which an escape would double."""
+    value = _OPEN_BRACKET.sub(lambda m: m.group(1) + _ENTITY[m.group(2)], text)
+    return _AUTOLINK.sub(lambda m: f"{m.group(1)}&#46;" if m.group(1) else "&#58;", value)
 
 
 def inert(text: object, limit: int | None = 300) -> str:
-    """Text safe inside a Markdown table cell: HTML-escaped, one line, pipes and backticks neutralised."""
+    """Text safe inside a Markdown table cell: HTML-escaped, one line, pipes and backticks neutralised,
+    brackets and URLs inert (no image, no link)."""
     value = "" if text is None else str(text)
     if limit and len(value) > limit:
         value = value[: limit - 1] + "…"
-    value = html.escape(value, quote=True)
+    value = defuse_links(html.escape(value, quote=True))
     return value.replace("|", "&#124;").replace("`", "&#96;").replace("\r", " ").replace("\n", " ")
 
 

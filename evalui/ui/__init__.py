@@ -17,6 +17,7 @@ def build_demo(store=None):
     from evalui.engine.store import RunStore
     from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, generic_tab, runs_tab, score_tab, verify_tab, verify_view
     from evalui.ui.endpoint_panel import build_endpoint_panel
+    from evalui.ui.read_gate import gate_reads
     from evalui.ui.strings import t
 
     store = store or RunStore()
@@ -24,7 +25,8 @@ def build_demo(store=None):
         gr.Markdown(t("app.title"))
         if on_space():
             # Only on a Space: elsewhere the button makes Gradio call whoami() while building the page.
-            gr.LoginButton()
+            # No icon: Gradio's own would put its install path into the page's config.
+            gr.LoginButton(icon=None)
         endpoint = build_endpoint_panel()
         with gr.Tabs() as tabs:
             with gr.Tab(t("tab.bfcl"), id="bfcl", elem_id="tab-bfcl"):
@@ -46,6 +48,19 @@ def build_demo(store=None):
                 with gr.Tab(spec.title, id=name, elem_id=f"tab-{name}"):
                     generic_tab.build(demo, store, endpoint, spec)
         # "Review these problems" in the AIME results tab opens the same file in the panel.
-        review_button.click(lambda path: (gr.Tabs(selected="verify"), gr.update(choices=verify_view.file_choices(), value=path)),
-                            [chosen_file], [tabs, verify_file], api_visibility="private")
+        review_button.click(lambda path: review_in_panel(path, verify_view.file_choices()), [chosen_file],
+                            [tabs, verify_file], api_visibility="private")
+    gate_reads(demo)
     return demo
+
+
+def review_in_panel(chosen: str | None, choices: list[tuple[str, str]]):
+    """The Verification tab with the AIME results tab's file open. The two lists may name a file
+    differently (relative or absolute), so the panel's own value for the same file is chosen."""
+    import gradio as gr
+
+    from evalui.ui.aime_tabs import generated_path
+
+    target = generated_path(chosen)
+    value = next((v for _, v in choices if target and generated_path(v) == target), None)
+    return gr.Tabs(selected="verify"), gr.update(choices=choices, value=value)

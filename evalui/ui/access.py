@@ -1,7 +1,9 @@
-"""Who is asking: whether they may act here, which language to answer in, and how a handler says no.
+"""Who is asking: whether they may act or read here, which language to answer in, and how a handler says no.
 
 With EVALUI_ALLOWED_USERS unset, everyone may. With it set (comma-separated user names), only
-those users may: logged in with the Space's Hugging Face OAuth, or with --auth user:pass.
+those users may act (logged in with the Space's Hugging Face OAuth, or with --auth user:pass),
+and only they may read what is stored (runs, reports, downloads, reviews) unless the operator
+sets EVALUI_PUBLIC_READ=1.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from collections.abc import Callable
 import gradio as gr
 
 from evalui.errors import InputError
+from evalui.reports.markdown import defuse_links
 from evalui.ui.strings import STRINGS
 
 ALLOWED_USERS_ENV = "EVALUI_ALLOWED_USERS"
+PUBLIC_READ_ENV = "EVALUI_PUBLIC_READ"
 # An absolute path in a message shows the server's layout; the page only ever names the file.
 _ABSOLUTE_PATH = re.compile(r"(?<![\w:/])(?:[A-Za-z]:)?[\\/](?:[^\s\\/:'\"`]+[\\/])+([^\s\\/:'\"`]+)")
 
@@ -53,6 +57,11 @@ def current_user() -> str | None:
     return (info.get("userinfo") or {}).get("preferred_username")
 
 
+def current_session() -> str | None:
+    """The page's session (one page load), for visitors who are not signed in."""
+    return getattr(_request(), "session_hash", None)
+
+
 def language() -> int:
     """0 for English, 1 for Chinese: the first of the two the request's Accept-Language names."""
     request = _request()
@@ -80,6 +89,23 @@ def require_access(action: str) -> None:
         raise Refused(say("access.refused", action=say(key) if key in STRINGS else action))
 
 
+def public_read() -> bool:
+    return os.environ.get(PUBLIC_READ_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def may_read(user: str | None = None, *, asking: bool = True) -> bool:
+    """Whether the visitor (``user``, or the current request's) may see stored runs and files.
+    Code outside a request (a background run, a test calling a handler) is the server itself."""
+    users = allowed_users()
+    if users is None or public_read():
+        return True
+    if asking:
+        if _request() is None:
+            return True
+        user = current_user()
+    return user in users
+
+
 def bare_names(text: str) -> str:
     """The message with every absolute path cut to its file name."""
     return _ABSOLUTE_PATH.sub(r"\1", text)
@@ -105,8 +131,8 @@ def guarded(outputs: int, note: int | None = None, *, quiet: bool = False,
             if not quiet:
                 gr.Warning(html.escape(text))
             values = [gr.skip()] * outputs
-            if note is not None:
-                values[note] = "⚠️ " + html.escape(text, quote=False)
+            if note is not None:  # a Markdown: the message may quote a file or a model, so nothing in it is a link
+                values[note] = "⚠️ " + defuse_links(html.escape(text, quote=False))
             return values[0] if outputs == 1 else tuple(values)
         return run
     return wrap

@@ -73,15 +73,26 @@ def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
 
 
 def file_choices() -> list[tuple[str, str]]:
+    """Generated files, named relative to the runs folder: the page never learns the server's paths."""
     root = runs_dir()
-    return [(str(p.relative_to(root)), str(p)) for p in aime.generated_files(root)]
+    return [(name, name) for name in (str(p.relative_to(root)) for p in aime.generated_files(root))]
+
+
+def generated_path(path: str | None) -> Path | None:
+    """The file a choice names (relative to the runs folder; an absolute path from an API caller is
+    taken as it is), or None when it lies outside the runs folder."""
+    if not path:
+        return None
+    root = runs_dir().resolve()
+    resolved = (root / path).resolve()
+    return resolved if root in resolved.parents else None
 
 
 def checked_file(path: str | None) -> Path:
     if not path:
         raise gr.Error(say("msg.need_file"))
-    resolved = Path(path).resolve()
-    if runs_dir().resolve() not in resolved.parents:
+    resolved = generated_path(path)
+    if resolved is None:
         raise gr.Error(say("msg.file_outside"))
     return resolved
 

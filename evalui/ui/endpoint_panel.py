@@ -12,6 +12,7 @@ from evalui.engine.default_key import key_for
 from evalui.engine.preflight import PreflightError, probe_endpoint
 from evalui.engine.settings import EndpointSettings, default_endpoint
 from evalui.engine.url_policy import RefusedURL, allow_server_host, check_base_url
+from evalui.reports.markdown import defuse_links
 from evalui.ui.access import require_access, say
 from evalui.ui.strings import t
 
@@ -43,7 +44,10 @@ def build_endpoint_panel() -> EndpointInputs:
     key_note = t("endpoint.key_server") if key else t("endpoint.key_none")
     with gr.Accordion(t("endpoint.title"), open=not base_url):
         with gr.Row():
-            base = gr.Textbox(value=base_url, label=t("endpoint.base_url"), placeholder="http://127.0.0.1:8000/v1", elem_id="endpoint-base-url")
+            # The server's own base URL never goes to the page (its config is anyone's to read): an
+            # empty box stands for it.
+            base = gr.Textbox(value="", label=t("endpoint.base_url"), elem_id="endpoint-base-url",
+                              placeholder=t("endpoint.base_url_server") if base_url else "http://127.0.0.1:8000/v1")
             model = gr.Textbox(label=t("endpoint.model"), placeholder=t("endpoint.model_hint"), elem_id="endpoint-model")
             # The server's own key is never sent to the page; an empty box means "use it".
             api_key = gr.Textbox(label=t("endpoint.key"), type="password", placeholder=key_note, elem_id="endpoint-api-key")
@@ -67,9 +71,9 @@ def build_test_row(inputs: EndpointInputs) -> None:
     def test_connection(base_url, model, api_key, temperature, max_tokens, timeout):
         require_access("test endpoints")
         try:
-            return preflight(endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout))
-        except gr.Error as exc:
-            return f"❌ {exc.message}"
+            return defuse_links(preflight(endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)))
+        except gr.Error as exc:  # the endpoint's own words, in a Markdown: no link, no image
+            return f"❌ {defuse_links(exc.message)}"
 
     test.click(test_connection, inputs.components(), [result], api_name="endpoint_test", concurrency_limit=4,
                concurrency_id="endpoint_test")
@@ -107,9 +111,9 @@ def build_local_model_row(base: gr.Textbox, model: gr.Textbox) -> None:
 
 def endpoint_settings(base_url: str, model: str, api_key: str, temperature: float, max_tokens: float, timeout: float,
                       price_input: float | None = None, price_output: float | None = None) -> EndpointSettings:
-    """Settings from the page. The server's key is used only for the server's own endpoint, so a
-    visitor cannot send it to a URL of their choosing."""
-    base_url = (base_url or "").strip()
+    """Settings from the page; an empty base URL is the server's own. The server's key is used only
+    for the server's own endpoint, so a visitor cannot send it to a URL of their choosing."""
+    base_url = (base_url or "").strip() or default_endpoint()[0]
     model = (model or "").strip()
     if not base_url:
         raise gr.Error(say("msg.need_base_url"))

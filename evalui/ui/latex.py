@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 
+from evalui.reports.markdown import defuse_links
+
 LATEX_DELIMITERS = [
     {"left": "$$", "right": "$$", "display": True},
     {"left": "$", "right": "$", "display": False},
@@ -13,8 +15,9 @@ LATEX_DELIMITERS = [
 
 
 def inert_markdown(text: object) -> str:
-    """Model text for a gr.Markdown: HTML tags are shown as text, never rendered; LaTeX still renders."""
-    return html.escape("" if text is None else str(text), quote=False)
+    """Model text for a gr.Markdown: HTML tags are shown as text, never rendered; Markdown images and
+    links are shown as text, so the browser fetches nothing; LaTeX still renders."""
+    return defuse_links(html.escape("" if text is None else str(text), quote=False))
 
 
 def problem_markdown(problem: dict, *, heading: str | None = None) -> str:

@@ -14,9 +14,11 @@ from evalui.engine.background import BackgroundRun, background_runs
 from evalui.engine.epochs import add_epochs
 from evalui.engine.store import RunStore
 from evalui.errors import InputError
+from evalui.reports.markdown import defuse_links
 from evalui.ui.access import bare_names, require_access, say
 from evalui.ui.run_view import is_running, latest_running, log_text, run_choices, status_line
 from evalui.ui.strings import t
+from evalui.ui.visitor_runs import RUNS_IN_FLIGHT
 
 POLL_S = 0.5  # how often the page re-reads a running run's progress
 MAX_EPOCHS = 100  # a visitor's typo must not ask every sample thousands of times
@@ -117,15 +119,19 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         require_access("start runs")
         asked = values[-1] if epochs is not None else None
         try:
-            run_id, work = prepare(*(values[:-1] if epochs is not None else values))
-            add_epochs(store, run_id, int(asked) if asked and asked > 1 else None)
+            # One of the visitor's run slots is held while the run is prepared, then the run keeps it.
+            with RUNS_IN_FLIGHT.start(is_running) as owned:
+                run_id, work = prepare(*(values[:-1] if epochs is not None else values))
+                add_epochs(store, run_id, int(asked) if asked and asked > 1 else None)
+                background_runs().start(run_id, work)
+                owned(run_id)
         except (ValueError, InputError, gr.Error) as exc:
             # A warning and the status line, not a raised error: that would badge every output "Error".
             reason = exc.message if isinstance(exc, gr.Error) else html.escape(bare_names(str(exc)))
             gr.Warning(reason)
-            return (gr.skip(), gr.skip(), say("msg.not_started", reason=reason), gr.skip(), idle, *nothing,
-                    gr.skip(), gr.Timer(active=False))
-        background_runs().start(run_id, work)
+            # The reason may quote the endpoint's reply or a file: in the status Markdown it is no link or image.
+            return (gr.skip(), gr.skip(), say("msg.not_started", reason=defuse_links(reason)), gr.skip(), idle,
+                    *nothing, gr.skip(), gr.Timer(active=False))
         remembered = {"run_id": run_id, "inputs": [_json_value(v) if k else None for v, k in zip(values, keep)]}
         return (run_id, remembered, status_line(store, run_id), log_text(run_id), busy,
                 *(results_view(run_id) if live_results else nothing), progress_bar(run_id), gr.Timer(active=True))

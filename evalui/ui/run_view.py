@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from evalui.engine.background import background_runs
 from evalui.engine.store import RunStore
-from evalui.reports.markdown import epoch_texts
+from evalui.reports.markdown import epoch_texts, inert
 from evalui.ui.access import say
 
 STATES = ("running", "cancelling", "cancelled", "finished", "incomplete", "interrupted", "failed", "created")
@@ -46,8 +46,8 @@ def status_line(store: RunStore, exp_id: str | None) -> str:
     if not exp_id:
         return say("run.none")
     experiment = store.experiment(exp_id)
-    if experiment is None:
-        return say("msg.no_such_run", exp_id=exp_id)
+    if experiment is None:  # the id may be anything an API caller sent
+        return say("msg.no_such_run", exp_id=inert(exp_id))
     counts = store.progress(exp_id)
     scored = scored_count(store, exp_id, experiment["benchmark"], counts["judged"])
     if counts["judged"] and not scored:

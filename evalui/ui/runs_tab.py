@@ -10,6 +10,7 @@ import pandas as pd
 from evalui import history
 from evalui.engine.default_key import key_for
 from evalui.engine.store import RunStore
+from evalui.reports.markdown import inert
 from evalui.ui import compare_view, inspector, launcher
 from evalui.ui.access import require_access, say
 from evalui.ui.endpoint_panel import EndpointInputs, preflight
@@ -93,7 +94,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         if is_running(selected):
             gr.Warning(say("msg.delete_running"))
             return gr.Row(visible=False), ""
-        return gr.Row(visible=True), say("msg.delete_ask", exp_id=selected)
+        return gr.Row(visible=True), say("msg.delete_ask", exp_id=inert(selected))
 
     def delete_run(selected):
         require_access("delete runs")

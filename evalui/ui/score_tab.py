@@ -15,6 +15,7 @@ import pandas as pd
 
 from evalui.errors import InputError
 from evalui.jsonl import max_input_mb, write_jsonl
+from evalui.reports.markdown import inert
 from evalui.scoring.bfcl import ALL_CATEGORIES
 from evalui.ui.access import guarded, require_access, say
 from evalui.ui.strings import t
@@ -54,7 +55,7 @@ def _interval(summary: dict) -> str:
 
 
 def bfcl_figures(summary: dict) -> str:
-    return say("score.bfcl_figures", category=summary["category"], correct=summary["correct"], total=summary["total"],
+    return say("score.bfcl_figures", category=inert(summary["category"]), correct=summary["correct"], total=summary["total"],
                accuracy=_interval(summary), missing=summary["missing"])
 
 
@@ -62,7 +63,8 @@ def gaia_figures(summary: dict) -> str:
     text = say("score.gaia_figures", correct=summary["correct"], total=summary["total"], accuracy=_interval(summary),
                lenient=_percent(summary.get("lenient_accuracy")), missing=summary.get("missing", 0))
     for level, figures in summary.get("by_level", {}).items():
-        text += "\n" + say("score.gaia_level", level=level, correct=figures["correct"], total=figures["total"],
+        # Levels are whatever the uploaded metadata says: shown as text, never as HTML or an image.
+        text += "\n" + say("score.gaia_level", level=inert(level), correct=figures["correct"], total=figures["total"],
                            accuracy=_percent(figures["accuracy"]))
     return text
 
