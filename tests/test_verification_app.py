@@ -94,3 +94,18 @@ def test_blind_mode_hides_the_others_until_the_reviewer_has_saved(app_url):
     assert settled[0] == "Final review of gen-0000 set by ben."
     entry = json.loads(v.verifications_path(data).read_text())["gen-0000"]
     assert entry["adjudicated"] is True and entry["comments"] == "agreed" and len(entry["reviews"]) == 2
+
+
+def test_the_api_refuses_a_review_without_a_name_or_with_scores_unset(app_url):
+    url, data = app_url
+    client = session(url, data, "")
+    said = client.predict("", 5, 4, 3, 4, "approved", "", api_name="/verify_save")
+    assert said[0] == "⚠️ Not saved. Still needed: your name (reviews are kept per reviewer)."
+    said = client.predict("ana", None, 4, None, 4, None, "", api_name="/verify_save")
+    assert said[0] == ("⚠️ Not saved. Still needed: a score from 1 to 5 for correctness, difficulty_match; "
+                       "a status (approved, rejected or needs_revision).")
+    said = client.predict("anonymous", 5, 4, 3, 4, "approved", "", api_name="/verify_save")
+    assert "kept for reviews saved without a name" in said[0]
+    assert not v.verifications_path(data).exists()
+    assert client.predict("ana", 5, 4, 3, 4, "approved", "", api_name="/verify_save")[0] == "Saved gen-0000."
+    assert [r["reviewer"] for r in json.loads(v.verifications_path(data).read_text())["gen-0000"]["reviews"]] == ["ana"]

@@ -84,6 +84,7 @@ def test_saving_needs_a_name_and_every_score_and_named_reviews_land_in_the_file(
     assert entry["reviewer"] == "ana" and entry["status"] == "rejected"
     assert entry["scores"] == {"correctness": 2, "clarity": 1, "difficulty_match": 5, "completeness": 3}
     assert list(json.loads(reviews_file.read_text())) == ["gen-0001"]  # the refused saves wrote nothing
+    assert checked_scores(page) == entry["scores"]  # the form shows ana's own saved scores
 
     # A second named reviewer's review of the same problem sits beside ana's; neither replaces the other.
     other, ben = open_panel(browser, url)

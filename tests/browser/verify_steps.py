@@ -16,6 +16,7 @@ def checked_scores(page, prefix: str = "verify") -> dict:
     """{dimension: the checked score, or None when the dimension is unset} as the page shows it."""
     shown = {}
     for dimension in DIMENSIONS:
+        assert page.locator(f"#{prefix}-{dimension} input[type=radio]").count() == 5, dimension  # a 1–5 choice
         checked = page.locator(f"#{prefix}-{dimension} input[type=radio]:checked")
         shown[dimension] = int(checked.first.get_attribute("value") or 0) or None if checked.count() else None
     return shown
