@@ -133,6 +133,8 @@ def test_hostile_problem_ids_reviewers_and_file_names_stay_inert_in_the_verifica
     page.get_by_role("option", name="gen/aime_generated_20260101_000000.json").click()
     page.locator("#verify-where").filter(has_text="Problem 1 of 1").wait_for(timeout=30_000)
     page.locator("#verify-reviewer").get_by_role("textbox").fill(IMG)
+    for dimension in ("correctness", "clarity", "difficulty_match", "completeness"):  # a review scores every one
+        page.locator(f"#verify-{dimension}").get_by_label("4", exact=True).check()
     page.locator("#verify-status").get_by_text("approved").click()
     page.locator("#verify-save").click()
     page.locator("#verify-where").filter(has_text="reviewed by <img").wait_for(timeout=30_000)
