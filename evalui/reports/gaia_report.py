@@ -10,6 +10,17 @@ from evalui.reports.markdown import epoch_lines, inert, percent, table, text_bar
 SAMPLE_ROWS = 50
 
 
+def source_label(source: str) -> str:
+    """The run's source with its file or folder named, not where the server keeps it."""
+    kind, _, rest = source.partition(":")
+    if kind == "questions":
+        return f"questions:{Path(rest).name}"
+    if kind == "folder":
+        folder, _, split = rest.rpartition("@")
+        return f"folder:{Path(folder).name}@{split}"
+    return source
+
+
 def _seconds(value: float | None) -> str:
     return "–" if value is None else f"{value:.2f} s"
 
@@ -27,7 +38,7 @@ def write_gaia_report(folder: Path, experiment: dict, summary: dict, rows: list[
         "## Overview",
         "",
         f"- Experiment: `{inert(summary['exp_id'])}` · model or agent: {inert(summary['model'])}",
-        f"- Source: {inert((experiment['config'].get('options') or {}).get('source', ''))}",
+        f"- Source: {inert(source_label((experiment['config'].get('options') or {}).get('source', '')))}",
         f"- Tasks: {summary['judged']} answered of {summary['total']} ({summary['scored']} with a known answer); "
         f"{summary['errors']} errors",
         f"- Exact match (leaderboard scorer): **{percent(summary['accuracy'])}** "
