@@ -121,7 +121,7 @@ def _program(settings: dict, root: bool, drop: bool, nproc: int) -> None:
     sys.exit(0)
 
 
-def _init(lifeline: int, status_pipe: int, start_program) -> None:
+def _init(lifeline: int, status_pipe: int, start_program, drop: bool) -> None:
     """PID 1 of the task's namespace: runs the program, reaps orphans, reports the program's end."""
     _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if select.select([lifeline], [], [], 0)[0]:  # the keeper died before the line above
@@ -132,6 +132,10 @@ def _init(lifeline: int, status_pipe: int, start_program) -> None:
         os.close(lifeline)
         os.close(status_pipe)
         start_program()
+    if drop:  # nothing is left for init to do that needs them
+        import capabilities
+
+        capabilities.drop_all()
     while True:
         pid, status = os.wait()
         if pid == program:
@@ -230,14 +234,14 @@ def main() -> None:
         os.close(lifeline_keep)
         os.close(status_read)
         if pid_ns:
-            _init(lifeline, status_write, start_program)
+            _init(lifeline, status_write, start_program, root or user_ns)
         os.close(lifeline)
         os.close(status_write)
         start_program()
     os.close(lifeline)
     os.close(status_write)
     if pid_ns:
-        identity = ("ns", os.readlink(f"/proc/{child}/ns/pid"))
+        identity = ("ns", os.readlink("/proc/self/ns/pid_for_children"))
     else:
         identity = ("uid", settings["task_uid"]) if root else ("tree", os.getpid())
     keeper = Keeper(settings, child, identity, processes_limit + pid_ns)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import secrets
 import shutil
 import signal
@@ -39,7 +40,9 @@ from evalui.sandbox.base import Execution, Limits
 CHILD = Path(__file__).resolve().parent / "child.py"
 POLL_S = 0.05
 STOP_GRACE_S = 5.0  # how long the child may take to kill its task when asked, before it is killed
-UID_RANGE = (1 << 30, (1 << 31) - 2)  # a task's own real user id, when the server runs as root
+# A task's own real user id when the server runs as root: above systemd's container ranges and below
+# 2**31; one with a passwd entry or a living process is never taken (kill_all kills by it).
+UID_RANGE = (0x70000000, 0x7FFE0000)
 
 
 @cache
@@ -99,7 +102,7 @@ class LocalSession:
         program = run_dir / f"program_{self._runs}.py"
         program.write_text(code, encoding="utf-8")
         status_path = run_dir / f"status_{self._runs}.json"
-        task_uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0] if os.geteuid() == 0 else None
+        task_uid = _free_uid() if os.geteuid() == 0 else None
         group = _task_cgroup(limits)
         settings = {"cpu_s": limits.cpu_seconds, "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes,
                     "processes": limits.processes, "task_memory_bytes": limits.task_memory,
@@ -156,6 +159,16 @@ class LocalSession:
 
     def close(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _free_uid() -> int:
+    while True:
+        uid = UID_RANGE[0] + secrets.randbelow(UID_RANGE[1] - UID_RANGE[0])
+        try:
+            pwd.getpwuid(uid)
+        except KeyError:
+            if not processes.members("uid", uid):
+                return uid
 
 
 def _task_cgroup(limits: Limits) -> cgroup.TaskCgroup | None:
