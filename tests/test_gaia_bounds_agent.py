@@ -90,7 +90,7 @@ def test_text_protocol_flood_and_tool_results_past_the_sample_cap(store, tmp_pat
 
     monkeypatch.setenv("EVALUI_MAX_SAMPLE_BYTES", "50000")
     with ScriptedPeer(script) as peer:
-        settings = settings_for(peer, max_retries=0)
+        settings = settings_for(peer, max_retries=0, timeout_s=120)
         options = GaiaOptions(source=f"questions:{questions}", tools=["files"], tool_protocol="text")
         exp_id = prepare_gaia_run(store, options, settings=settings, concurrency=1)
         summary = execute_gaia_run(store, exp_id, settings=settings)
