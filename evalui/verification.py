@@ -11,22 +11,17 @@ lock, re-reads the file, changes one reviewer's review and replaces the file ato
 nobody's review is lost. A file that cannot be read is never overwritten: it is backed up and the
 save refused. A review whose scores or status have the wrong type is flagged and not counted, but kept.
 
-Every new review names its reviewer and scores every dimension: a review pooled under a shared
-placeholder name would be replaced by the next unnamed reviewer's. Reviews that older versions saved
-without a name (or as "anonymous") still count, each under its own label: "anonymous", then
-"anonymous-2", … within one problem. Those labels are reserved, so no new review can replace them.
+Every new review names its reviewer and scores every dimension. Reviews that older versions saved
+without a name still count, each under its own reserved label (see verification_names).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
-import re
 import shutil
 import tempfile
 import time
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,15 +31,12 @@ from filelock import FileLock
 from evalui.errors import InputError
 from evalui.scoring.metrics import JUDGE_DIMENSIONS
 from evalui.verification_input import FileProblem, read_json
+from evalui.verification_names import UNNAMED, clean_name, reviewer_key, saved_unnamed, unnamed_labels
 
 STATUSES = ("approved", "rejected", "needs_revision")
 REVIEW_FIELDS = ("reviewer", "scores", "total_score", "status", "comments", "verified_at")
 LOCK_TIMEOUT_S = 30
-MAX_NAME = 100
 MAX_COMMENT = 5000
-UNNAMED = "anonymous"
-# The labels of reviews saved without a name; reserved, so a new review never lands on one of them.
-_UNNAMED_LABEL = re.compile(rf"{UNNAMED}(-\d+)?")
 
 
 class CorruptVerificationFile(InputError):
@@ -74,29 +66,6 @@ class ProblemReviews:
 def verifications_path(data_file: str | Path) -> Path:
     data_file = Path(data_file)
     return data_file.with_name(f"{data_file.stem}_verifications.json")
-
-
-def reviewer_key(name) -> str:
-    """Reviewers are the same person whatever the case or surrounding spaces of their name."""
-    return str(name or "").strip().casefold()
-
-
-def is_unnamed_label(name) -> bool:
-    """True for "anonymous" and "anonymous-<n>", whatever the case: the labels of reviews saved without a name."""
-    return _UNNAMED_LABEL.fullmatch(reviewer_key(name)) is not None
-
-
-def clean_name(name, *, what: str = "reviewer") -> str:
-    name = str(name or "").strip()
-    if not name:
-        raise InputError(f"{what} needs a name")
-    if is_unnamed_label(name):
-        raise InputError(f"{what} name {name!r} is reserved for reviews saved without a name; give your own name")
-    if len(name) > MAX_NAME:
-        raise InputError(f"{what} name is longer than {MAX_NAME} characters")
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
-        raise InputError(f"{what} name contains control characters")
-    return name
 
 
 def _score_ok(value) -> bool:
@@ -136,18 +105,6 @@ def _as_review(item: dict) -> dict:
     return review
 
 
-def _saved_unnamed(item: dict) -> bool:
-    return reviewer_key(item.get("reviewer")) in ("", UNNAMED)
-
-
-def _unnamed_labels(taken: set[str]):
-    """"anonymous", "anonymous-2", "anonymous-3", … skipping the names in ``taken``."""
-    for n in itertools.count(1):
-        label = UNNAMED if n == 1 else f"{UNNAMED}-{n}"
-        if label not in taken:
-            yield label
-
-
 def parse_entry(problem_id: str, entry) -> tuple[ProblemReviews, list[str]]:
     """One entry of the file, as sound reviews and the reasons why others are not counted."""
     parsed, reasons = ProblemReviews(problem_id), []
@@ -166,10 +123,10 @@ def parse_entry(problem_id: str, entry) -> tuple[ProblemReviews, list[str]]:
         else:
             sound.append(item)
     # Unnamed reviews each get a label no named reviewer of this problem holds, so none hides another.
-    labels = _unnamed_labels({reviewer_key(item["reviewer"]) for item in sound if not _saved_unnamed(item)})
+    labels = unnamed_labels({reviewer_key(item["reviewer"]) for item in sound if not saved_unnamed(item)})
     for item in sound:
         review = _as_review(item)
-        if _saved_unnamed(item):
+        if saved_unnamed(item):
             review["reviewer"] = next(labels)
         elif parsed.by(review["reviewer"]) is not None:
             continue  # the same reviewer twice (a hand edit): the first one counts

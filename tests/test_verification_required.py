@@ -118,3 +118,23 @@ def test_the_cli_refuses_a_reserved_reviewer_name_in_one_line(tmp_path):
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert "reserved for reviews saved without a name" in done.stderr
     assert not v.verifications_path(data).exists()
+
+
+def test_the_panel_names_what_is_missing_and_shows_unnamed_reviews_as_such(tmp_path):
+    from evalui.ui.verify_view import incomplete, reviews_markdown, viewer_name
+
+    full = dict(SCORES)
+    assert incomplete("ana", full, "approved") is None
+    assert incomplete("  ", full, "approved") == "Not saved. Still needed: your name (reviews are kept per reviewer)."
+    assert incomplete("ana", {**full, "clarity": None}, None) == (
+        "Not saved. Still needed: a score from 1 to 5 for clarity; a status (approved, rejected or needs_revision).")
+    assert "kept for reviews saved without a name" in incomplete("anonymous-2", full, "approved")
+    assert viewer_name(" Anonymous ") == "" and viewer_name(" ana ") == "ana"  # no name: nobody's own reviews
+
+    data = write_problems(tmp_path, 1)
+    v.verifications_path(data).write_text(json.dumps(
+        {"gen-0000": {"problem_id": "gen-0000", **_legacy("anonymous"),
+                      "reviews": [_legacy("anonymous"), _legacy(None), _legacy("ana")]}}))
+    shown = reviews_markdown(v.read_all(v.verifications_path(data))[0]["gen-0000"], True)
+    assert "| anonymous |" in shown and "| anonymous-2 |" in shown and "| ana |" in shown
+    assert "_anonymous, anonymous-2: saved without a name by an older version; still counted" in shown

@@ -26,6 +26,7 @@ from evalui.ui import on_space, verify_strings
 from evalui.ui.access import bare_names, current_user, say
 from evalui.ui.latex import inert_markdown, problem_markdown
 from evalui.verification_input import FileProblem, is_companion, read_data_file
+from evalui.verification_names import is_unnamed_label
 
 SCORE_CHOICES = [1, 2, 3, 4, 5]
 UNSET = [None] * len(JUDGE_DIMENSIONS)
@@ -42,13 +43,13 @@ def viewer_name(typed) -> str:
     A typed "anonymous" (or "anonymous-<n>") is no name: it would show, and unblind, the unnamed reviews.
     """
     typed = str(typed or "").strip()
-    return current_user() or ("" if reviews_file.is_unnamed_label(typed) else typed)
+    return current_user() or ("" if is_unnamed_label(typed) else typed)
 
 
 def incomplete(typed_name, scores: dict, status) -> str | None:
     """Why this review cannot be saved yet, as one message in the visitor's language; None when it can."""
     typed = str(typed_name or "").strip()
-    if not current_user() and reviews_file.is_unnamed_label(typed):
+    if not current_user() and is_unnamed_label(typed):
         return verify_strings.say("reserved", name=typed)
     return verify_strings.missing_message(name=not viewer_name(typed), dimensions=reviews_file.unscored(scores),
                                           status=not status, sign_in=on_space())
@@ -113,7 +114,7 @@ def reviews_markdown(reviews: reviews_file.ProblemReviews | None, visible: bool)
     final = reviews.final
     note = say("verify.final_adjudicated" if reviews.adjudicated else "verify.final_latest",
                reviewer=inert_markdown(final["reviewer"]), status=final["status"]) if final else ""
-    unnamed = [r["reviewer"] for r in reviews.reviews if reviews_file.is_unnamed_label(r["reviewer"])]
+    unnamed = [r["reviewer"] for r in reviews.reviews if is_unnamed_label(r["reviewer"])]
     if unnamed:
         note += "\n\n" + verify_strings.say("unnamed_note", labels=", ".join(unnamed))
     return "\n".join([header, "|" + "---|" * (len(JUDGE_DIMENSIONS) + 3), *rows, "", note])
