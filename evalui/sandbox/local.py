@@ -66,6 +66,7 @@ def sandbox_root(forbidden: Path | None) -> Path:
 def clean_environment(session: Path) -> dict[str, str]:
     """The program's whole environment: nothing is inherited from the server."""
     return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(session / "work"), "TMPDIR": str(session / "tmp"),
+            "USER": "sandbox", "LOGNAME": "sandbox",  # getpass.getuser() without a passwd entry for the task's uid
             "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8", "PYTHONUNBUFFERED": "1",
             "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1",
             "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -94,6 +95,7 @@ class LocalSession:
         self.readable_roots = readable_roots
         self.namespaces = namespaces
         self.held: dict = {}  # what contained the last program (see child.py), for reports and tests
+        self.task_uid = _free_uid() if os.geteuid() == 0 else None  # the task's own, for all its programs
         self._runs = 0
 
     def run(self, code: str, limits: Limits) -> Execution:
@@ -102,7 +104,7 @@ class LocalSession:
         program = run_dir / f"program_{self._runs}.py"
         program.write_text(code, encoding="utf-8")
         status_path = run_dir / f"status_{self._runs}.json"
-        task_uid = _free_uid() if os.geteuid() == 0 else None
+        task_uid = self.task_uid
         group = _task_cgroup(limits)
         settings = {"cpu_s": limits.cpu_seconds, "memory_bytes": limits.memory_bytes, "file_bytes": limits.file_bytes,
                     "processes": limits.processes, "task_memory_bytes": limits.task_memory,
@@ -119,7 +121,8 @@ class LocalSession:
                                            stdout=stdout, stderr=stderr, start_new_session=True, close_fds=True)
                 stopped = self._wait(process, limits.wall_s)
         finally:
-            if task_uid is not None:  # should the child have died before its own clean-up
+            status = _read_status(status_path)  # written once the child has killed the task's processes
+            if task_uid is not None and not status:  # the child died before its own clean-up
                 processes.kill_all("uid", task_uid)
             if group is not None:
                 stopped_by_kernel = group.stopped()
@@ -127,7 +130,6 @@ class LocalSession:
         duration = time.monotonic() - started
         code_ = process.returncode
         err = _read_capped(stderr_path, limits.output_chars)
-        status = _read_status(status_path)
         self.held = {**status.get("held", {}), "cgroup_limits": group is not None}
         if not stopped:
             stopped = (status.get("stopped") or (stopped_by_kernel if group is not None else "")
