@@ -2,4 +2,7 @@ import sys
 
 from evalui.cli import main
 
-sys.exit(main())
+# Guarded: worker processes (multiprocessing's spawn) import the main module again, and must not
+# run the command a second time.
+if __name__ == "__main__":
+    sys.exit(main())

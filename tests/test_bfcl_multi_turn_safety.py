@@ -85,21 +85,30 @@ def test_the_guard_refuses_before_anything_runs():
 
 
 def live_backends() -> int:
+    """Backend instances alive in the worker processes that run the calls (and in this process)."""
+    from evalui.benchmarks.bfcl.isolated import census
+
     gc.collect()
     classes = tuple(backend_class(c) for c in BACKEND_CLASSES)
-    return sum(1 for o in gc.get_objects() if isinstance(o, classes))
+    here = sum(1 for o in gc.get_objects() if isinstance(o, classes))
+    return here + sum(worker["instances"] + worker["checker_instances"] for worker in census())
 
 
 def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store):
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
 
+    from evalui.benchmarks.bfcl.isolated import census
+
     before = live_backends()
     oracle = MultiTurnOracle([CATEGORY], limit=6)
     seen_during = []
+    held = threading.Event()
 
     def script(body, n):
         if n in (3, 9):
+            # The run waits here for this answer, so its conversations are open while they are counted.
             seen_during.append(live_backends())
+            held.set()
         return oracle.reply(body)
 
     with ScriptedPeer(script) as peer:
@@ -109,9 +118,11 @@ def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store):
         # The same entries again, in a second run in the same process: each starts from its initial state.
         second = prepare_bfcl_run(store, settings, [CATEGORY], limit=6, mode="fc", exp_id="fresh-2")
         summary = execute_bfcl_run(store, settings, second, concurrency=3)
+    assert held.is_set()
     assert summary["correct"] == 6
     assert max(seen_during) > before  # the instances existed while conversations ran ...
     assert live_backends() == before  # ... and none outlived its sample
+    assert all(worker["sessions"] == 0 for worker in census())
     assert not [n for n in vars(multi_turn_utils) if n.endswith("_instance")]
 
 

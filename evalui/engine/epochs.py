@@ -33,7 +33,7 @@ def add_epochs(store, exp_id: str, epochs: int | None) -> int:
 class EpochTask:
     """The benchmark's task, shown each sample under its own id (``x#e3`` is asked as ``x``)."""
 
-    _WITH_SAMPLES = ("build_request", "call", "acall", "judge", "prepare")
+    _WITH_SAMPLES = ("build_request", "call", "acall", "judge", "ajudge", "prepare")
 
     def __init__(self, task):
         self._task = task

@@ -75,7 +75,10 @@ class SampleRun:
     # the steps of a sample ---------------------------------------------------------------------
     def judge(self, sample: Sample, response: dict, tokens: int, had_error: bool, after: int | None = None) -> None:
         prediction, correct, verdict = self.task.judge(sample, response)
-        correct = bool(correct)
+        self._record_verdict(sample, prediction, bool(correct), verdict, tokens, had_error, after)
+
+    def _record_verdict(self, sample: Sample, prediction, correct: bool, verdict, tokens: int, had_error: bool,
+                        after: int | None) -> None:
         self.store.record_judgement(
             self.exp_id, sample.sample_id, prediction=prediction, correct=correct, verdict=verdict, wait=False,
             on_done=lambda error: self._judged(sample.sample_id, correct, tokens, had_error, error), after=after)
@@ -87,7 +90,7 @@ class SampleRun:
             trajectory=_steps(steps) if steps else None, wait=False,
             on_done=lambda failure: self._errored(sample.sample_id, message, had_error, failure))
 
-    def answered(self, sample: Sample, request: dict, result, had_error: bool) -> None:
+    def _keep_answer(self, sample: Sample, request: dict, result):
         if isinstance(result, ChatReply):  # a task that makes one call may return its reply
             result = single_reply(result, (request or {}).get("messages"))
         # Not waited for: the answer is kept as soon as its group commits (a slow judge cannot lose
@@ -97,7 +100,20 @@ class SampleRun:
                                            latency_s=result.wall_s, prompt_tokens=result.prompt_tokens,
                                            completion_tokens=result.completion_tokens, attempts=result.attempts,
                                            trajectory=_steps(result.steps), wait=False)
+        return result, ticket
+
+    def answered(self, sample: Sample, request: dict, result, had_error: bool) -> None:
+        result, ticket = self._keep_answer(sample, request, result)
         self.judge(sample, result.output, result.total_tokens, had_error, after=ticket)
+
+    async def ajudge(self, sample: Sample, response, tokens: int, had_error: bool, after: int | None = None) -> None:
+        """``judge`` for the loop: a task whose judge may take long (it executes calls) gives ``ajudge``."""
+        ajudge = getattr(self.task, "ajudge", None)
+        if ajudge is None:
+            self.judge(sample, response, tokens, had_error, after)
+            return
+        prediction, correct, verdict = await ajudge(sample, response)
+        self._record_verdict(sample, prediction, bool(correct), verdict, tokens, had_error, after)
 
     def work(self, sample: Sample) -> None:
         had_error, request = sample.error is not None, None
@@ -127,7 +143,7 @@ class SampleRun:
         had_error, request = sample.error is not None, None
         try:
             if sample.stage == "rollout":
-                self.judge(sample, sample.response, 0, had_error)
+                await self.ajudge(sample, sample.response, 0, had_error)
                 return
             request = self.task.build_request(sample)
             if not await self._acquire():
@@ -141,7 +157,8 @@ class SampleRun:
                 return
             finally:
                 self.lease.release()
-            self.answered(sample, request, result, had_error)
+            result, ticket = self._keep_answer(sample, request, result)
+            await self.ajudge(sample, result.output, result.total_tokens, had_error, after=ticket)
         except Exception as exc:
             self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
 

@@ -56,6 +56,9 @@ ERROR_TYPES: tuple[str, ...] = (
     "wrong_count",
     "unexpected_call",
     "missing_call",
+    # an uploaded line whose check ran past its deadline in the worker, or whose worker died
+    "execution_timeout",
+    "execution_failed",
 )
 
 

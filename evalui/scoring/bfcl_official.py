@@ -43,13 +43,15 @@ class OfficialBfcl:
         return _MODEL_UNDERSCORE_TO_DOT if underscore_to_dot else _MODEL_KEEPING_DOTS
 
 
+def set_project_root() -> None:
+    """bfcl-eval creates result/score folders under BFCL_PROJECT_ROOT when imported; keep them
+    out of site-packages and out of the user's working tree."""
+    os.environ.setdefault("BFCL_PROJECT_ROOT", str(Path(tempfile.gettempdir()) / "evalui-bfcl-eval-root"))
+
+
 @functools.cache
 def load_official() -> OfficialBfcl:
-    # bfcl-eval creates result/score folders under BFCL_PROJECT_ROOT when imported; keep them
-    # out of site-packages and out of the user's working tree.
-    os.environ.setdefault(
-        "BFCL_PROJECT_ROOT", str(Path(tempfile.gettempdir()) / "evalui-bfcl-eval-root")
-    )
+    set_project_root()
     try:
         from bfcl_eval.constants.enums import Language, ReturnFormat
         from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import os
 
 MAX_TEXT_CHARS = 100_000
 MAX_NESTING = 100
@@ -208,9 +209,55 @@ def check_json_arguments(arguments: str) -> None:
 
 # --- Values that will be executed against a backend (BFCL multi-turn) ----------------------------
 # Multi-turn calls are run, not only compared, so their arguments must be plain data of bounded
-# size, and the few parameters that set a computation's size are held to limits that keep a call
-# within milliseconds (mpmath's ``precision``, an integer ``exponent``).
-ARGUMENT_LIMITS = {"precision": 1_000, "exponent": 4_096}
+# size. Every number is held to a magnitude far above anything in the real data (987,654 is the
+# largest there), so big-integer arithmetic stays cheap; the parameters that set the size of a
+# computation are held much tighter, whatever form the value takes: mpmath and ``round`` accept
+# ``precision="100000"`` or ``30000.0`` as readily as an int. These bounds are the first line; the
+# worker process that executes the calls (evalui.sandbox.call_worker) enforces a hard deadline.
+MAX_ABS_NUMBER = 10**15
+SIZE_ARGUMENT_LIMITS = {"precision": 1_000, "decimal_places": 1_000, "exponent": 4_096}
+
+
+def _as_number(value: object) -> float | int | None:
+    """The number a backend would make of ``value`` (an int, a float or a numeric string)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str) and len(value) <= 400:
+        text = value.strip()
+        for convert in (int, float):
+            try:
+                return convert(text)
+            except (ValueError, OverflowError):
+                continue
+    return None
+
+
+def size_argument_limit(key: str) -> int | None:
+    """The bound of a size parameter; EVALUI_SIZE_ARGUMENT_LIMIT raises or lowers them all (an operator
+    who trusts the results, or a test that needs a slow call to reach the worker's deadline)."""
+    limit = SIZE_ARGUMENT_LIMITS.get(key)
+    override = os.environ.get("EVALUI_SIZE_ARGUMENT_LIMIT", "")
+    if limit is not None and override.isdigit():
+        return int(override)
+    return limit
+
+
+def check_number_bounds(key: str, value: object) -> None:
+    """Refuse a numeric argument (numbers, and numeric strings where size matters) out of bounds."""
+    limit = size_argument_limit(key)
+    number = _as_number(value) if limit is not None else (
+        value if isinstance(value, (int, float)) and not isinstance(value, bool) else None)
+    if number is None:
+        return
+    if isinstance(number, float) and not math.isfinite(number):
+        if limit is not None:
+            raise UnsafeExpression(f"{key}={str(value)[:40]} is not a finite number")
+        return
+    bound = limit if limit is not None else MAX_ABS_NUMBER
+    if abs(number) > bound:
+        raise UnsafeExpression(f"{key}={str(value)[:40]} is beyond the limit of {bound:,}")
 
 
 def check_identifier(name: object, what: str = "name") -> str:
@@ -256,6 +303,16 @@ def check_call_arguments(arguments: dict) -> None:
     for key, value in arguments.items():
         check_identifier(key, "argument name")
         check_literal_value(value)
-        limit = ARGUMENT_LIMITS.get(key)
-        if limit is not None and isinstance(value, int) and abs(value) > limit:
-            raise UnsafeExpression(f"{key}={value} is beyond the limit of {limit}")
+        _check_numbers_within(key, value)
+
+
+def _check_numbers_within(key: str, value: object, depth: int = 0) -> None:
+    """Bounds for the value and every number inside it (``mean(numbers=[…])`` sums a list)."""
+    if isinstance(value, (list, tuple)) and depth < MAX_NESTING:
+        for item in value:
+            _check_numbers_within(key, item, depth + 1)
+    elif isinstance(value, dict) and depth < MAX_NESTING:
+        for item in value.values():
+            _check_numbers_within(key, item, depth + 1)
+    else:
+        check_number_bounds(key, value)

@@ -9,7 +9,7 @@ from pathlib import Path
 from evalui.benchmarks.bfcl.data import category_of_id, check_category, entries_by_id
 from evalui.errors import InputError
 from evalui.jsonl import iter_jsonl
-from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES, result_shape, score_entry
+from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES, result_shape
 from evalui.scoring.metrics import accuracy
 
 
@@ -81,16 +81,19 @@ def score_result_file(
 def _verdict_rows(rows, known, category, fc_names_underscored) -> Iterator[dict]:
     if category in MULTI_TURN_CATEGORIES:
         from evalui.benchmarks.bfcl.multi_turn.data import checker_entry
-        from evalui.scoring.bfcl_multi_turn import score_multi_turn
+        from evalui.benchmarks.bfcl.isolated import score_isolated
 
-        for _line, entry_id, result in rows:  # the mode follows each line's shape
+        # Each line's calls run in a worker process under a per-line deadline (EVALUI_LINE_SECONDS),
+        # so an upload cannot hold the server; the mode follows each line's shape.
+        for _line, entry_id, result in rows:
             entry = known[entry_id]
-            yield {"id": entry_id, **score_multi_turn(checker_entry(entry), entry.possible_answer, result).as_dict()}
+            yield {"id": entry_id, **score_isolated(checker_entry(entry), entry.possible_answer, result)}
         return
+    from evalui.benchmarks.bfcl.isolated import score_single_isolated
+
     for _line, entry_id, result in rows:
         entry = known[entry_id]
         underscore_to_dot = fc_names_underscored and result_shape(result) == "fc"
-        verdict = score_entry(
-            category, entry.functions, entry.possible_answer, result, underscore_to_dot=underscore_to_dot
-        )
-        yield {"id": entry_id, **verdict.as_dict()}
+        verdict = score_single_isolated(category, entry.functions, entry.possible_answer, result,
+                                        underscore_to_dot=underscore_to_dot)
+        yield {"id": entry_id, **verdict}

@@ -62,6 +62,12 @@ class BfclRunTask:
     def judge(self, sample, response):
         return self._task(sample).judge(sample, response)
 
+    async def ajudge(self, sample, response):
+        task = self._task(sample)
+        if hasattr(task, "ajudge"):
+            return await task.ajudge(sample, response)
+        return task.judge(sample, response)  # single-turn verdicts are quick and pure: on the loop
+
 
 def summarise(samples: list, summary: dict) -> dict:
     from evalui.scoring.bfcl_leaderboard import leaderboard_subtotals

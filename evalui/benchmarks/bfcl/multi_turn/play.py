@@ -14,9 +14,10 @@ import copy
 import time
 
 from evalui.benchmarks.bfcl.data import BfclEntry
-from evalui.benchmarks.bfcl.multi_turn.backends import Backends
+from evalui.benchmarks.bfcl.isolated import IsolatedBackends
 from evalui.benchmarks.bfcl.request import tools_for
 from evalui.engine.completion import EndpointError
+from evalui.engine.step_limits import SampleBudget, StepLimitExceeded, shrink_step
 from evalui.engine.trajectory import Step, TaskResult, step_of
 from evalui.scoring.bfcl_multi_turn import StepDecodeError, decode_step
 from evalui.scoring.safe_calls import UnsafeExpression
@@ -97,7 +98,9 @@ async def play(client, entry: BfclEntry, mode: str) -> TaskResult:
     turns: list[list] = []
     step_turns: list[int] = []
     force_terminated = False
-    with Backends(entry) as backends:
+    limit_exceeded = ""  # too_many_calls or too_large: the conversation stops at that step
+    budget = SampleBudget()
+    async with IsolatedBackends(entry) as backends:
         for turn_index, turn_messages in enumerate(entry.question):
             conversation.start_turn(turn_index, turn_messages)
             outputs: list = []
@@ -113,6 +116,11 @@ async def play(client, entry: BfclEntry, mode: str) -> TaskResult:
                 conversation.unsent = []
                 steps.append(step)
                 step_turns.append(turn_index)
+                try:
+                    budget.check(reply.text, reply.tool_calls)
+                except StepLimitExceeded as exc:
+                    limit_exceeded = _stop_at_flood(step, outputs, exc)
+                    break
                 outputs.append(conversation.raw_output(reply))
                 conversation.add_reply(reply, len(steps))
                 try:
@@ -124,9 +132,14 @@ async def play(client, entry: BfclEntry, mode: str) -> TaskResult:
                 if not calls:
                     step.note = "no calls, turn ends"
                     break
+                if len(calls) > budget.limits.calls_per_step:  # prompt mode: counted once decoded
+                    limit_exceeded = _stop_at_flood(step, outputs, StepLimitExceeded(
+                        "too_many_calls", f"too_many_calls: the step has {len(calls):,} calls, more than the "
+                                          f"{budget.limits.calls_per_step} allowed; none was run"), replace_last=True)
+                    break
                 results = []
                 for call in calls:
-                    result, error = backends.run(call)
+                    result, error = await backends.arun(call)
                     results.append(result)
                     step.tool_results.append({"name": call.shown(), "content": result, "error": error})
                 conversation.add_results(calls, results, len(steps))
@@ -135,7 +148,19 @@ async def play(client, entry: BfclEntry, mode: str) -> TaskResult:
                     force_terminated = True
                     step.note = f"force-terminated after {limit} steps in one turn"
                     break
-            if force_terminated:
+            if force_terminated or limit_exceeded:
                 break
     output = {"turns": turns, "step_turns": step_turns, "force_terminated": force_terminated}
+    if limit_exceeded:
+        output["limit_exceeded"] = limit_exceeded
     return TaskResult(output, steps, time.perf_counter() - started)
+
+
+def _stop_at_flood(step: Step, outputs: list, exc: StepLimitExceeded, replace_last: bool = False) -> str:
+    """Store a note in place of an oversized step; the result file gets the note, not the flood."""
+    shrink_step(step, str(exc))
+    if replace_last:
+        outputs.pop()
+    outputs.append(f"[evalui: {exc}]")
+    return exc.kind
+

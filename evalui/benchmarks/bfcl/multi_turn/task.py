@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from evalui.benchmarks.bfcl.data import entries_by_id
 from evalui.benchmarks.bfcl.multi_turn.data import checker_entry
+from evalui.benchmarks.bfcl.isolated import score_isolated
 from evalui.benchmarks.bfcl.multi_turn.play import play
 from evalui.engine.store import Sample
-from evalui.scoring.bfcl_multi_turn import score_multi_turn
+from evalui.scoring.bfcl_multi_turn import MultiTurnVerdict
 
 
 @dataclass
@@ -33,7 +35,17 @@ class MultiTurnTask:
     def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
         entry = self._entry(sample)
         result = response.get("turns") if isinstance(response, dict) else None
-        verdict = score_multi_turn(checker_entry(entry), entry.possible_answer, result, self.mode).as_dict()
+        exceeded = response.get("limit_exceeded") if isinstance(response, dict) else None
+        if exceeded:  # the conversation was stopped at a flood: nothing of it is run again
+            verdict = MultiTurnVerdict(False, str(exceeded), "The model's reply went past evalui's limits for one "
+                                       "step or one sample, and the conversation was stopped there.",
+                                       f"evalui:{exceeded}").as_dict()
+            return result, False, verdict
+        verdict = score_isolated(checker_entry(entry), entry.possible_answer, result, self.mode)
         if isinstance(response, dict) and response.get("force_terminated"):
             verdict["force_terminated"] = True
         return result, verdict["correct"], verdict
+
+    async def ajudge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
+        # The check runs in a worker under a deadline; the loop that plays other samples never waits on it.
+        return await asyncio.to_thread(self.judge, sample, response)

@@ -1,0 +1,232 @@
+"""BFCL execution and checking in a worker process (evalui.sandbox.call_worker).
+
+The parent keeps what is cheap and safe (decoding, name and argument checks); everything that
+runs a model's call on bfcl-eval's backends happens in the worker: the conversation's backend
+instances (a *session* per sample, kept by the worker and rebuilt from the session's history if
+the worker was replaced) and the official checker, which executes the model's calls and the gold
+ones again. Uploaded result files are checked there too, single-turn lines included, so that a
+deadline per line is enforced rather than checked between lines. A call or a check past its
+deadline fails with ``call_timeout`` or ``execution_timeout``; the run and the server go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+from evalui.benchmarks.bfcl.data import BfclEntry
+from evalui.sandbox.call_worker import WorkerFailed, WorkerTimeout, call_limit_s, line_limit_s, shared_pool
+from evalui.scoring.bfcl import BfclVerdict
+from evalui.scoring.bfcl_multi_turn import DecodedCall, MultiTurnVerdict, allowed_names
+
+HANDLER = "evalui.benchmarks.bfcl.isolated:handle"
+# What the fork server imports once, so that a new worker starts with the checker loaded.
+PRELOAD = ("evalui.benchmarks.bfcl.isolated", "evalui.scoring.bfcl", "evalui.scoring.bfcl_multi_turn",
+           "bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker", "bfcl_eval.eval_checker.ast_eval.ast_checker",
+           "bfcl_eval.model_handler.utils", "bfcl_eval.utils")
+
+
+def _pool():
+    from evalui.scoring.bfcl_official import set_project_root
+
+    set_project_root()  # before the fork server imports bfcl-eval, which makes folders under it
+    return shared_pool(HANDLER, PRELOAD)
+
+
+# --- the worker's side -----------------------------------------------------------------------------
+_sessions: dict = {}
+_timed = False
+
+
+def _time_backend_calls() -> None:
+    """Every public backend method stamps the worker's heartbeat, so the parent can stop one call."""
+    global _timed
+    if _timed:
+        return
+    import functools
+
+    from evalui.sandbox.call_worker_child import timed_call
+    from evalui.scoring.bfcl_multi_turn import BACKEND_CLASSES, backend_class, public_methods
+
+    def timed(method):
+        @functools.wraps(method)
+        def run(*args, **kwargs):
+            with timed_call(method.__name__):
+                return method(*args, **kwargs)
+        return run
+
+    for class_name in BACKEND_CLASSES:
+        cls = backend_class(class_name)
+        for name in public_methods(class_name):
+            setattr(cls, name, timed(getattr(cls, name)))
+    _timed = True
+
+
+def _fresh_numeric_contexts() -> None:
+    # MathAPI sets mpmath's and decimal's precision process-wide; each check starts from the defaults.
+    import decimal
+
+    import mpmath
+
+    mpmath.mp.dps = 15
+    decimal.getcontext().prec = 28
+
+
+def _open(session: str, entry: BfclEntry, history: list) -> None:
+    from evalui.benchmarks.bfcl.multi_turn.backends import Backends
+
+    backends = Backends(entry)
+    for name, arguments in history:  # the calls already made, replayed on fresh instances
+        backends.run(DecodedCall(name, arguments))
+    _sessions[session] = backends
+
+
+def handle(op: str, payload):
+    _time_backend_calls()
+    if op == "warm":  # the checker's imports, done before the first deadline starts
+        from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker  # noqa: F401
+
+        from evalui.scoring.bfcl_official import load_official
+
+        load_official()
+        return None
+    if op == "open":
+        _open(*payload)
+        return None
+    if op == "call":
+        session, name, arguments = payload
+        backends = _sessions.get(session)
+        if backends is None:
+            return {"missing_session": True}
+        text, error = backends.run(DecodedCall(name, arguments))
+        return {"text": text, "error": error}
+    if op == "close":
+        _sessions.pop(payload, None)
+        return None
+    if op == "score":
+        from evalui.scoring.bfcl_multi_turn import score_multi_turn
+
+        _fresh_numeric_contexts()
+        entry, ground_truth, result, mode = payload
+        return score_multi_turn(entry, ground_truth, result, mode).as_dict()
+    if op == "score_single":
+        from evalui.scoring.bfcl import score_entry
+
+        category, functions, possible_answer, result, underscore_to_dot = payload
+        return score_entry(category, functions, possible_answer, result, underscore_to_dot=underscore_to_dot).as_dict()
+    if op == "census":
+        return _census()
+    raise ValueError(f"unknown request {op!r}")
+
+
+def _census() -> dict:
+    """What the worker holds: open sessions, live backend instances, instances the checker left behind."""
+    import gc
+
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+
+    from evalui.scoring.bfcl_multi_turn import BACKEND_CLASSES, backend_class
+
+    gc.collect()
+    classes = tuple(backend_class(c) for c in BACKEND_CLASSES)
+    return {"sessions": len(_sessions), "instances": sum(1 for o in gc.get_objects() if isinstance(o, classes)),
+            "checker_instances": sum(1 for n in vars(multi_turn_utils) if n.endswith("_instance"))}
+
+
+def census(pool=None) -> list[dict]:
+    """``_census`` of every worker of the pool (starting any that is not running)."""
+    pool = pool or _pool()
+    return [pool.request("census", None, affinity=index, limit_s=line_limit_s()) for index in range(len(pool.workers))]
+
+
+# --- the server's side -----------------------------------------------------------------------------
+def score_isolated(entry: dict, ground_truth: list, result, mode: str | None = None) -> dict:
+    """The official multi-turn verdict (as a dict), computed in a worker under a per-line deadline."""
+    try:
+        return _pool().request("score", (entry, ground_truth, result, mode), limit_s=line_limit_s())
+    except WorkerTimeout as exc:
+        kind = "call_timeout" if exc.per_call else "execution_timeout"
+        verdict = MultiTurnVerdict(False, kind, f"Checking stopped: {exc}.", f"evalui:{kind}")
+    except WorkerFailed as exc:
+        verdict = MultiTurnVerdict(False, "execution_failed", f"Checking failed: {exc}.", "evalui:execution_failed")
+    return verdict.as_dict()
+
+
+def score_single_isolated(category: str, functions: list, possible_answer, result, *, underscore_to_dot: bool) -> dict:
+    """The official single-turn verdict (as a dict), computed in a worker under a per-line deadline."""
+    try:
+        return _pool().request("score_single", (category, functions, possible_answer, result,
+                                                             underscore_to_dot), limit_s=line_limit_s())
+    except WorkerTimeout as exc:
+        verdict = BfclVerdict(False, "execution_timeout", f"Checking stopped: {exc}.", "evalui:execution_timeout")
+    except WorkerFailed as exc:
+        verdict = BfclVerdict(False, "execution_failed", f"Checking failed: {exc}.", "evalui:execution_failed")
+    return verdict.as_dict()
+
+
+class IsolatedBackends:
+    """One conversation's backends, living in a worker; ``run`` executes one checked call there."""
+
+    def __init__(self, entry: BfclEntry, pool=None):
+        self.entry = entry
+        self.allowed = allowed_names(entry.functions, entry.missed_function, entry.involved_classes)
+        self.pool = pool or _pool()
+        self.affinity = self.pool.pick()
+        self.session = uuid.uuid4().hex
+        self.history: list[tuple[str, dict]] = []
+        self.opened = False
+
+    def _ask(self, op: str, payload, limit_s: float):
+        return self.pool.request(op, payload, affinity=self.affinity, limit_s=limit_s)
+
+    def run(self, call: DecodedCall) -> tuple[str, str]:
+        """(result text, error) of one checked call; a refused call is reported, never sent to run."""
+        if call.refused or call.name not in self.allowed:
+            return (f"Error during execution: {call.name[:80]!r} was not run: "
+                    f"{call.refused or 'not one of the available functions'}."), "refused"
+        try:
+            for _attempt in range(2):
+                if not self.opened:
+                    # A replay runs calls that each finished in time before: the line's deadline bounds it.
+                    self._ask("open", (self.session, self.entry, self.history), line_limit_s())
+                    self.opened = True
+                answer = self._ask("call", (self.session, call.name, call.arguments), call_limit_s() + 1.0)
+                if not answer.get("missing_session"):
+                    break
+                self.opened = False  # the worker was replaced since: rebuild the session there
+            else:
+                raise WorkerFailed("the worker kept losing the conversation's backends")
+        except WorkerTimeout as exc:
+            self.opened = False
+            return f"Error during execution: {exc}.", "call_timeout"
+        except WorkerFailed as exc:
+            self.opened = False
+            return f"Error during execution: {exc}.", "execution_failed"
+        self.history.append((call.name, call.arguments))
+        return answer["text"], answer["error"]
+
+    async def arun(self, call: DecodedCall) -> tuple[str, str]:
+        # Waiting on the worker must not hold the event loop other samples run on; the waits get
+        # threads of their own, so a slow call cannot take the loop's default executor from others.
+        return await asyncio.get_running_loop().run_in_executor(_waiting_threads(), self.run, call)
+
+    def close(self) -> None:
+        if self.opened:
+            try:
+                self._ask("close", self.session, 5.0)
+            except (WorkerTimeout, WorkerFailed):
+                pass
+        self.opened = False
+
+    async def __aenter__(self) -> "IsolatedBackends":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await asyncio.get_running_loop().run_in_executor(_waiting_threads(), self.close)
+
+
+@functools.cache
+def _waiting_threads() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=16, thread_name_prefix="evalui-call-wait")
