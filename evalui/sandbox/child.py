@@ -29,6 +29,7 @@ import sys
 import time
 
 POLL_S = 0.05
+STOP_ASKED = []  # the server's SIGTERM (timeout, cancel): the keeper kills the task, then exits
 CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 
@@ -95,6 +96,7 @@ def _program(settings: dict, root: bool, drop: bool, nproc: int) -> None:
     import seccomp
 
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _set_limits(settings, nproc)
     if root:
         os.setresuid(settings["task_uid"], 0, 0)  # counted by RLIMIT_NPROC; files are still read as root's
@@ -127,7 +129,8 @@ def _init(lifeline: int, status_pipe: int, start_program, drop: bool) -> None:
     _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if select.select([lifeline], [], [], 0)[0]:  # the keeper died before the line above
         os._exit(1)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # PID 1 ignores what it does not handle
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)  # PID 1 ignores what it does not handle
     program = os.fork()
     if program == 0:
         os.close(lifeline)
@@ -149,7 +152,6 @@ class Keeper:
         self.settings, self.child, self.identity, self.allowed = settings, child, identity, allowed
         self.status = None
         self.reason = ""
-        self.stop_asked = False
 
     def reap(self) -> None:
         while True:
@@ -171,7 +173,6 @@ class Keeper:
     def watch(self) -> None:
         import processes
 
-        signal.signal(signal.SIGTERM, lambda *_: setattr(self, "stop_asked", True))
         try:
             ready = os.pidfd_open(self.child)
         except (AttributeError, OSError):
@@ -182,7 +183,7 @@ class Keeper:
             self.reap()
             if self.status is not None:
                 break
-            if self.stop_asked:
+            if STOP_ASKED:
                 self.stop("terminated")
                 continue
             began = time.monotonic()
@@ -208,6 +209,7 @@ def _exit_as(status: int, killed: bool) -> None:
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, lambda *_: STOP_ASKED.append(True))  # first: a timeout may come at once
     settings = json.loads(sys.argv[1])
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import capabilities  # noqa: F401  (beside this file; -I leaves the script's folder off sys.path)

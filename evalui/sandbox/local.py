@@ -116,9 +116,10 @@ class LocalSession:
         started = time.monotonic()
         try:
             with stdout_path.open("wb") as stdout, stderr_path.open("wb") as stderr:
-                process = subprocess.Popen([sys.executable, "-I", "-u", str(CHILD), json.dumps(settings)], cwd=self.work,
-                                           env=clean_environment(self.folder), stdin=subprocess.DEVNULL,
-                                           stdout=stdout, stderr=stderr, start_new_session=True, close_fds=True)
+                process = subprocess.Popen([sys.executable, "-I", "-u", str(CHILD), json.dumps(settings)],
+                                           cwd=self.work, env=clean_environment(self.folder),
+                                           stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                                           start_new_session=True, close_fds=True)
                 stopped = self._wait(process, limits.wall_s)
         finally:
             status = _read_status(status_path)  # written once the child has killed the task's processes
