@@ -50,7 +50,7 @@ def forbidden(data_dirs: list[Path], sessions: Path | None) -> list[tuple[str, b
         found.append((checkout, False))
     if sessions is not None:
         found.append((sessions, False))  # other tasks' sessions (the own one is granted by name)
-    data = list(data_dirs)
+    data = [*data_dirs, Path("/etc/ssl/private")]  # TLS keys: a root server's program reads as root
     for variable, default in (("GRADIO_TEMP_DIR", Path(tempfile.gettempdir()) / "gradio"), ("HF_HOME", None)):
         value = os.environ.get(variable)
         data.extend(p for p in (Path(value) if value else default,) if p is not None)
