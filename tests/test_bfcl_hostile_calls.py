@@ -212,3 +212,40 @@ def test_a_worker_dies_with_the_process_that_started_it(tmp_path):
                 return
         time.sleep(0.05)
     pytest.fail("the worker outlived the process that started it")
+
+
+@pytest.mark.parametrize("mode", ["fc", "prompt"])
+def test_a_flood_of_calls_in_one_step_stops_the_conversation_without_being_stored(store, mode, tmp_path):
+    """3,000 calls in one step (or a 300 KB reply) are neither run nor stored: the sample fails as
+    too_many_calls (too_large), and the run's other samples are judged as usual."""
+    from evalui.benchmarks.bfcl.run import export_bfcl_run
+
+    category = "multi_turn_base"
+    oracle = MultiTurnOracle([category], limit=3)
+    flood_ids = {"multi_turn_base_0": "too_many_calls", "multi_turn_base_1": "too_large"}
+
+    def script(body, n):
+        entry = oracle.entry_for(body)
+        if entry.id in flood_ids and oracle.position(body) == (0, 0):
+            if flood_ids[entry.id] == "too_many_calls":
+                if mode == "fc":
+                    return completion(None, [("pwd", "{}")] * 3000)
+                return completion("[" + ", ".join(["pwd()"] * 3000) + "]")
+            return completion("x" * 300_000)
+        return oracle.reply(body)
+
+    with ScriptedPeer(script) as peer:
+        settings = settings_for(peer)
+        exp_id = prepare_bfcl_run(store, settings, [category], limit=3, mode=mode, exp_id=f"flood-{mode}")
+        execute_bfcl_run(store, settings, exp_id, concurrency=3)
+    samples = {s.sample_id: s for s in store.samples(exp_id)}
+    for sample_id, kind in flood_ids.items():
+        sample = samples[sample_id]
+        assert not sample.correct and sample.verdict["error_type"] == kind
+        assert len(sample.trajectory) == 1 and kind in sample.trajectory[0]["note"]
+        step = sample.trajectory[0]
+        assert len(step["text"]) < 2_100 and len(json.dumps(step["tool_calls"])) < 2_000  # a preview only
+    assert samples["multi_turn_base_2"].correct
+    exported = export_bfcl_run(store, exp_id, out=tmp_path / "out")
+    assert (tmp_path / "out").exists() and exported["total"] == 3
+    assert (tmp_path / "out" / "samples.jsonl").stat().st_size < 250_000  # the 300 KB reply is not in it

@@ -29,9 +29,12 @@ class StepLimits:
     bytes_per_sample: int
 
     @classmethod
-    def from_env(cls) -> "StepLimits":
-        return cls(_env_int("EVALUI_MAX_CALLS_PER_STEP", 64), _env_int("EVALUI_MAX_STEP_BYTES", 256 * 1024),
-                   _env_int("EVALUI_MAX_SAMPLE_BYTES", 4 * 1024 * 1024))
+    def from_env(cls, calls_per_step: int = 64, bytes_per_step: int = 256 * 1024,
+                 bytes_per_sample: int = 4 * 1024 * 1024) -> "StepLimits":
+        """The operator's EVALUI_MAX_* values, else the benchmark's own defaults (BFCL's here)."""
+        return cls(_env_int("EVALUI_MAX_CALLS_PER_STEP", calls_per_step),
+                   _env_int("EVALUI_MAX_STEP_BYTES", bytes_per_step),
+                   _env_int("EVALUI_MAX_SAMPLE_BYTES", bytes_per_sample))
 
 
 class StepLimitExceeded(ValueError):
@@ -49,25 +52,31 @@ def reply_size(text: str | None, calls: list) -> int:
 
 
 class SampleBudget:
-    """The running total of one sample's replies, checked step by step."""
+    """The running total of one sample's replies (and tool results), checked step by step."""
 
     def __init__(self, limits: StepLimits | None = None):
         self.limits = limits or StepLimits.from_env()
         self.used = 0
 
     def check(self, text: str | None, calls: list) -> None:
-        limits = self.limits
-        if len(calls) > limits.calls_per_step:
-            raise StepLimitExceeded("too_many_calls", f"too_many_calls: the step has {len(calls):,} calls, more than "
-                                                      f"the {limits.calls_per_step} allowed; none was run")
+        """A reply's call count and size, before anything in it is parsed or run."""
+        self.check_count(calls)
         size = reply_size(text, calls)
-        if size > limits.bytes_per_step:
+        if size > self.limits.bytes_per_step:
             raise StepLimitExceeded("too_large", f"too_large: the step's reply has {size:,} characters, more than "
-                                                 f"the {limits.bytes_per_step:,} allowed; none of its calls was run")
+                                                 f"the {self.limits.bytes_per_step:,} allowed; none of its calls was run")
+        self.add(size, "replies")
+
+    def check_count(self, calls: list) -> None:
+        if len(calls) > self.limits.calls_per_step:
+            raise StepLimitExceeded("too_many_calls", f"too_many_calls: the step has {len(calls):,} calls, more than "
+                                                      f"the {self.limits.calls_per_step} allowed; none was run")
+
+    def add(self, size: int, what: str = "replies") -> None:
         self.used += size
-        if self.used > limits.bytes_per_sample:
-            raise StepLimitExceeded("too_large", f"too_large: the sample's replies reach {self.used:,} characters, "
-                                                 f"more than the {limits.bytes_per_sample:,} allowed")
+        if self.used > self.limits.bytes_per_sample:
+            raise StepLimitExceeded("too_large", f"too_large: the sample's {what} reach {self.used:,} characters, "
+                                                 f"more than the {self.limits.bytes_per_sample:,} allowed")
 
 
 def shrink_step(step, message: str) -> None:

@@ -10,61 +10,30 @@ at about 20,000 characters, and a task has at most a few dozen steps.
 
 from __future__ import annotations
 
-import os
+from evalui.engine.step_limits import SampleBudget, StepLimits
 
-from evalui.engine.step_limits import StepLimitExceeded, StepLimits, reply_size
-
-CALLS_ENV = "EVALUI_MAX_CALLS_PER_STEP"
-STEP_ENV = "EVALUI_MAX_STEP_BYTES"
-SAMPLE_ENV = "EVALUI_MAX_SAMPLE_BYTES"
 CALLS_PER_STEP = 16  # each call may run a program for the tool timeout: 16 x 30 s is already 8 minutes
 STEP_CHARS = 256 * 1024  # the model's reply: its text and its calls' names and arguments
 SAMPLE_CHARS = 2 * 1024 * 1024  # every reply and every tool result of one sample
 NOTE_CHARS = 200
 
 
-def _env_int(name: str, default: int) -> int:
-    try:
-        value = int(os.environ.get(name, "").strip() or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
 def gaia_limits() -> StepLimits:
-    return StepLimits(_env_int(CALLS_ENV, CALLS_PER_STEP), _env_int(STEP_ENV, STEP_CHARS),
-                      _env_int(SAMPLE_ENV, SAMPLE_CHARS))
+    return StepLimits.from_env(CALLS_PER_STEP, STEP_CHARS, SAMPLE_CHARS)
 
 
-class AgentBudget:
+class AgentBudget(SampleBudget):
     """One sample's running total, checked at each reply and each step's tool results."""
 
     def __init__(self, limits: StepLimits | None = None):
-        self.limits = limits or gaia_limits()
-        self.used = 0
+        super().__init__(limits or gaia_limits())
 
     def check_reply(self, text: str | None, calls: list) -> None:
         """The reply's size (text and native calls), before anything in it is parsed or run."""
-        self.check_count(calls)
-        size = reply_size(text, calls)
-        if size > self.limits.bytes_per_step:
-            raise StepLimitExceeded("too_large", f"too_large: the step's reply has {size:,} characters, more than "
-                                                 f"the {self.limits.bytes_per_step:,} allowed; none of its calls was run")
-        self._add(size, "replies")
-
-    def check_count(self, calls: list) -> None:
-        if len(calls) > self.limits.calls_per_step:
-            raise StepLimitExceeded("too_many_calls", f"too_many_calls: the step has {len(calls):,} calls, more than the "
-                                                      f"{self.limits.calls_per_step} allowed; none was run")
+        self.check(text, calls)
 
     def add_results(self, results: list) -> None:
-        self._add(sum(len(r.content or "") for r in results), "replies and tool results")
-
-    def _add(self, size: int, what: str) -> None:
-        self.used += size
-        if self.used > self.limits.bytes_per_sample:
-            raise StepLimitExceeded("too_large", f"too_large: the sample's {what} reach {self.used:,} characters, "
-                                                 f"more than the {self.limits.bytes_per_sample:,} allowed")
+        self.add(sum(len(r.content or "") for r in results), "replies and tool results")
 
 
 def shrink_results(step, message: str) -> None:
