@@ -136,6 +136,10 @@ def test_a_run_goes_on_while_one_sample_calls_past_its_deadline(store, monkeypat
     assert results[0]["error"] == "call_timeout" and "round_number" in results[0]["content"]
     assert len(slow.trajectory) > 2  # the conversation went on after the stopped call
     assert slow_answered and sum(1 for t in others_asked if t < slow_answered[0]) > 15
+    # The samples that shared the killed worker had their backends rebuilt there (their calls so far
+    # replayed), and their gold conversations still pass.
+    others = [s for s in store.samples(exp_id) if s.sample_id != slow_entry]
+    assert [s.sample_id for s in others if not s.correct] == []
 
 
 def test_the_score_api_answers_other_requests_while_a_hostile_upload_is_scored(tmp_path, monkeypatch):
