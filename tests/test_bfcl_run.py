@@ -45,7 +45,7 @@ def test_gold_answers_score_full_marks_in_both_modes(store, oracle, mode):
         names = {t["function"]["name"] for b in bodies for t in b.get("tools") or []}
         assert not any("." in n for n in names)  # dotted names are sanitised for OpenAI-style APIs
     else:
-        assert all(b["messages"][0]["role"] == "system" and "[function_name(" in b["messages"][0]["content"] for b in bodies)
+        assert all(b["messages"][0]["role"] == "system" and "[func_name1(" in b["messages"][0]["content"] for b in bodies)  # bfcl's prompt
 
 
 def test_wrong_answers_and_endpoint_errors_are_told_apart(store, oracle):

@@ -30,7 +30,9 @@ def test_plain_text_and_usage():
         assert reply.text == "hello" and reply.prompt_tokens == 7 and reply.completion_tokens == 3
         assert reply.attempts == 1
         request = peer.chat_requests()[0]
-        assert request.body["model"] == "scripted-model" and request.body["temperature"] == 0.0
+        # bfcl-eval's defaults: temperature 0.001 and no max_tokens
+        assert request.body["model"] == "scripted-model" and request.body["temperature"] == 0.001
+        assert "max_tokens" not in request.body
         assert request.authorization == f"Bearer {SENTINEL_KEY}"
 
 

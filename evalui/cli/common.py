@@ -19,12 +19,17 @@ def interrupt_on_sigterm() -> None:
 
 
 def add_endpoint_flags(parser, *, model_help: str = "model name at the endpoint") -> None:
+    from evalui.engine.settings import DEFAULT_TEMPERATURE
+
     parser.add_argument("--base-url", help="OpenAI-compatible base URL (default: $OPENAI_BASE_URL)")
     parser.add_argument("--model", help=model_help)
     parser.add_argument("--api-key-env", default="OPENAI_API_KEY",
                         help="environment variable that holds the API key (the key itself is never a flag)")
-    parser.add_argument("--temperature", type=float, default=0.0)
-    parser.add_argument("--max-tokens", type=int, default=1024)
+    parser.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
+                        help=f"sampling temperature (default {DEFAULT_TEMPERATURE}, bfcl-eval's)")
+    parser.add_argument("--max-tokens", type=int, default=None,
+                        help="cap on each reply's tokens (default: none sent, as bfcl-eval sends none; "
+                        "the server's own limit applies)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
     parser.add_argument("--max-retries", type=int, default=4)
     parser.add_argument("--price-input", type=float, help="price per million input tokens, for the run's cost")

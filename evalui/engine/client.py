@@ -125,7 +125,10 @@ class ModelClient:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def request_body(self, messages: list[dict], tools: list[dict] | None, overrides: dict) -> dict:
+    def request_body(self, messages: list[dict], tools: list[dict] | None, overrides: dict,
+                     extra_body: dict | None = None) -> dict:
+        """The JSON body: no ``max_tokens`` unless one is set (as bfcl's handlers send none), no
+        ``tools`` when there are none; ``extra_body`` (a benchmark's own fields) is added last."""
         body = {"model": self.settings.model, "messages": messages,
                 "temperature": overrides.get("temperature", self.settings.temperature)}
         max_tokens = overrides.get("max_tokens", self.settings.max_tokens)
@@ -133,9 +136,12 @@ class ModelClient:
             body["max_tokens"] = max_tokens
         if tools:
             body["tools"] = tools
+        if extra_body:
+            body.update(extra_body)
         return body
 
-    def chat(self, messages: list[dict], *, tools: list[dict] | None = None, **overrides) -> ChatReply:
+    def chat(self, messages: list[dict], *, tools: list[dict] | None = None, extra_body: dict | None = None,
+             **overrides) -> ChatReply:
         """One chat completion, retried as configured; raises EndpointError (Cancelled on cancel)."""
         cancel = self._cancel
         if cancel is not None and cancel.is_set():
@@ -143,7 +149,7 @@ class ModelClient:
         if threading.current_thread() is self._runner.thread:
             # It would wait for its own loop forever (a task with acall whose judge calls chat).
             raise RuntimeError("ModelClient.chat was called on the client's own event loop; await achat there")
-        call = self._runner.submit(self.achat(messages, tools=tools, **overrides))
+        call = self._runner.submit(self.achat(messages, tools=tools, extra_body=extra_body, **overrides))
         while not call.wait(CANCEL_POLL_S):
             if cancel is not None and cancel.is_set():
                 self._runner.cancel(call)
@@ -152,8 +158,9 @@ class ModelClient:
             raise call.error
         return call.result
 
-    async def achat(self, messages: list[dict], *, tools: list[dict] | None = None, **overrides) -> ChatReply:
-        body = json_bytes(self.request_body(messages, tools, overrides))
+    async def achat(self, messages: list[dict], *, tools: list[dict] | None = None, extra_body: dict | None = None,
+                    **overrides) -> ChatReply:
+        body = json_bytes(self.request_body(messages, tools, overrides, extra_body))
         started = time.monotonic()
         # Retries and their waits share one budget, so a Retry-After never outlasts the call.
         budget_end = started + self.settings.timeout_s * (self.settings.max_retries + 1)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 class ToolCall:
     name: str
     arguments: str
+    id: str | None = None  # the endpoint's id, which a tool result refers back to
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,9 @@ class ChatReply:
     completion_tokens: int = 0
     latency_s: float = 0.0
     attempts: int = 1
+    # The assistant message as the endpoint sent it: a conversation sends it back as it came, as
+    # the OpenAI SDK does with bfcl's handlers (every field the endpoint set). Never stored.
+    message: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def total_tokens(self) -> int:
@@ -119,7 +123,7 @@ def parse_completion(completion: object) -> ChatReply:
         arguments = function.get("arguments")
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments if arguments is not None else {})
-        calls.append(ToolCall(function["name"], arguments))
+        calls.append(ToolCall(function["name"], arguments, call["id"] if isinstance(call.get("id"), str) else None))
     usage = completion.get("usage") if isinstance(completion.get("usage"), dict) else {}
     content = message.get("content")
 
@@ -128,7 +132,8 @@ def parse_completion(completion: object) -> ChatReply:
         return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
     return ChatReply(text=content if isinstance(content, str) else "", tool_calls=calls,
-                     prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"))
+                     prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"),
+                     message=message)
 
 
 def _redacted(reply: ChatReply, secrets: list[str]) -> ChatReply:
@@ -140,5 +145,7 @@ def _redacted(reply: ChatReply, secrets: list[str]) -> ChatReply:
 
     if not secrets:
         return reply
-    return replace(reply, text=clean(reply.text),
-                   tool_calls=[ToolCall(clean(c.name), clean(c.arguments)) for c in reply.tool_calls])
+    # The message as JSON text: no recursion over a deep hostile message.
+    message = json_value(clean(json_bytes(reply.message).decode())) if reply.message is not None else None
+    return replace(reply, text=clean(reply.text), message=message,
+                   tool_calls=[ToolCall(clean(c.name), clean(c.arguments), c.id and clean(c.id)) for c in reply.tool_calls])

@@ -9,6 +9,7 @@ from urllib.parse import urlparse
 from evalui.engine.url_policy import redact_url, url_secrets
 
 HF_ROUTER_URL = "https://router.huggingface.co/v1"
+DEFAULT_TEMPERATURE = 0.001  # bfcl-eval's default (`bfcl generate --temperature`)
 
 
 @dataclass(frozen=True)
@@ -17,8 +18,10 @@ class EndpointSettings:
     model: str
     # The key is held only in memory: repr() hides it and nothing persists it.
     api_key: str = field(default="", repr=False)
-    temperature: float = 0.0
-    max_tokens: int | None = 1024
+    # bfcl generate's defaults, for every benchmark: temperature 0.001, and no max_tokens in the
+    # request (the server's own limit applies), so a long answer is never cut short by evalui.
+    temperature: float = DEFAULT_TEMPERATURE
+    max_tokens: int | None = None
     timeout_s: float = 60.0
     max_retries: int = 4
     # None: EVALUI_MAX_RESPONSE_BYTES, or 2 MB.

@@ -1,139 +1,106 @@
-"""Turning a BFCL entry into a chat request, in FC mode (native tools) or prompt mode."""
+"""Turning a BFCL entry into a chat request, exactly as bfcl-eval's OpenAI chat-completions handler
+(``bfcl_eval/model_handler/api_inference/openai_completion.py``) builds it.
+
+Every part of a request comes from bfcl-eval's own functions, called as that handler calls them:
+the entry from ``load_dataset_entry`` (function docs with its language hints), the prompt-mode
+messages from ``system_prompt_pre_processing_chat_model``, the FC tools from ``convert_to_tool(...,
+GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS)`` (float annotation, dots in names turned into
+underscores, a function's ``response`` schema kept). Nothing here rewrites them; their output is
+cached per entry, since building it during a run would cost the event loop as much as the HTTP
+itself at a 10 ms endpoint (bench/engine_ceiling.py). tests/test_bfcl_request_parity*.py compares
+every entry's request with the handler's own.
+"""
 
 from __future__ import annotations
 
 import functools
-import json
+import re
 from collections.abc import Iterable
 
 import orjson
 
 from evalui.benchmarks.bfcl.data import BfclEntry
 
-# BFCL's parameter types, mapped to JSON-schema types an OpenAI-compatible server accepts.
-_JSON_SCHEMA_TYPES = {
-    "integer": "integer", "int": "integer", "byte": "integer", "short": "integer", "long": "integer",
-    "bigint": "integer", "float": "number", "double": "number", "number": "number",
-    "string": "string", "str": "string", "char": "string", "any": "string",
-    "boolean": "boolean", "bool": "boolean",
-    "array": "array", "list": "array", "tuple": "array", "arraylist": "array", "queue": "array", "stack": "array",
-    "dict": "object", "object": "object", "hashmap": "object", "hashtable": "object",
-}
-
-PROMPT_MODE_SYSTEM = """You are an expert at composing function calls. You receive a question and a list of functions.
-Call one or more of the functions to achieve what the question asks.
-If none of the functions fits, say so and call none. If the question lacks a required argument, say so.
-
-Answer with the calls only, and nothing else, in this format:
-[function_name(param_name=value, other_param=value), other_function(param=value)]
-
-The functions, in JSON:
-{functions}"""
+# What the handler sends besides messages and tools: ``bfcl generate``'s default temperature is
+# evalui's default too (evalui.engine.settings), and every request says ``store: false``.
+BFCL_EXTRA_BODY = {"store": False}
 
 
 def sanitise_name(name: str) -> str:
-    """BFCL's rule for FC tool names: OpenAI-style APIs reject dots, so dots become underscores."""
-    return name.replace(".", "_")
+    """bfcl's rule for FC tool names (``convert_to_tool``): OpenAI-style APIs reject dots, so dots become underscores."""
+    return re.sub(r"\.", "_", name)
 
 
-def language_specific_functions(entry: BfclEntry) -> list[dict]:
-    """The function docs as the model should see them, with bfcl-eval's language hints.
-
-    Java and JavaScript parameters are presented as strings in that language's syntax, exactly as
-    ``bfcl generate`` presents them, so that the checker's type conversion applies. The result is
-    shared between requests for the same entry (a resume asks again): callers only read it.
-    """
-    return _hinted_functions(entry.category, entry.id)
-
-
-@functools.lru_cache(maxsize=8192)
-def _hinted_functions(category: str, entry_id: str) -> list[dict]:
-    from evalui.benchmarks.bfcl.data import entries_by_id
+def _official():
     from evalui.scoring.bfcl_official import load_official
 
     load_official()  # sets BFCL_PROJECT_ROOT before bfcl_eval.utils is imported
-    from bfcl_eval.utils import add_language_specific_hint_to_function_doc
+    from bfcl_eval.constants.enums import ModelStyle
+    from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
+    from bfcl_eval.model_handler.utils import convert_to_tool, system_prompt_pre_processing_chat_model
 
-    entry = entries_by_id(category)[entry_id]
-    # bfcl-eval edits the docs in place: it gets a copy (orjson's round trip is the cheap deep copy).
-    [processed] = add_language_specific_hint_to_function_doc([{"id": entry.id,
-                                                               "function": orjson.loads(orjson.dumps(entry.functions))}])
-    return processed["function"]
+    return convert_to_tool, GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS, system_prompt_pre_processing_chat_model
 
 
-@functools.lru_cache(maxsize=8192)
-def _fc_tools(category: str, entry_id: str) -> tuple[list[dict], dict[str, str]]:
-    from evalui.benchmarks.bfcl.data import entries_by_id
-
-    return tools_for(language_specific_functions(entries_by_id(category)[entry_id]))
+def _copy(value):
+    # bfcl's functions edit their input in place; orjson's round trip is the cheap deep copy.
+    return orjson.loads(orjson.dumps(value))
 
 
-@functools.lru_cache(maxsize=8192)
-def _prompt_system(category: str, entry_id: str) -> str:
-    from evalui.benchmarks.bfcl.data import entries_by_id
+@functools.lru_cache(maxsize=64)
+def official_entries(category: str) -> dict[str, dict]:
+    """The category's entries as ``bfcl generate`` loads them (``load_dataset_entry``), by id; shared, read only."""
+    from evalui.scoring.bfcl_official import load_official
 
-    functions = language_specific_functions(entries_by_id(category)[entry_id])
-    return PROMPT_MODE_SYSTEM.format(functions=json.dumps(functions, ensure_ascii=False, indent=1))
+    load_official()
+    from bfcl_eval.utils import load_dataset_entry
+
+    return {entry["id"]: entry for entry in load_dataset_entry(category)}
+
+
+def official_tools(functions: list[dict]) -> list[dict]:
+    """``convert_to_tool(functions, GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS)``, as the handler's ``_compile_tools``."""
+    convert_to_tool, mapping, style, _ = _official()
+    return convert_to_tool(functions, mapping, style)
+
+
+def official_prompt_messages(messages: list[dict], functions: list[dict], entry_id: str) -> list[dict]:
+    """The first turn with bfcl's system prompt (its function docs, per the entry's id), as the
+    handler's ``_pre_query_processing_prompting``; ``messages`` is not changed."""
+    return _official()[3](_copy(messages), functions, entry_id)
+
+
+@functools.lru_cache(maxsize=16384)
+def _first_request(category: str, entry_id: str, mode: str) -> tuple[list[dict], list[dict], dict[str, str]]:
+    entry = official_entries(category)[entry_id]
+    if mode == "fc":  # _pre_query_processing_FC, _compile_tools, add_first_turn_message_FC
+        tools = official_tools(entry["function"])
+        names = {tool["function"]["name"]: function["name"] for tool, function in zip(tools, entry["function"])}
+        return list(entry["question"][0]), tools, names
+    # _pre_query_processing_prompting, add_first_turn_message_prompting
+    return official_prompt_messages(entry["question"][0], entry["function"], entry_id), [], {}
 
 
 def prepare_requests(entries: Iterable[BfclEntry], mode: str) -> None:
-    """Build what every request of these entries shares (hinted docs, tools or system prompt) now,
-    before a run's requests start: built during the run, it costs the event loop as much as the
-    HTTP itself at a 10 ms endpoint (bench/engine_ceiling.py)."""
-    shared = _fc_tools if mode == "fc" else _prompt_system
+    """Build every entry's request now, before a run's requests start (see the module's docstring)."""
+    check_mode(mode)
     for entry in entries:
-        shared(entry.category, entry.id)
+        _first_request(entry.category, entry.id, mode)
 
 
-def _json_schema(schema: dict) -> dict:
-    converted = dict(schema)
-    kind = str(schema.get("type", "string"))
-    converted["type"] = _JSON_SCHEMA_TYPES.get(kind.lower(), "string")
-    if "properties" in schema:
-        converted["properties"] = {k: _json_schema(v) for k, v in schema["properties"].items()}
-    if "items" in schema and isinstance(schema["items"], dict):
-        converted["items"] = _json_schema(schema["items"])
-    if converted["type"] == "array" and "items" not in converted:
-        converted["items"] = {"type": "string"}
-    return converted
-
-
-def tools_for(functions: list[dict]) -> tuple[list[dict], dict[str, str]]:
-    """OpenAI tools for the functions, and the map from sanitised tool name back to the real name."""
-    tools, names = [], {}
-    for function in functions:
-        tool_name = sanitise_name(function["name"])
-        names[tool_name] = function["name"]
-        tools.append(
-            {
-                "type": "function",
-                "function": {
-                    "name": tool_name,
-                    "description": function.get("description", ""),
-                    "parameters": _json_schema(function.get("parameters", {"type": "dict", "properties": {}})),
-                },
-            }
-        )
-    return tools, names
+def check_mode(mode: str) -> str:
+    if mode not in ("fc", "prompt"):
+        raise ValueError(f"mode must be 'fc' or 'prompt', not {mode!r}")
+    return mode
 
 
 def build_request(entry: BfclEntry, mode: str) -> dict:
-    """``{"messages": [...], "tools": [...] | None, "tool_names": {...}}`` for one entry.
+    """``{"messages", "tools" (None in prompt mode or without functions), "tool_names", "extra_body"}``.
 
     The messages are the request's own; the tools are shared between requests for the same entry
     (they are only read, and serialised per request)."""
-    messages = orjson.loads(orjson.dumps(entry.user_messages()))
-    if mode == "fc":
-        tools, names = _fc_tools(entry.category, entry.id)
-        return {"messages": messages, "tools": tools or None, "tool_names": names}
-    if mode != "prompt":
-        raise ValueError(f"mode must be 'fc' or 'prompt', not {mode!r}")
-    system = _prompt_system(entry.category, entry.id)
-    if messages and messages[0].get("role") == "system":
-        messages[0] = {"role": "system", "content": f"{system}\n\n{messages[0]['content']}"}
-    else:
-        messages.insert(0, {"role": "system", "content": system})
-    return {"messages": messages, "tools": None, "tool_names": {}}
+    messages, tools, names = _first_request(entry.category, entry.id, check_mode(mode))
+    return {"messages": _copy(messages), "tools": tools or None, "tool_names": names, "extra_body": BFCL_EXTRA_BODY}
 
 
 def result_from_response(response: dict, mode: str):

@@ -37,11 +37,11 @@ class BfclTask:
         return build_request(self._entry(sample), self.mode)
 
     def call(self, client, sample: Sample, request: dict):
-        return client.chat(request["messages"], tools=request.get("tools"))
+        return client.chat(request["messages"], tools=request.get("tools"), extra_body=request.get("extra_body"))
 
     async def acall(self, client, sample: Sample, request: dict):
         # The same call as a coroutine on the client's loop: no thread waits per request.
-        return await client.achat(request["messages"], tools=request.get("tools"))
+        return await client.achat(request["messages"], tools=request.get("tools"), extra_body=request.get("extra_body"))
 
     def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
         entry = self._entry(sample)

@@ -15,7 +15,7 @@ import time
 
 from evalui.benchmarks.bfcl.data import BfclEntry
 from evalui.benchmarks.bfcl.isolated import IsolatedBackends
-from evalui.benchmarks.bfcl.request import tools_for
+from evalui.benchmarks.bfcl.request import BFCL_EXTRA_BODY, official_tools
 from evalui.engine.completion import EndpointError
 from evalui.engine.step_limits import SampleBudget, StepLimitExceeded, shrink_step
 from evalui.engine.trajectory import Step, TaskResult, step_of
@@ -28,22 +28,29 @@ def _official_prompts():
 
     load_official()
     from bfcl_eval.constants import default_prompts
-    from bfcl_eval.model_handler.utils import system_prompt_pre_processing_chat_model
+    from bfcl_eval.model_handler.utils import (
+        decoded_output_to_execution_list,
+        format_execution_results_prompting,
+        system_prompt_pre_processing_chat_model,
+    )
 
-    return default_prompts, system_prompt_pre_processing_chat_model
+    return default_prompts, system_prompt_pre_processing_chat_model, decoded_output_to_execution_list, \
+        format_execution_results_prompting
 
 
 class Conversation:
-    """The growing chat of one sample, and what each step added to it."""
+    """The growing chat of one sample, and what each step added to it: the updates of bfcl's
+    OpenAI chat-completions handler (``_add_*_FC`` / ``_add_*_prompting``), made with its functions."""
 
     def __init__(self, entry: BfclEntry, mode: str):
         self.entry, self.mode = entry, mode
-        self.prompts, system_prompt = _official_prompts()
+        self.prompts, self.system_prompt, self._execution_list, self._results_prompting = _official_prompts()
         self.functions = copy.deepcopy(entry.functions)
         self.messages: list[dict] = []
         self.unsent: list[dict] = []  # added since the last request: stored with the next step
-        self.tools = tools_for(self.functions)[0] if mode == "fc" else None
-        self.system_prompt = system_prompt
+        self.tools = official_tools(self.functions) if mode == "fc" else None
+        self.extra_body = BFCL_EXTRA_BODY
+        self._call_ids: list = []  # the last reply's tool call ids, which its results refer to
 
     def add(self, *messages: dict) -> None:
         self.messages.extend(messages)
@@ -55,7 +62,7 @@ class Conversation:
         if held_out:
             if self.mode == "fc":
                 self.functions.extend(held_out)
-                self.tools = tools_for(self.functions)[0]
+                self.tools = official_tools(self.functions)
                 text = self.prompts.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC
             else:
                 text = self.prompts.DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING.format(functions=held_out)
@@ -71,22 +78,26 @@ class Conversation:
         return reply.text
 
     def add_reply(self, reply, step_index: int) -> None:
-        if self.mode == "fc" and reply.tool_calls:
-            self.messages.append({"role": "assistant", "content": reply.text or None, "tool_calls": [
-                {"id": f"call_{step_index}_{i}", "type": "function",
-                 "function": {"name": call.name, "arguments": call.arguments}}
-                for i, call in enumerate(reply.tool_calls)]})
-        else:
-            self.messages.append({"role": "assistant", "content": reply.text})
+        """The endpoint's own message, sent back as it came (bfcl appends the SDK's message object,
+        which the SDK sends with every field the endpoint set)."""
+        self._call_ids = [call.id for call in reply.tool_calls]
+        message = reply.message
+        if message is None:  # a reply that did not come from an endpoint's JSON
+            message = {"role": "assistant", "content": reply.text or None}
+            if reply.tool_calls:
+                message["tool_calls"] = [{"id": call.id, "type": "function",
+                                          "function": {"name": call.name, "arguments": call.arguments}}
+                                         for call in reply.tool_calls]
+        self.messages.append(message)
 
     def add_results(self, calls, results: list[str], step_index: int) -> None:
-        if self.mode == "fc":
-            self.add(*({"role": "tool", "content": result, "tool_call_id": f"call_{step_index}_{i}"}
-                       for i, result in enumerate(results)))
-        else:
-            listed = [{"role": "tool", "name": call.shown() if call.refused else call.call_text(), "content": result}
-                      for call, result in zip(calls, results)]
-            self.add({"role": "user", "content": repr(listed)})
+        if self.mode == "fc":  # _add_execution_results_FC: one tool message per result and call id
+            self.add(*({"role": "tool", "content": result, "tool_call_id": call_id}
+                       for result, call_id in zip(results, self._call_ids)))
+        else:  # _add_execution_results_prompting: the calls as bfcl's decoder writes them, with their results
+            decoded = self._execution_list([{call.name: call.arguments} for call in calls])
+            text = self._results_prompting(None, results, {"model_responses_decoded": decoded})
+            self.add({"role": "user", "content": text})
 
 
 async def play(client, entry: BfclEntry, mode: str) -> TaskResult:
@@ -108,7 +119,8 @@ async def play(client, entry: BfclEntry, mode: str) -> TaskResult:
             count = 0
             while True:
                 try:
-                    reply = await client.achat(conversation.messages, tools=conversation.tools)
+                    reply = await client.achat(conversation.messages, tools=conversation.tools,
+                                               extra_body=conversation.extra_body)
                 except EndpointError as exc:
                     exc.steps = steps  # the conversation so far is kept with the error
                     raise

@@ -1,0 +1,307 @@
+"""What bfcl-eval's own OpenAI chat-completions handler sends, next to what evalui sends.
+
+``OfficialHandler`` runs bfcl's ``OpenAICompletionsHandler.inference`` (its single-turn and
+multi-turn loops, unchanged), in process with scripted replies or over HTTP to an endpoint.
+``evalui_bodies`` plays the same entry through evalui's task code with ``ModelClient.request_body``
+and ``parse_completion`` (the body evalui puts on the wire, the reply as evalui reads it), fed by
+the same script.
+``first_difference`` names the first field where two bodies differ.
+
+The script (``ScriptedModel``) answers from the request alone, so both sides get the same replies
+whenever they sent the same requests: per conversation step, the entry's gold calls for the turn
+(FC tool calls or prompt text), sometimes preceded by a call the backend rejects and with extra
+message fields, then a text answer that ends the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import hashlib
+import io
+import json
+import os
+import uuid
+
+import orjson
+
+from evalui.benchmarks.bfcl.gold import fc_arguments, gold_calls, prompt_text
+from evalui.benchmarks.bfcl.request import official_entries, sanitise_name
+from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES, language_of
+
+PARITY_MODEL = "bfcl-parity-model"
+TEMPERATURE = 0.001  # bfcl generate's default, which the handler sends
+
+
+def completion_body(message: dict) -> dict:
+    return {"id": "chatcmpl-parity", "object": "chat.completion", "created": 0, "model": PARITY_MODEL,
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}
+
+
+def _digest(*parts) -> int:
+    return int(hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:8], 16)
+
+
+class ScriptedModel:
+    """Replies that depend only on the entry, the mode and the request's messages."""
+
+    def __init__(self, entry: dict, category: str, mode: str, gold: list | None):
+        self.entry, self.category, self.mode, self.gold = entry, category, mode, gold
+        self.variant = _digest(entry["id"], mode) % 4
+        self._steps = None
+
+    def _message(self, calls: list[tuple[str, dict]], language: str, step: int) -> dict:
+        if not calls:
+            return {"role": "assistant", "content": "I have nothing more to do here."}
+        if self.mode == "fc":
+            message = {"role": "assistant", "content": "Calling the functions." if self.variant == 1 else None,
+                       "tool_calls": [{"id": f"call_{step}_{i}_{self.variant}", "type": "function",
+                                       "function": {"name": sanitise_name(name),
+                                                    "arguments": fc_arguments(args, language)}}
+                                      for i, (name, args) in enumerate(calls)]}
+        else:
+            message = {"role": "assistant", "content": prompt_text(calls, language)}
+        if self.variant == 2:  # fields a real endpoint sets, which the SDK sends back
+            message.update(refusal=None, annotations=[])
+        return message
+
+    def single_turn(self) -> dict:
+        language = language_of(self.category)
+        if self.category in RELEVANCE_CATEGORIES or not self.gold:
+            return self._message([], language, 0)
+        return self._message(gold_calls(self.gold), language, 0)
+
+    def multi_turn(self, messages: list[dict]) -> dict:
+        """The k-th reply of the conversation (k: assistant messages so far) from a flat plan."""
+        step = sum(1 for m in messages if m.get("role") == "assistant")
+        if self._steps is None:
+            self._steps = self._plan()
+        plan = self._steps
+        if step >= len(plan):
+            return self._message([], "python", step)
+        return self._message(plan[step], "python", step)
+
+    def _plan(self) -> list[list[tuple[str, dict]]]:
+        from evalui.testing.bfcl_oracle import gold_call_parts
+
+        plan = []
+        for turn, calls in enumerate(self.gold or []):
+            parts = [gold_call_parts(call, self.entry["involved_classes"]) for call in calls]
+            if parts and self.variant == 3 and turn == 0:  # a call the backend rejects first
+                name, args = parts[0]
+                plan.append([(name, {**args, "zz_not_a_parameter": 1})])
+            if parts:
+                plan.append(parts)
+            plan.append([])
+        return plan
+
+    def reply(self, body: dict) -> dict:
+        if self.category in MULTI_TURN_CATEGORIES:
+            return completion_body(self.multi_turn(body.get("messages") or []))
+        return completion_body(self.single_turn())
+
+
+def gold_of(category: str) -> dict[str, list]:
+    if category in RELEVANCE_CATEGORIES:
+        return {}
+    from bfcl_eval.utils import load_ground_truth_entry
+
+    return {record["id"]: record["ground_truth"] for record in load_ground_truth_entry(category)}
+
+
+# --- bfcl-eval's side ------------------------------------------------------------------------------
+def _sdk_json(value):
+    """How the OpenAI SDK puts an SDK object (the assistant message bfcl appends) on the wire."""
+    from openai._compat import model_dump
+
+    return model_dump(value, exclude_unset=True, mode="json")
+
+
+class OfficialHandler:
+    """bfcl's OpenAICompletionsHandler for one mode, running its own ``inference``.
+
+    With ``base_url`` it posts through the OpenAI SDK to that endpoint, as ``bfcl generate`` does.
+    Without, its ``generate_with_backoff`` (the one method that calls the SDK) is replaced: the
+    keyword arguments the handler built become the body as the SDK serialises them, and the
+    script's reply comes back as the SDK's own response object."""
+
+    def __init__(self, mode: str, base_url: str | None = None, model: str = PARITY_MODEL,
+                 temperature: float = TEMPERATURE):
+        from evalui.scoring.bfcl_official import load_official
+
+        load_official()
+        from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
+
+        parity = self
+
+        class Capturing(OpenAICompletionsHandler):
+            def generate_with_backoff(self, **kwargs):
+                from openai.types.chat import ChatCompletion
+
+                body = orjson.loads(orjson.dumps(kwargs, default=_sdk_json))
+                parity.bodies.append(body)
+                return ChatCompletion.construct(**parity.script(body)), 0.0
+
+        self.mode = mode
+        # bfcl keeps backend instances in module globals under the model name: one of its own.
+        self.owner = f"parity_{uuid.uuid4().hex[:12]}"
+        environment = {"OPENAI_API_KEY": "sk-parity"}
+        if base_url:
+            environment["OPENAI_BASE_URL"] = base_url
+        with _environment(**environment):
+            self.handler = (OpenAICompletionsHandler if base_url else Capturing)(
+                model_name=model, temperature=temperature,
+                registry_name=f"{self.owner}-FC" if mode == "fc" else self.owner, is_fc_model=mode == "fc")
+        self.handler.model_name_underline_replaced = self.owner
+        self.script = None
+        self.bodies: list[dict] = []
+
+    def run(self, entry: dict, script=None) -> tuple[list[dict], object]:
+        """bfcl's ``inference`` on a copy of the entry: (the request bodies, the result)."""
+        from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+
+        self.script, self.bodies = script, []
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):  # the multi-turn loop prints every step
+                result, _ = self.handler.inference(copy.deepcopy(entry), include_input_log=False,
+                                                   exclude_state_log=True)
+        finally:
+            for name in [n for n in vars(multi_turn_utils) if n.startswith(self.owner)]:
+                vars(multi_turn_utils).pop(name)
+        return self.bodies, result
+
+
+# --- evalui's side ---------------------------------------------------------------------------------
+class OfflineClient:
+    """evalui's ModelClient building each body and reading each reply, with no HTTP between them."""
+
+    def __init__(self, settings=None):
+        from evalui.engine.client import ModelClient
+        from evalui.engine.settings import EndpointSettings
+
+        self.client = ModelClient(settings or EndpointSettings(base_url="http://evalui-parity.invalid/v1",
+                                                               model=PARITY_MODEL))
+        self.loop = asyncio.new_event_loop()
+        self.script = None
+        self.bodies: list[dict] = []
+
+    def body(self, messages, tools=None, extra_body=None, **overrides) -> dict:
+        from evalui.engine.completion import json_bytes
+
+        body = orjson.loads(json_bytes(self.client.request_body(messages, tools, overrides, extra_body)))
+        self.bodies.append(body)
+        return body
+
+    def chat(self, messages, *, tools=None, extra_body=None, **overrides):
+        from evalui.engine.completion import parse_completion
+
+        return parse_completion(self.script(self.body(messages, tools, extra_body, **overrides)))
+
+    async def achat(self, messages, *, tools=None, extra_body=None, **overrides):
+        return self.chat(messages, tools=tools, extra_body=extra_body, **overrides)
+
+    def close(self) -> None:
+        self.loop.close()
+        self.client.close()
+
+
+def evalui_bodies(client: OfflineClient, category: str, entry_id: str, mode: str, script):
+    """evalui's requests for one entry, made by its BFCL tasks: (the bodies, the result-file value)."""
+    from evalui.benchmarks.bfcl.data import entries_by_id
+    from evalui.benchmarks.bfcl.request import build_request, result_from_response
+    from evalui.engine.trajectory import reply_output
+
+    client.script, client.bodies = script, []
+    entry = entries_by_id(category)[entry_id]
+    if category in MULTI_TURN_CATEGORIES:
+        from evalui.benchmarks.bfcl.multi_turn.play import play
+
+        outcome = client.loop.run_until_complete(play(client, entry, mode))
+        return client.bodies, outcome.output["turns"]
+    request = build_request(entry, mode)
+    reply = client.chat(request["messages"], tools=request["tools"], extra_body=request["extra_body"])
+    return client.bodies, result_from_response(reply_output(reply), mode)
+
+
+# --- comparing ----------------------------------------------------------------------------------------
+def first_difference(expected, actual, path: str = "") -> str | None:
+    """The path of the first place where two JSON values differ, with both values; None if equal."""
+    if type(expected) is not type(actual):
+        return f"{path or '.'}: bfcl {_short(expected)} / evalui {_short(actual)}"
+    if isinstance(expected, dict):
+        for key in list(expected) + [k for k in actual if k not in expected]:
+            if key not in actual or key not in expected:
+                return f"{path}.{key}: bfcl {_short(expected.get(key, '<absent>'))} / evalui {_short(actual.get(key, '<absent>'))}"
+            found = first_difference(expected[key], actual[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(expected, list):
+        for index, (a, b) in enumerate(zip(expected, actual)):
+            found = first_difference(a, b, f"{path}[{index}]")
+            if found:
+                return found
+        if len(expected) != len(actual):
+            return f"{path}: bfcl has {len(expected)} items / evalui {len(actual)}"
+        return None
+    return None if expected == actual else f"{path or '.'}: bfcl {_short(expected)} / evalui {_short(actual)}"
+
+
+def _short(value) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def compare_entry(handler: OfficialHandler, client: OfflineClient, category: str, entry_id: str) -> list[str]:
+    """Every difference between bfcl's and evalui's requests (and results) for one entry, named."""
+    entry = official_entries(category)[entry_id]
+    gold = gold_of_cached(category).get(entry_id)
+    script = ScriptedModel(entry, category, handler.mode, gold).reply
+    expected, official_result = handler.run(entry, script)
+    actual, result = evalui_bodies(client, category, entry_id, handler.mode, script)
+    problems = []
+    for index, (a, b) in enumerate(zip(expected, actual)):
+        found = first_difference(a, b) if a != b else None
+        if found:
+            problems.append(f"{entry_id} ({handler.mode}) request {index + 1}: {found}")
+            break  # later requests follow from this one
+    if len(expected) != len(actual) and not problems:
+        problems.append(f"{entry_id} ({handler.mode}): bfcl sent {len(expected)} requests, evalui {len(actual)}")
+    if not problems and _normalised(official_result) != _normalised(result):
+        problems.append(f"{entry_id} ({handler.mode}) result: bfcl {_short(official_result)} / evalui {_short(result)}")
+    return problems
+
+
+def _normalised(result):
+    # bfcl keeps a text reply's content as it came (null for none); evalui's ChatReply reads it as "".
+    if result is None:
+        return ""
+    if isinstance(result, list):
+        return [_normalised(item) for item in result]
+    return result
+
+
+_gold_cache: dict[str, dict] = {}
+
+
+def gold_of_cached(category: str) -> dict:
+    if category not in _gold_cache:
+        _gold_cache[category] = gold_of(category)
+    return _gold_cache[category]
+
+
+@contextlib.contextmanager
+def _environment(**values):
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
