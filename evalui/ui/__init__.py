@@ -59,8 +59,10 @@ def review_in_panel(chosen: str | None, choices: list[tuple[str, str]]):
     differently (relative or absolute), so the panel's own value for the same file is chosen."""
     import gradio as gr
 
+    from evalui.config import data_dir, runs_dir
     from evalui.ui.aime_tabs import generated_path
 
     target = generated_path(chosen)
-    value = next((v for _, v in choices if target and generated_path(v) == target), None)
+    value = next((v for _, v in choices
+                  if target and any((root / v).resolve() == target for root in (runs_dir(), data_dir()))), None)
     return gr.Tabs(selected="verify"), gr.update(choices=choices, value=value)
