@@ -27,6 +27,7 @@ from pathlib import Path
 from evalui.engine import epochs
 from evalui.engine.benchmark import Benchmark
 from evalui.engine.experiment import check_exp_id, new_exp_id, run_folder, summary_of
+from evalui.engine.record import RunSummary, SampleRecord
 from evalui.engine.runner import SHARED, Progress, run_experiment
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
@@ -159,6 +160,7 @@ def export(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> 
     files = benchmark.export(folder, experiment, summary, samples)
     summary["files"] = {name: str(path) for name, path in files.items()}
     summary["provenance"] = provenance(benchmark.data_files(benchmark.make_options(experiment["config"].get("options") or {})))
+    summary = RunSummary.model_validate(summary).dump()  # typed and versioned: schemas/run_summary.schema.json
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
     store.set_status(exp_id, experiment["status"], summary=summary, out_dir=summary["out_dir"])
     return summary
@@ -170,11 +172,9 @@ def resume(store: RunStore, exp_id: str, settings: EndpointSettings | None, **op
 
 
 def sample_record(sample) -> dict:
-    """One line of samples.jsonl: what was asked, answered and judged, and every step."""
-    return {"id": sample.sample_id, "group": sample.group, "stage": sample.stage, "prediction": sample.prediction,
-            "correct": sample.correct, "verdict": sample.verdict, "error": sample.error,
-            "latency_s": sample.latency_s, "prompt_tokens": sample.prompt_tokens,
-            "completion_tokens": sample.completion_tokens, "steps": sample.steps, "trajectory": sample.trajectory}
+    """One line of samples.jsonl: what was asked, answered and judged, and every step, validated
+    against evalui.engine.record.SampleRecord (schemas/sample_record.schema.json)."""
+    return SampleRecord.of(sample).dump()
 
 
 def provenance(files: list[Path]) -> dict:

@@ -1,0 +1,1 @@
+"""Operations on stored runs: exports to other tools' formats (inspect_export)."""
