@@ -11,6 +11,7 @@ test_bfcl_request_parity.py.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from peers import settings_for
@@ -90,6 +91,11 @@ def evalui_over_http(store, script: ByFirstTurn, categories: list[str], mode: st
         exp_id = prepare_bfcl_run(store, settings, categories, limit=PER_CATEGORY, mode=mode)
         summary = execute_bfcl_run(store, settings, exp_id, concurrency=4)
         assert summary["errors"] == 0, summary
+        # What was sent is stored with the run and shown in its report.
+        endpoint = store.experiment(exp_id)["config"]["endpoint"]
+        assert endpoint["temperature"] == 0.001 and endpoint["max_tokens"] is None
+        report = Path(summary["report"]).read_text(encoding="utf-8")
+        assert "Sent with every request: temperature 0.001, no max_tokens, store false" in report
         results = {}
         for path in summary["result_files"].values():
             results.update({line["id"]: line["result"] for _, line in iter_jsonl(path)})

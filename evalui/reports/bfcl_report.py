@@ -48,6 +48,9 @@ def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: lis
         "",
         f"- Experiment: `{inert(summary['exp_id'])}`",
         f"- Model: {inert(summary['model'])} at {inert(endpoint.get('host', ''))} ({summary['mode']} mode)",
+        f"- Sent with every request: temperature {endpoint.get('temperature')}, "
+        + (f"max_tokens {endpoint['max_tokens']}" if endpoint.get("max_tokens") else "no max_tokens")
+        + ", store false (bfcl-eval's OpenAI handler sends the same)",
         f"- Samples: {summary['judged']} judged of {summary['total']}; {summary['errors']} endpoint errors",
         f"- Accuracy: **{percent(summary['accuracy'])}** (95% CI {percent(summary['ci95'][0])}–{percent(summary['ci95'][1])})",
         f"- Tokens: {summary['tokens']}",

@@ -10,7 +10,7 @@ import gradio as gr
 
 from evalui.engine.default_key import key_for
 from evalui.engine.preflight import PreflightError, probe_endpoint
-from evalui.engine.settings import EndpointSettings, default_endpoint
+from evalui.engine.settings import DEFAULT_TEMPERATURE, EndpointSettings, default_endpoint
 from evalui.engine.url_policy import RefusedURL, allow_server_host, check_base_url
 from evalui.reports.markdown import defuse_links
 from evalui.ui.access import require_access, say
@@ -52,8 +52,9 @@ def build_endpoint_panel() -> EndpointInputs:
             # The server's own key is never sent to the page; an empty box means "use it".
             api_key = gr.Textbox(label=t("endpoint.key"), type="password", placeholder=key_note, elem_id="endpoint-api-key")
         with gr.Row():
-            temperature = gr.Slider(0.0, 2.0, value=0.0, step=0.1, label=t("endpoint.temperature"))
-            max_tokens = gr.Number(value=1024, precision=0, label=t("endpoint.max_tokens"))
+            # bfcl-eval's defaults: temperature 0.001, and no max_tokens sent (an empty box)
+            temperature = gr.Slider(0.0, 2.0, value=DEFAULT_TEMPERATURE, step=0.001, label=t("endpoint.temperature"))
+            max_tokens = gr.Number(value=None, precision=0, label=t("endpoint.max_tokens"))
             timeout = gr.Number(value=60, label=t("endpoint.timeout"))
             price_input = gr.Number(value=None, minimum=0, label=t("endpoint.price_input"), elem_id="endpoint-price-input")
             price_output = gr.Number(value=None, minimum=0, label=t("endpoint.price_output"), elem_id="endpoint-price-output")
@@ -128,7 +129,7 @@ def endpoint_settings(base_url: str, model: str, api_key: str, temperature: floa
         base_url=base_url,
         model=model,
         api_key=key,
-        temperature=float(temperature or 0.0),
+        temperature=float(temperature) if temperature not in (None, "") else DEFAULT_TEMPERATURE,
         max_tokens=int(max_tokens) if max_tokens else None,
         timeout_s=float(timeout or 60),
         price_input_per_m=float(price_input) if price_input not in (None, "") else None,
