@@ -40,6 +40,9 @@ def launch_options() -> dict:
         "favicon_path": str(FAVICON),
         # Body caps, stored files for readers only, and no image from elsewhere: before any route runs.
         "app_kwargs": {"middleware": middleware(MAX_UPLOAD_MB)},
+        # The page is served by this Python app, so it carries the middleware's headers (server-side
+        # rendering, which a Space may turn on, would serve it from a Node process without them).
+        "ssr_mode": False,
     }
 
 

@@ -161,3 +161,15 @@ def test_element_ids_are_unique(monkeypatch, tmp_path):
     ids = Counter(block.elem_id for block in app.build_demo().blocks.values() if getattr(block, "elem_id", None))
     assert {"verify-save", "verify-message", "score-figures", "score-summary"} <= set(ids)
     assert [i for i, n in ids.items() if n > 1] == []
+
+
+def test_launch_options_put_the_guards_in_front_of_every_route(monkeypatch, tmp_path):
+    """The body cap, the stored-file gate and the security headers are the app's middleware, and the
+    page is served by the Python app that has them (not by server-side rendering in Node)."""
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path))
+    import app
+    from evalui.ui.web_guard import BodyCap, SecurityHeaders, StoredFileGate
+
+    options = app.launch_options()
+    assert options["ssr_mode"] is False
+    assert [m.cls for m in options["app_kwargs"]["middleware"]] == [SecurityHeaders, BodyCap, StoredFileGate]
