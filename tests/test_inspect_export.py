@@ -172,6 +172,12 @@ def test_a_gaia_agent_run(store, tmp_path):
     assert wrong.scores["gaia"].value == "I" and wrong.target == "butterscotch"
     _, hidden = pairs["hidden", 1]
     assert hidden.target == "" and not hidden.scores and hidden.metadata["unscored"] is True
+    # Without --out, the log goes into the run's folder, as a .eval file.
+    from evalui.runs.inspect_export import export_inspect
+
+    default = export_inspect(store, "gaia-inspect")
+    assert Path(default["out"]) == Path(summary["out_dir"]) / "gaia-inspect.eval" and default["format"] == "eval"
+    assert len(inspect_log.read_eval_log(default["out"]).samples) == 3
 
 
 def judge_script(body, n):

@@ -13,7 +13,7 @@ def register(commands) -> None:
     inspect = formats.add_parser("inspect", help="an Inspect AI eval log (.eval or .json), read by inspect_ai and "
                                  "its viewer; needs inspect_ai installed")
     inspect.add_argument("exp", metavar="EXP", help="exp id of the stored run")
-    inspect.add_argument("--out", help="the log file, ending in .eval (default) or .json "
+    inspect.add_argument("--out", metavar="FILE", help="the log file, ending in .eval (default) or .json "
                          "(default: <the run's folder>/EXP.eval)")
     add_database_flag(inspect)
     inspect.set_defaults(handler=run_inspect)

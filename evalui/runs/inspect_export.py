@@ -105,8 +105,7 @@ def _answer(prediction) -> str | None:
 
 
 def eval_sample(benchmark: str, model: str, sample, cache: dict):
-    from inspect_ai._util.error import EvalError
-    from inspect_ai.log import EvalSample
+    from inspect_ai.log import EvalError, EvalSample
     from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput, ModelUsage
     from inspect_ai.scorer import Score
 
@@ -150,8 +149,8 @@ _STATUS = {"finished": "success", "cancelled": "cancelled", "incomplete": "error
 
 def eval_log(experiment: dict, samples: list):
     """The EvalLog of a stored run (``experiment`` as RunStore.experiment returns it)."""
-    from inspect_ai._util.error import EvalError
-    from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalMetric, EvalResults, EvalScore, EvalSpec, EvalStats
+    from inspect_ai.log import (EvalConfig, EvalDataset, EvalError, EvalLog, EvalMetric, EvalResults, EvalScore, EvalSpec,
+                                EvalStats)
     from inspect_ai.model import ModelUsage
 
     from evalui.engine.lifecycle import git_revision
