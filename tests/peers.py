@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
+from waiting import HANG_S, wait_for
+
 from evalui.engine.settings import EndpointSettings
+from evalui.testing.openai_peer import Reply, completion
 
 SENTINEL_KEY = "sk-evalui-sentinel-7f3a9c1e5b"
 
@@ -16,12 +20,37 @@ def settings_for(peer, **overrides) -> EndpointSettings:
     return EndpointSettings(**values)
 
 
+class Held:
+    """A script that holds every request unanswered until ``release()`` (or the block's end).
+
+    A client that waited for the answer would wait until the test releases it, so "the run ended
+    anyway" is an event a test can wait for, instead of a duration it must time.
+    """
+
+    def __init__(self, reply: Reply | None = None):
+        self.reply = reply or completion("late")
+        self._released = threading.Event()
+
+    def __call__(self, body, n) -> Reply:
+        self._released.wait(3600)
+        return self.reply
+
+    def release(self) -> None:
+        self._released.set()
+
+    def __enter__(self) -> "Held":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
 def cancel_when_asked(peer, cancel, thread, requests: int = 2) -> float:
-    """Once the peer has been asked ``requests`` times, cancel the run in ``thread``; the seconds it took to end."""
-    deadline = time.monotonic() + 5
-    while len(peer.chat_requests()) < requests and time.monotonic() < deadline:
-        time.sleep(0.05)
+    """Once the peer has been asked ``requests`` times, cancel the run in ``thread`` and wait for it
+    to end; the seconds it took (a figure to print, not to assert: see bench/responsiveness.py)."""
+    wait_for(lambda: len(peer.chat_requests()) >= requests, f"the run never asked the endpoint {requests} times")
     cancelled_at = time.monotonic()
     cancel.set()
-    thread.join(timeout=10)
+    thread.join(HANG_S)
+    assert not thread.is_alive(), f"the run still went {HANG_S:g} s after its cancel"
     return time.monotonic() - cancelled_at
