@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from peers import SENTINEL_KEY, settings_for
+from peers import SENTINEL_KEY, Held, settings_for
+from waiting import finishes
 
 from evalui.engine.client import EndpointError, ModelClient
 from evalui.testing.openai_peer import Reply, ScriptedPeer, completion, error
@@ -58,19 +57,23 @@ def test_transient_failures_are_retried(failure):
 
 
 def test_retry_after_is_honoured():
+    # The backoff alone would ask again within 0.05 s. The peer records a request before it answers
+    # and the client waits from the answer on, so a loaded machine can only make the gap longer.
     with ScriptedPeer(sequence(error(429, retry_after=0.6), completion("ok"))) as peer:
-        started = time.perf_counter()
-        fast_client(peer).chat(MESSAGES)
-        assert time.perf_counter() - started >= 0.55
+        reply = fast_client(peer).chat(MESSAGES)
         first, second = peer.chat_requests()
-        assert second.received_at - first.received_at >= 0.55
+    assert reply.text == "ok" and reply.attempts == 2
+    assert second.received_at - first.received_at >= 0.55
 
 
 def test_timeout_is_retried():
-    slow = Reply(body=completion("late").body, delay_s=1.5)
-    with ScriptedPeer(sequence(slow, completion("fast"))) as peer:
-        reply = fast_client(peer, timeout_s=0.5).chat(MESSAGES)
-        assert reply.text == "fast" and reply.attempts == 2
+    # The first answer is held until the test ends: only a timeout and a retry get the second one.
+    with Held(completion("late")) as held:
+        script = lambda body, n: held(body, n) if n == 1 else completion("fast")  # noqa: E731
+        with ScriptedPeer(script) as peer:
+            reply = finishes(lambda: fast_client(peer, timeout_s=1.0).chat(MESSAGES), "a call with a 1 s timeout")
+            asked = len(peer.chat_requests())
+    assert reply.text == "fast" and reply.attempts == asked >= 2
 
 
 def test_client_error_is_not_retried():
