@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import inspect_ai.log as inspect_log  # in the test extra: a missing install fails here, it is not skipped
 import pytest
 from peers import settings_for
 
@@ -20,7 +21,6 @@ from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion, error, first_user_text, tool_outputs
 
 pytestmark = pytest.mark.unit
-inspect_log = pytest.importorskip("inspect_ai.log", reason="inspect_ai is in the test extra")
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -92,16 +92,7 @@ def test_a_bfcl_run_single_and_multi_turn_with_epochs(store, tmp_path):
                       settings, exp_id="bfcl-inspect", runs=2)
     assert summary["total"] == 12 and summary["errors"] == 2 and summary["correct"] == 8, summary["error_types"]
 
-    # Through the command line, as a user runs it: the JSON line names the file.
-    env = {**os.environ, "EVALUI_DATA_DIR": os.environ["EVALUI_DATA_DIR"]}
-    path = tmp_path / "bfcl.json"
-    done = subprocess.run([sys.executable, "-m", "evalui", "export", "inspect", "bfcl-inspect", "--out", str(path)],
-                          capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-3000:]
-    line = json.loads(done.stdout.splitlines()[-1])
-    assert line["out"] == str(path) and line["samples"] == 12 and line["format"] == "json"
-
-    log = inspect_log.read_eval_log(str(path))
+    log = export_and_read(store, "bfcl-inspect", tmp_path / "bfcl.json")
     assert log.eval.task == "bfcl" and log.eval.model == "scripted-model" and log.eval.config.epochs == 2
     assert log.eval.dataset.name == "BFCL v4: simple_python, multi_turn_base" and log.eval.dataset.samples == 6
     assert log.status == "error"  # two samples ended in endpoint errors: evalui's run is incomplete
@@ -156,7 +147,15 @@ def test_a_gaia_agent_run(store, tmp_path):
         summary = run(store, "gaia", {"source": f"questions:{questions}", "tools": ["python"], "tool_timeout": 30},
                       settings_for(peer), exp_id="gaia-inspect")
     assert summary["judged"] == 3 and summary["correct"] == 1
-    log = export_and_read(store, "gaia-inspect", tmp_path / "gaia.eval")
+    # Through the command line, as a user runs it: the JSON line names the file.
+    path = tmp_path / "gaia.eval"
+    done = subprocess.run([sys.executable, "-m", "evalui", "export", "inspect", "gaia-inspect", "--out", str(path)],
+                          capture_output=True, text=True, timeout=300, env=dict(os.environ), cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    line = json.loads(done.stdout.splitlines()[-1])
+    assert line == {"exp_id": "gaia-inspect", "benchmark": "gaia", "out": str(path), "format": "eval", "samples": 3,
+                    "scored": 2, "status": "success"}
+    log = inspect_log.read_eval_log(str(path))
     assert log.eval.task == "gaia" and log.eval.dataset.name == "GAIA questions: questions.json"
     assert log.status == "success"
     pairs = assert_same_samples(store, "gaia-inspect", log, "gaia")
@@ -221,14 +220,14 @@ def test_without_inspect_ai_the_command_says_how_to_install_it(tmp_path):
 
 
 def test_an_unknown_run_or_format_is_one_line(store, tmp_path):
-    env = {**os.environ, "EVALUI_DATA_DIR": os.environ["EVALUI_DATA_DIR"]}
+    from evalui.runs.inspect_export import export_inspect
+
     code = ("import sys; from evalui.cli import main; rc = main(sys.argv[1:]); "
             "print('gradio' in sys.modules); sys.exit(rc)")
     done = subprocess.run([sys.executable, "-c", code, "export", "inspect", "no-such-run"], capture_output=True,
-                          text=True, timeout=120, env=env, cwd=ROOT)
-    assert done.returncode == 2 and "no stored run 'no-such-run'" in done.stderr
+                          text=True, timeout=120, env=dict(os.environ), cwd=ROOT)
+    assert done.returncode == 2 and "no stored run 'no-such-run'" in done.stderr and "Traceback" not in done.stderr
     assert done.stdout.strip() == "False"  # the export never imports gradio
     store.create_or_get_experiment("empty", "bfcl", "m", "h", {"options": {}})
-    done = subprocess.run([sys.executable, "-m", "evalui", "export", "inspect", "empty", "--out",
-                           str(tmp_path / "x.txt")], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
-    assert done.returncode == 2 and "ends in .eval or .json" in done.stderr
+    with pytest.raises(ValueError, match="ends in .eval or .json"):
+        export_inspect(store, "empty", tmp_path / "x.txt")
