@@ -27,8 +27,8 @@ from evalui.ui import verify_adjudicate
 from evalui.ui.access import guarded, require_access, say
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown
 from evalui.ui.strings import t
-from evalui.ui.verify_view import (SCORE_CHOICES, explain, file_choices, incomplete, problems_of, progress_view,
-                                   render, uploads_dir, viewer_name)
+from evalui.ui.verify_view import (SCORE_CHOICES, choice_value, chosen_path, explain, file_choices, incomplete,
+                                     problems_of, progress_view, render, uploads_dir, viewer_name)
 
 # Alt+→ next, Alt+← previous, Alt+U next unverified, Alt+S save: clicks on the panel's buttons.
 KEYBOARD_SHORTCUTS_JS = """
@@ -57,7 +57,8 @@ def build(demo) -> gr.Dropdown:
     # An upload's note, shown by the file opening that the upload's new dropdown value triggers.
     pending = gr.State("")
     with gr.Row():
-        data_file = gr.Dropdown(choices=[], label=t("verify.file"), elem_id="verify-file", scale=4)
+        # Custom values: an API caller may name a file by its absolute path (problems_of checks where it is).
+        data_file = gr.Dropdown(choices=[], label=t("verify.file"), elem_id="verify-file", scale=4, allow_custom_value=True)
         refresh = gr.Button(t("run.refresh"), scale=1, elem_id="verify-refresh")
         upload = gr.File(label=t("verify.upload"), file_types=[".json"], elem_id="verify-upload", scale=2)
     # An initial value makes the name optional for API callers (gradio_client) that only look; saving refuses it.
@@ -110,6 +111,7 @@ def build(demo) -> gr.Dropdown:
         return settings["overlap"], settings["blind"]
 
     def open_file(path, note, name=""):
+        path = chosen_path(path)
         state = {"file": path, "index": 0}
         return (note or "", "", state, *render(state, name), *progress_view(state, name), *settings_of(path))
 
@@ -120,10 +122,10 @@ def build(demo) -> gr.Dropdown:
         source = Path(upload_value if isinstance(upload_value, str) else upload_value.name)
         target = uploads.store_upload(source, source.name, uploads_dir())
         asked = uploads.upload_name(source.name)
-        note = (say("verify.uploaded", name=target.name) if target.name == asked
-                else say("verify.renamed", original=asked, name=target.name))
+        note = (say("verify.uploaded", name=inert_markdown(target.name)) if target.name == asked
+                else say("verify.renamed", original=inert_markdown(asked), name=inert_markdown(target.name)))
         state = {"file": str(target), "index": 0}
-        return (note, note, gr.update(choices=file_choices(), value=str(target)), state, *render(state, name),
+        return (note, note, gr.update(choices=file_choices(), value=choice_value(target)), state, *render(state, name),
                 *progress_view(state, name), *settings_of(str(target)))
 
     def move(state, step, name=""):

@@ -55,13 +55,26 @@ def incomplete(typed_name, scores: dict, status) -> str | None:
                                           status=not status, sign_in=on_space())
 
 
+def choice_value(path) -> str:
+    """A file as the page names it: relative to the data folder, never the server's own path."""
+    return Path(path).resolve().relative_to(data_dir()).as_posix()
+
+
+def chosen_path(value: str | None) -> str | None:
+    """The file a page's (relative) or an API caller's (absolute) name stands for; problems_of checks it."""
+    if not value:
+        return None
+    candidate = Path(value)
+    return str(candidate if candidate.is_absolute() else data_dir() / candidate)
+
+
 def file_choices() -> list[tuple[str, str]]:
     """Generated files under runs/ and uploads/, without the reviews, judge and export files beside them."""
-    runs = [(str(p.relative_to(runs_dir())), str(p)) for p in generated_files(runs_dir())]
+    runs = [(str(p.relative_to(runs_dir())), p) for p in generated_files(runs_dir())]
     folder = uploads_dir()
     uploads = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True) if folder.is_dir() else []
-    return [(label, path) for label, path in [*runs, *((f"uploads/{p.name}", str(p)) for p in uploads)]
-            if not is_companion(path)]
+    return [(label, choice_value(path)) for label, path in [*runs, *((f"uploads/{p.name}", p) for p in uploads)]
+            if not is_companion(str(path))]
 
 
 def explain(exc: InputError) -> str:
@@ -113,7 +126,7 @@ def reviews_markdown(reviews: reviews_file.ProblemReviews | None, visible: bool)
             + f" | {r['status']} | {_cell(r.get('comments'))} |" for r in reviews.reviews]
     final = reviews.final
     note = say("verify.final_adjudicated" if reviews.adjudicated else "verify.final_latest",
-               reviewer=inert_markdown(final["reviewer"]), status=final["status"]) if final else ""
+               reviewer=inert_markdown(final["reviewer"]), status=_cell(final["status"])) if final else ""
     unnamed = [r["reviewer"] for r in reviews.reviews if is_unnamed_label(r["reviewer"])]
     if unnamed:
         note += "\n\n" + verify_strings.say("unnamed_note", labels=", ".join(unnamed))
@@ -139,7 +152,7 @@ def render(position: dict, typed_name: str = "") -> tuple:
     if reviews and reviews.final and visible:
         final = reviews.final
         where += say("verify.reviewed_by", reviewer=inert_markdown(final.get("reviewer")),
-                     when=inert_markdown(final.get("verified_at")), status=final["status"])
+                     when=inert_markdown(final.get("verified_at")), status=_cell(final["status"]))
     elif reviews and reviews.reviews:
         where += say("verify.hidden", n=len(reviews.reviews))
     elif problem["problem_id"] in flagged:
@@ -185,7 +198,7 @@ def progress_view(position: dict, typed_name: str = "") -> tuple:
     if agreed["compared"]:
         text += say("verify.agreement_line", diff=f"{agreed['mean_abs_diff']:.2f}", n=agreed["compared"])
     if flagged:
-        listed = ", ".join(f"`{inert_markdown(p)}` ({inert_markdown(r)})" for p, r in list(flagged.items())[:5])
+        listed = ", ".join(f"{inert_markdown(p)} ({inert_markdown(r)})" for p, r in list(flagged.items())[:5])
         text += say("verify.flagged", n=len(flagged), listed=listed)
     figure = None
     if agreed["compared"]:
