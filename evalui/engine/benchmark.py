@@ -31,6 +31,31 @@ def accuracy_headline(summary: dict) -> tuple[str, float | None]:
     return "accuracy", summary.get("accuracy")
 
 
+def task_judge(task, sample, response) -> tuple[object, bool, dict]:
+    return task.judge(sample, response)
+
+
+def evalui_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"evalui {version('evalui')}"
+    except PackageNotFoundError:
+        return "evalui (not installed)"
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """A named way to judge a stored reply, with no model call: the run judges with the first one,
+    and ``evalui rescore`` judges a stored run again with any (after an upgrade of the official
+    checker, say). ``version`` names what judged, and goes into every verdict it writes."""
+
+    name: str
+    description: str
+    judge: Callable[[Any, Any, Any], tuple[object, bool, dict]] = task_judge  # (task, sample, response)
+    version: Callable[[], str] = evalui_version
+
+
 @dataclass(frozen=True)
 class Benchmark:
     name: str
@@ -54,6 +79,18 @@ class Benchmark:
     out_is_run_folder: bool = True
     metrics: dict[str, str] = dataclasses.field(default_factory=lambda: {
         "accuracy": "share of judged samples that are correct, with a Wilson 95% interval"})
+    scorers: tuple[Scorer, ...] = ()  # none declared: the task's own judge, under the benchmark's name
+
+    def scorer_list(self) -> tuple[Scorer, ...]:
+        return self.scorers or (Scorer(self.name, "the benchmark's own judge"),)
+
+    def scorer(self, name: str | None = None) -> Scorer:
+        """The named scorer (the first one when ``name`` is None); ValueError names the known ones."""
+        found = self.scorer_list()
+        for scorer in found:
+            if name in (None, scorer.name):
+                return scorer
+        raise ValueError(f"{self.name} has no scorer {name!r}; its scorers are {', '.join(s.name for s in found)}")
 
     def option_fields(self) -> list[dataclasses.Field]:
         return list(dataclasses.fields(self.options))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from evalui.benchmarks.bfcl.data import VERSION_PREFIX, bfcl_data_dir, check_category
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
-from evalui.engine.benchmark import Benchmark
+from evalui.engine.benchmark import Benchmark, Scorer
 from evalui.jsonl import write_jsonl
 from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES
 
@@ -104,6 +104,15 @@ def data_files(options: BfclOptions) -> list[Path]:
     return files
 
 
+def bfcl_eval_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"bfcl-eval {version('bfcl-eval')}"
+    except PackageNotFoundError:
+        return "bfcl-eval (not installed)"
+
+
 BENCHMARK = Benchmark(
     name="bfcl",
     title="BFCL function calling (single-turn AST and multi-turn)",
@@ -117,4 +126,6 @@ BENCHMARK = Benchmark(
     group_name="category",
     metrics={"accuracy": "share of judged samples the official AST checker accepts, Wilson 95% interval",
              "by_category": "the same, per category"},
+    scorers=(Scorer("bfcl_checker", "bfcl-eval's own checkers: the AST checker (single-turn) and "
+                    "multi_turn_checker (run in a worker process)", version=bfcl_eval_version),),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalui.engine.benchmark import Benchmark
+from evalui.engine.benchmark import Benchmark, Scorer
 
 SOURCES = "sample, hf:<split>, folder:<path>[@<split>] or questions:<path>"
 
@@ -125,4 +125,5 @@ BENCHMARK = Benchmark(
     metrics={"accuracy": "the leaderboard's exact match over tasks with a known answer, Wilson 95% interval",
              "lenient_accuracy": "a labelled partial figure (articles dropped, order ignored); never the score",
              "latency_median_s": "median seconds per task", "tokens": "tokens in and out"},
+    scorers=(Scorer("gaia_exact_match", "the GAIA leaderboard's question_scorer on the last FINAL ANSWER"),),
 )

@@ -1,0 +1,38 @@
+"""``evalui rescore EXP [--scorer NAME]``: judge a stored run again, with no model call."""
+
+from __future__ import annotations
+
+from evalui.errors import InputError
+
+
+def register(commands) -> None:
+    from evalui.cli.common import add_database_flag
+
+    parser = commands.add_parser("rescore", help="judge a stored run's replies again (no model call) and "
+                                 "write its exports anew")
+    parser.add_argument("exp", metavar="EXP", help="exp id of the stored run")
+    parser.add_argument("--scorer", metavar="NAME", help="one of the benchmark's scorers (default: its first, "
+                        "the one runs judge with)")
+    add_database_flag(parser)
+    parser.set_defaults(handler=run_rescore)
+
+
+def run_rescore(args) -> int:
+    from evalui.cli import print_summary
+    from evalui.engine.store import RunStore
+    from evalui.runs.rescore import rescore
+
+    store = RunStore()
+    try:
+        done = rescore(store, args.exp, args.scorer)
+    except ValueError as exc:  # an unknown run or scorer
+        raise InputError(str(exc)) from None
+    finally:
+        store.close()
+    print(f"{done['exp_id']}: {done['rescored']} samples judged again by {done['scorer']} ({done['scorer_version']}); "
+          f"{done['changed']} changed")
+    for flip in done["flipped"][:20]:
+        print(f"  {flip['id']}: {'correct' if flip['before'] else 'wrong'} -> {'correct' if flip['after'] else 'wrong'}"
+              f" ({flip['error_type'] or '-'})")
+    print_summary(done)
+    return 0
