@@ -19,3 +19,12 @@ def runs_dir() -> Path:
     path = data_dir() / "runs"
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def positive_number(name: str, default, kind=float):
+    """A positive int or float from the environment variable ``name``; ``default`` when unset or bad."""
+    try:
+        value = kind(os.environ.get(name, "").strip() or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import os
 import signal
 import time
@@ -117,3 +119,18 @@ class ProgressBar:
 
     def close(self) -> None:
         self._bar.close()
+
+
+@contextlib.contextmanager
+def stored_run_operation(*refusals: type[Exception]):
+    """The run store for one command: closed after it, and a refusal (an unknown run, a bad option)
+    said in one line instead of a traceback."""
+    from evalui.engine.store import RunStore
+
+    store = RunStore()
+    try:
+        yield store
+    except (ValueError, *refusals) as exc:
+        raise InputError(str(exc)) from None
+    finally:
+        store.close()

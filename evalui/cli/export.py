@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from evalui.errors import InputError
-
 
 def register(commands) -> None:
     from evalui.cli.common import add_database_flag
@@ -21,17 +19,12 @@ def register(commands) -> None:
 
 def run_inspect(args) -> int:
     from evalui.cli import print_summary
-    from evalui.engine.store import RunStore
+    from evalui.cli.common import stored_run_operation
     from evalui.runs.inspect_export import UnknownRun, export_inspect, require_inspect
 
     require_inspect()  # said before a store is opened
-    store = RunStore()
-    try:
+    with stored_run_operation(UnknownRun) as store:
         done = export_inspect(store, args.exp, args.out)
-    except (UnknownRun, ValueError) as exc:
-        raise InputError(str(exc)) from None
-    finally:
-        store.close()
     print(f"{done['exp_id']}: {done['samples']} samples ({done['scored']} scored) written to {done['out']}")
     print_summary(done)
     return 0

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from evalui.errors import InputError
-
 
 def register(commands) -> None:
     from evalui.cli.common import add_database_flag
@@ -19,16 +17,11 @@ def register(commands) -> None:
 
 def run_rescore(args) -> int:
     from evalui.cli import print_summary
-    from evalui.engine.store import RunStore
+    from evalui.cli.common import stored_run_operation
     from evalui.runs.rescore import rescore
 
-    store = RunStore()
-    try:
+    with stored_run_operation() as store:  # an unknown run or scorer is one line
         done = rescore(store, args.exp, args.scorer)
-    except ValueError as exc:  # an unknown run or scorer
-        raise InputError(str(exc)) from None
-    finally:
-        store.close()
     print(f"{done['exp_id']}: {done['rescored']} samples judged again by {done['scorer']} ({done['scorer_version']}); "
           f"{done['changed']} changed")
     for flip in done["flipped"][:20]:

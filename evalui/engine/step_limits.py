@@ -8,18 +8,11 @@ the flood itself.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
+from evalui.config import positive_number
+
 PREVIEW_CHARS = 2_000
-
-
-def _env_int(name: str, default: int) -> int:
-    try:
-        value = int(os.environ.get(name, "") or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default
 
 
 @dataclass(frozen=True)
@@ -32,9 +25,9 @@ class StepLimits:
     def from_env(cls, calls_per_step: int = 64, bytes_per_step: int = 256 * 1024,
                  bytes_per_sample: int = 4 * 1024 * 1024) -> "StepLimits":
         """The operator's EVALUI_MAX_* values, else the benchmark's own defaults (BFCL's here)."""
-        return cls(_env_int("EVALUI_MAX_CALLS_PER_STEP", calls_per_step),
-                   _env_int("EVALUI_MAX_STEP_BYTES", bytes_per_step),
-                   _env_int("EVALUI_MAX_SAMPLE_BYTES", bytes_per_sample))
+        return cls(positive_number("EVALUI_MAX_CALLS_PER_STEP", calls_per_step, int),
+                   positive_number("EVALUI_MAX_STEP_BYTES", bytes_per_step, int),
+                   positive_number("EVALUI_MAX_SAMPLE_BYTES", bytes_per_sample, int))
 
 
 class StepLimitExceeded(ValueError):

@@ -32,32 +32,26 @@ import threading
 import time
 from dataclasses import dataclass
 
+from evalui.config import positive_number
+
 POLL_S = 0.02
 STARTUP_LIMIT_S = 600.0  # a new worker imports bfcl-eval (every provider SDK): slow on a busy machine
 NAME_BYTES = 160
 
 
-def _env_float(name: str, default: float) -> float:
-    try:
-        value = float(os.environ.get(name, "") or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default
-
-
 def call_limit_s() -> float:
     """The longest one backend call may run (EVALUI_CALL_SECONDS, default 5 s)."""
-    return _env_float("EVALUI_CALL_SECONDS", 5.0)
+    return positive_number("EVALUI_CALL_SECONDS", 5.0)
 
 
 def line_limit_s() -> float:
     """The longest one request (checking one result line) may run (EVALUI_LINE_SECONDS, default 30 s)."""
-    return _env_float("EVALUI_LINE_SECONDS", 30.0)
+    return positive_number("EVALUI_LINE_SECONDS", 30.0)
 
 
 def memory_limit_bytes() -> int:
     """The address space of a worker (EVALUI_CALL_WORKER_MEMORY_MB, default 2048 MB)."""
-    return int(_env_float("EVALUI_CALL_WORKER_MEMORY_MB", 2048.0) * 1024 * 1024)
+    return int(positive_number("EVALUI_CALL_WORKER_MEMORY_MB", 2048.0) * 1024 * 1024)
 
 
 class WorkerTimeout(RuntimeError):
@@ -209,7 +203,7 @@ def shared_pool(handler: str, preload: tuple[str, ...] = ()) -> WorkerPool:
     with _pools_lock:
         pool = _pools.get(handler)
         if pool is None:
-            pool = _pools[handler] = WorkerPool(handler, size=int(_env_float("EVALUI_CALL_WORKERS", 2)),
+            pool = _pools[handler] = WorkerPool(handler, size=int(positive_number("EVALUI_CALL_WORKERS", 2)),
                                                 preload=preload)
             if len(_pools) == 1:
                 atexit.register(close_pools)
