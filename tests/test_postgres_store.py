@@ -8,8 +8,9 @@ import threading
 import time
 
 import pytest
-from peers import settings_for
+from peers import Held, settings_for
 from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
+from waiting import HANG_S, wait_for
 
 from evalui.engine.background import BackgroundRuns
 from evalui.engine.client import ModelClient
@@ -91,22 +92,35 @@ def test_concurrent_claimers_never_share_a_sample(store_url):
         store.close()
 
 
+def test_a_claim_takes_at_most_its_limit(store_url):
+    # On PostgreSQL a claim of 1 once took every free sample (the planner rescanned the locking pick).
+    store = RunStore(url=store_url)
+    _register(store, "e", 5)
+    assert [[s.sample_id for s in store.claim_samples("e", "w", limit)] for limit in (1, 2, 1, 5)] == \
+        [["s0"], ["s1", "s2"], ["s3"], ["s4"]]
+    store.close()
+
+
 def test_a_lease_runs_out_and_the_sample_is_claimed_again(store_url, monkeypatch):
-    monkeypatch.setenv("EVALUI_LEASE_S", "0.5")
     first, second = RunStore(url=store_url), RunStore(url=store_url)
     _register(first, "e", 2)
-    assert [s.sample_id for s in first.claim_samples("e", "dead-worker", 10)] == ["s0", "s1"]
-    assert second.claim_samples("e", "alive", 10) == []  # leased
+    # s0 is held for an hour, so "still leased" cannot race the clock; s1 for half a second.
+    monkeypatch.setenv("EVALUI_LEASE_S", "3600")
+    assert [s.sample_id for s in first.claim_samples("e", "dead-worker", 1)] == ["s0"]
+    monkeypatch.setenv("EVALUI_LEASE_S", "0.5")
+    assert [s.sample_id for s in first.claim_samples("e", "dead-worker", 1)] == ["s1"]
     assert second.held_elsewhere("e", "alive") is not None
-    time.sleep(0.6)
-    assert [s.sample_id for s in second.claim_samples("e", "alive", 10)] == ["s0", "s1"]
+    # s1 comes back once its lease has run out; s0, still leased, never does.
+    reclaimed = wait_for(lambda: second.claim_samples("e", "alive", 10), "the half-second lease never ran out")
+    assert [s.sample_id for s in reclaimed] == ["s1"]
+    assert second.claim_samples("e", "alive", 10) == [] and second.held_elsewhere("e", "alive") is not None
     first.close()
     second.close()
 
 
 def test_replicas_see_one_run_and_any_replica_cancels_it(store_url):
     """Two dashboards on one store: one runs, the other sees its progress and cancels it."""
-    def slow(body, n):
+    def echo(body, n):
         reply = completion(body["messages"][0]["content"])
         reply.delay_s = 0.2
         return reply
@@ -119,22 +133,19 @@ def test_replicas_see_one_run_and_any_replica_cancels_it(store_url):
     running, watching = RunStore(url=store_url), RunStore(url=store_url)
     _register(running, "e", 200)
     outcome = {}
-    with ScriptedPeer(slow) as peer:
+    with Held(echo, holding=False) as held, ScriptedPeer(held) as peer:
         thread = threading.Thread(target=lambda: outcome.setdefault("final", run_experiment(
-            running, "e", EchoTask(), ModelClient(settings_for(peer)), concurrency=2)))
+            running, "e", EchoTask(), ModelClient(settings_for(peer, timeout_s=3600)), concurrency=2)), daemon=True)
         thread.start()
-        deadline = time.monotonic() + 20
-        while watching.progress("e")["judged"] < 3:
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
+        wait_for(lambda: watching.progress("e")["judged"] >= 3, "the run never judged 3 samples")
         seen = watching.experiment("e")
         assert seen["status"] == "running" and watching.live_workers("e")
         # The other replica's Cancel button: its own registry does not run "e", so the store carries it.
+        # From now on the endpoint holds every answer: a run that missed the cancel would never end.
+        held.hold()
         assert BackgroundRuns().cancel("e", watching)
-        asked = time.monotonic()
-        thread.join(timeout=15)
-        took = time.monotonic() - asked
-    assert not thread.is_alive() and took < 4, took
+        thread.join(HANG_S)
+    assert not thread.is_alive(), f"the run still went {HANG_S:g} s after another replica cancelled it"
     assert outcome["final"].message == "cancelled"
     assert watching.experiment("e")["status"] == "cancelled" and watching.live_workers("e") == []
     judged = watching.progress("e")["judged"]

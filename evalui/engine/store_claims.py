@@ -107,6 +107,10 @@ class ClaimsMixin:
                 " AND (claimed_by IS NULL OR lease_until < ?) ORDER BY position LIMIT ?")
         if self.dialect == "postgresql":
             pick += " FOR UPDATE SKIP LOCKED"  # a row another claimer is taking is skipped, not waited for
+            # ARRAY(...) runs the pick once. As a plain IN, the planner may rescan it for every row the
+            # UPDATE visits (a nested-loop semi join), each rescan locking the next free rows: a claim
+            # of 1 took every unclaimed sample.
+            pick = f"SELECT unnest(ARRAY({pick}))"
         with self._lock:
             try:
                 rows = self._db.execute(
