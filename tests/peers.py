@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Callable
 
 from waiting import HANG_S, wait_for
 
@@ -24,16 +25,23 @@ class Held:
     """A script that holds every request unanswered until ``release()`` (or the block's end).
 
     A client that waited for the answer would wait until the test releases it, so "the run ended
-    anyway" is an event a test can wait for, instead of a duration it must time.
+    anyway" is an event a test can wait for, instead of a duration it must time. ``answer`` is a
+    Reply or a script; with ``holding=False`` requests are answered at once until ``hold()``.
     """
 
-    def __init__(self, reply: Reply | None = None):
-        self.reply = reply or completion("late")
-        self._released = threading.Event()
+    def __init__(self, answer: Reply | Callable[[dict, int], Reply] | None = None, holding: bool = True):
+        self.answer = answer or completion("late")
+        self._holding, self._released = threading.Event(), threading.Event()
+        if holding:
+            self._holding.set()
 
     def __call__(self, body, n) -> Reply:
-        self._released.wait(3600)
-        return self.reply
+        if self._holding.is_set():
+            self._released.wait(3600)
+        return self.answer(body, n) if callable(self.answer) else self.answer
+
+    def hold(self) -> None:
+        self._holding.set()
 
     def release(self) -> None:
         self._released.set()
