@@ -8,12 +8,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from fake_hub import FakeHub
 from peers import SENTINEL_KEY
+from waiting import wait_for
 
 from evalui.engine import hub_sync
 from evalui.engine.hub_sync import STORE_IN_REPO, HubSync, start_from_env
@@ -60,7 +60,7 @@ def test_a_restart_restores_every_run_and_review_from_the_hub(tmp_path, hub, mon
         env = {**os.environ, "EVALUI_DATA_DIR": str(before)}
         done = subprocess.run([sys.executable, "-m", "evalui", "bfcl", "run", "--category", "simple_python",
                                "--limit", "5", "--mode", "fc", "--base-url", peer.base_url, "--model", "m",
-                               "--exp-id", "space-1"], env=env, capture_output=True, text=True, timeout=300)
+                               "--exp-id", "space-1"], env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert STORE_IN_REPO in hub.files and "runs/space-1/summary.json" in hub.files and hub.private is True
     assert any(token == f"Bearer {HUB_TOKEN}" for token in hub.tokens)
@@ -80,10 +80,8 @@ def test_a_restart_restores_every_run_and_review_from_the_hub(tmp_path, hub, mon
     generated.write_text(json.dumps([{"problem_id": "p1", "problem": "What is 1+1?", "answer": 2}]))
     save_review(generated, make_review("p1", SCORES, "approved", "clear", "alice"))
     review_name = verifications_path(generated).relative_to(before).as_posix()
-    deadline = time.monotonic() + 30
-    while review_name not in hub.files or b"space-2" not in hub.files[STORE_IN_REPO]:
-        assert time.monotonic() < deadline, "the periodic sync never uploaded the review and the second run"
-        time.sleep(0.1)
+    wait_for(lambda: review_name in hub.files and b"space-2" in hub.files[STORE_IN_REPO],
+             "the periodic sync never uploaded the review and the second run")
     sync.stop()
     hub_sync._active = None
     expected_runs = {e["exp_id"]: store.progress(e["exp_id"]) for e in store.experiments()}
