@@ -3,6 +3,7 @@ gold calls of the turn, and where the state differs from the gold state."""
 
 from __future__ import annotations
 
+from evalui.reports.calls import pretty_prediction
 from evalui.reports.markdown import inert, table
 
 TEXT_LIMIT = 1_500
@@ -83,8 +84,6 @@ def stored_sample_turns(store, exp_id: str | None, sample_id: str | None) -> str
 
 def turns_summary(prediction, possible_answer) -> tuple[str, str]:
     """(prediction, gold) of a multi-turn sample for a table cell: one line per turn."""
-    from evalui.history import pretty_prediction
-
     predicted = "\n".join(f"turn {i}: " + " · ".join(pretty_prediction(step).replace("\n", ", ") for step in turn)
                           for i, turn in enumerate(prediction or []) if isinstance(turn, list))
     gold = "\n".join(f"turn {i}: " + (", ".join(calls) or "—") for i, calls in enumerate(possible_answer or []))

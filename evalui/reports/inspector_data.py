@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import json
 
-from evalui.history import pretty_prediction, pretty_truth
+from evalui.reports.calls import pretty_prediction, pretty_truth
 from evalui.reports.verdicts import VERDICTS, verdict_of
 
 ALL = "all"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from evalui.benchmarks.aime import references
+from evalui.benchmarks.aime.problems import read_problems
 from evalui.benchmarks.aime.prompts import TOPICS
 from evalui.benchmarks.aime.spec import (GENERATE, GENERATION, JUDGE, JUDGING, WINRATE, WINRATE_SPEC,
                                          GenerateOptions, JudgeOptions, WinrateOptions, _cache_dir)
@@ -20,21 +21,10 @@ from evalui.engine import lifecycle
 from evalui.engine.runner import Progress
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
-from evalui.errors import InputError
-from evalui.jsonl import read_json_array
 from evalui.reports import aime_report
 
 __all__ = ["GENERATE", "JUDGE", "WINRATE", "prepare_generation", "execute_generation", "prepare_judge",
            "execute_judge", "prepare_winrate", "execute_winrate", "read_problems"]
-
-
-def read_problems(path: str | Path) -> list[dict]:
-    """A generated file: a JSON array of problems with problem_id, problem and answer."""
-    problems = read_json_array(path, "problems")
-    for index, problem in enumerate(problems, start=1):
-        if not isinstance(problem, dict) or not {"problem_id", "problem", "answer"} <= set(problem):
-            raise InputError(f"problem {index} needs problem_id, problem and answer", path=str(path))
-    return problems
 
 
 def _label(store: RunStore, exp_id: str, label: str) -> str:

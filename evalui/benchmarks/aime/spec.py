@@ -111,7 +111,7 @@ class WinrateOptions:
 
 
 def judge_samples(options: JudgeOptions):
-    from evalui.benchmarks.aime.run import read_problems
+    from evalui.benchmarks.aime.problems import read_problems
     from evalui.benchmarks.aime.tasks import judge_specs
 
     return judge_specs(read_problems(options.input))
@@ -119,7 +119,7 @@ def judge_samples(options: JudgeOptions):
 
 def winrate_samples(options: WinrateOptions):
     from evalui.benchmarks.aime import references
-    from evalui.benchmarks.aime.run import read_problems
+    from evalui.benchmarks.aime.problems import read_problems
     from evalui.benchmarks.aime.tasks import pairing_specs
 
     real, _ = references.aime25(options.real_source, _cache_dir())

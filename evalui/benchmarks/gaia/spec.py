@@ -78,7 +78,7 @@ def check(options: GaiaOptions) -> None:
 
 def summarise(samples: list, summary: dict) -> dict:
     """Scores over the tasks with a known answer only: the test split's hidden answers are unscored."""
-    from evalui.benchmarks.gaia.run import gaia_summary, task_rows
+    from evalui.benchmarks.gaia.results import gaia_summary, task_rows
 
     figures = gaia_summary(task_rows(samples))
     figures["by_level"] = figures.pop("by_level")
@@ -86,7 +86,7 @@ def summarise(samples: list, summary: dict) -> dict:
 
 
 def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
-    from evalui.benchmarks.gaia.run import write_gaia_files
+    from evalui.benchmarks.gaia.results import write_gaia_files
 
     return write_gaia_files(folder, experiment, summary, samples)
 
