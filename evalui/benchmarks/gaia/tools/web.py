@@ -9,15 +9,16 @@ model as an error result; the run goes on.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
+import pkgutil
 from html.parser import HTMLParser
 from urllib.parse import quote_plus, urlsplit
 
 from evalui.benchmarks.gaia.tools import web_http
 from evalui.benchmarks.gaia.tools.base import WEB_BACKEND_ENV, Tool, ToolContext, ToolResult
 from evalui.engine.url_policy import RefusedURL
+from evalui.errors import InputError
 
 SEARCH_URL_ENV = "EVALUI_WEB_SEARCH_URL"
 DEADLINE_ENV = "EVALUI_WEB_FETCH_DEADLINE_S"
@@ -92,9 +93,17 @@ def load_backend(spec: str | None = None):
         return None
     if spec == "http":
         return HttpWebBackend()
-    module, _, attribute = spec.partition(":")
-    target = getattr(importlib.import_module(module), attribute)
-    return target() if isinstance(target, type) else target
+    if ":" not in spec:
+        raise InputError(f"{WEB_BACKEND_ENV} is http or module:attr, not {spec!r}")
+    try:
+        target = pkgutil.resolve_name(spec)
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise InputError(f"{WEB_BACKEND_ENV}: cannot load the web backend {spec!r} "
+                         f"({type(exc).__name__}: {exc})") from None
+    backend = target() if isinstance(target, type) else target
+    if not all(callable(getattr(backend, method, None)) for method in ("search", "fetch")):
+        raise InputError(f"{WEB_BACKEND_ENV}: {spec} has no search(query, limit) and fetch(url) methods")
+    return backend
 
 
 def _unavailable(exc: Exception) -> ToolResult:
