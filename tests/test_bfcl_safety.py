@@ -24,7 +24,6 @@ from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.engine.store import RunStore
 from evalui.scoring.bfcl import CATEGORIES, score_entry
-from evalui.scoring.bfcl_official import load_official
 from evalui.scoring.safe_calls import MAX_TEXT_CHARS, UnsafeExpression, guard_python_calls
 from evalui.testing.openai_peer import ScriptedPeer, completion
 

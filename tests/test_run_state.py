@@ -16,7 +16,7 @@ from waiting import HANG_S, wait_for
 
 from evalui.engine.store import MIGRATIONS, SCHEMA, RunBusy, RunStore
 from evalui.engine.url_policy import RefusedURL, check_base_url, redact_url
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from evalui.testing.openai_peer import ScriptedPeer
 
 
 def start_cli_run(peer, data_dir, exp_id, extra=()):
