@@ -37,6 +37,35 @@ def responses(data_dir: Path, exp_id: str) -> list[str]:
     return [json.loads(r[0])["text"] for r in rows if r[0]]
 
 
+def trajectories(data_dir: Path, exp_id: str) -> dict[str, list[dict]]:
+    with sqlite3.connect(data_dir / "evalui.sqlite") as db:
+        rows = db.execute("SELECT sample_id, trajectory FROM samples WHERE exp_id = ?", (exp_id,)).fetchall()
+    return {sample_id: json.loads(trajectory) for sample_id, trajectory in rows}
+
+
+def test_the_model_is_shown_the_function_docs(local_server):
+    """The chat format keeps the system prompt: bfcl's prompt-mode request (function docs in the
+    system prompt) costs many more prompt tokens than the bare question; FC requests are refused."""
+    from evalui.benchmarks.bfcl.data import entries_by_id
+    from evalui.benchmarks.bfcl.request import build_request
+    from evalui.engine.client import EndpointError, ModelClient
+    from evalui.engine.settings import EndpointSettings
+
+    entry = entries_by_id("simple_python")["simple_python_0"]
+    request = build_request(entry, "prompt")
+    settings = EndpointSettings(base_url=local_server.base_url, model=local_model.MODEL_NAME, timeout_s=300,
+                                max_retries=0)
+    with ModelClient(settings) as client:
+        bare = client.chat(entry.user_messages(), max_tokens=1)
+        with_docs = client.chat(request["messages"], max_tokens=1, extra_body=request["extra_body"])
+        docs = request["messages"][0]["content"]
+        # A system prompt of about 2,000 characters: hundreds of tokens more, not the same count.
+        assert len(docs) > 1500 and with_docs.prompt_tokens >= bare.prompt_tokens + 300, (bare, with_docs)
+        fc = build_request(entry, "fc")
+        with pytest.raises(EndpointError, match="http_400.*prompt mode only"):
+            client.chat(fc["messages"], tools=fc["tools"], max_tokens=1)
+
+
 def test_bfcl_and_gaia_end_to_end_with_the_local_model(local_server, tmp_path):
     common = ["--base-url", local_server.base_url, "--model", local_model.MODEL_NAME, "--max-tokens", "48",
               "--concurrency", "1", "--timeout", "120"]
@@ -47,6 +76,15 @@ def test_bfcl_and_gaia_end_to_end_with_the_local_model(local_server, tmp_path):
     assert summary["total"] == 3 and summary["errors"] == 0 and summary["status"] == "finished"
     texts = responses(tmp_path, summary["exp_id"])
     assert len(texts) == 3 and all(t.strip() for t in texts)  # real generated text came back
+    # The stored trajectory holds the prompt that was sent: bfcl's system prompt with the function
+    # docs, and the server counted them.
+    from evalui.benchmarks.bfcl.data import entries_by_id
+
+    for sample_id, steps in trajectories(tmp_path, summary["exp_id"]).items():
+        function = entries_by_id("simple_python")[sample_id].functions[0]
+        system = steps[0]["messages"][0]
+        assert system["role"] == "system" and f'"name": "{function["name"]}"' in system["content"]
+        assert function["description"] in system["content"] and steps[0]["prompt_tokens"] > 300
     assert Path(summary["out_dir"], "BFCL_v4_simple_python_result.json").is_file()
 
     gaia = run_cli("gaia", "run", "--sample", "--limit", "2", *common, data_dir=tmp_path)

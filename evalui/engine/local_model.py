@@ -18,8 +18,11 @@ from pathlib import Path
 from urllib.error import URLError
 from urllib.request import urlopen
 
+from evalui.engine.local_model_server import CHAT_FORMAT
+
 MODEL_NAME = "gemma3-270m"
-CHAT_FORMAT = "gemma"  # its GGUF has no usable chat template; llama.cpp's fallback gives empty replies
+# BFCL modes the local model can be asked in: it has no function-calling format (see local_model_server).
+MODES = ("prompt",)
 NOTICE = ("Gemma 3 270M is a tiny local base model, here to try the pipeline offline. "
           "Its scores are not meaningful.")
 
@@ -72,8 +75,9 @@ class LocalModelServer:
             self.port = _free_port()
             log = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias", MODEL_NAME,
-                 "--chat_format", CHAT_FORMAT, "--n_ctx", str(self.context_tokens), "--n_threads", str(self.threads),
+                [sys.executable, "-m", "evalui.engine.local_model_server", "--model", str(path),
+                 "--model_alias", MODEL_NAME, "--chat_format", CHAT_FORMAT, "--n_ctx", str(self.context_tokens),
+                 "--n_threads", str(self.threads),
                  "--host", "127.0.0.1", "--port", str(self.port)],
                 stdout=log, stderr=subprocess.STDOUT)
             deadline = time.monotonic() + timeout_s

@@ -29,6 +29,7 @@ import orjson
 from evalui.benchmarks.bfcl.gold import fc_arguments, gold_calls, prompt_text
 from evalui.benchmarks.bfcl.request import official_entries, sanitise_name
 from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES, language_of
+from evalui.testing.openai_peer import Reply
 
 PARITY_MODEL = "bfcl-parity-model"
 TEMPERATURE = 0.001  # bfcl generate's default, which the handler sends
@@ -110,6 +111,52 @@ def gold_of(category: str) -> dict[str, list]:
     from bfcl_eval.utils import load_ground_truth_entry
 
     return {record["id"]: record["ground_truth"] for record in load_ground_truth_entry(category)}
+
+
+class ByFirstTurn:
+    """The entry a request belongs to (the first ``per_category`` of each category), found by the
+    messages of bfcl's own first request for it (built in process), which every later request of
+    the conversation starts with; and its ScriptedModel's reply."""
+
+    def __init__(self, categories: list[str], mode: str, per_category: int):
+        self.scripts: dict[str, tuple[str, object]] = {}
+        self.entries: list[tuple[str, dict]] = []
+        builder = OfficialHandler(mode)
+        for category in categories:
+            for entry in list(official_entries(category).values())[:per_category]:
+                script = ScriptedModel(entry, category, mode, gold_of_cached(category).get(entry["id"]))
+                first, _ = builder.run(entry, lambda body: completion_body({"role": "assistant", "content": "ok"}))
+                key = self.key(first[0]["messages"], len(first[0]["messages"]))
+                assert key not in self.scripts, f"{entry['id']} starts like {self.scripts[key][0]}"
+                self.scripts[key] = (entry["id"], script)
+                self.entries.append((category, entry))
+        self.lengths = sorted({json.loads(k)[0] for k in self.scripts})
+
+    @staticmethod
+    def key(messages: list[dict], length: int) -> str:
+        return json.dumps([length, messages[:length]], sort_keys=True)
+
+    def find(self, body: dict) -> tuple[str, object] | None:
+        for length in self.lengths:
+            found = self.scripts.get(self.key(body.get("messages") or [], length))
+            if found:
+                return found
+        return None
+
+    def reply(self, body: dict, number: int = 0) -> Reply:
+        """A ScriptedPeer script: the entry's scripted reply."""
+        found = self.find(body)
+        if found is None:
+            return Reply(status=400, body={"error": {"message": "no sampled entry starts like this request"}})
+        return Reply(body=found[1].reply(body))
+
+    def by_entry(self, bodies: list[dict]) -> dict[str, list[dict]]:
+        """The bodies grouped by entry id, in the order they came ("?" for none of the entries)."""
+        grouped: dict[str, list[dict]] = {}
+        for body in bodies:
+            found = self.find(body)
+            grouped.setdefault(found[0] if found else "?", []).append(body)
+        return grouped
 
 
 # --- bfcl-eval's side ------------------------------------------------------------------------------
