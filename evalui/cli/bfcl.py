@@ -52,11 +52,6 @@ def run_run(args) -> int:
     from evalui.engine.store import RunStore
 
     settings = endpoint_from_args(args)
-    from evalui.engine import local_model
-
-    if settings.model == local_model.MODEL_NAME and args.mode not in local_model.MODES:
-        raise InputError(f"the local model ({local_model.MODEL_NAME}) has no function-calling format and supports "
-                         "prompt mode only: use --mode prompt")
     if args.limit is not None and args.limit < 0:
         raise InputError("--limit must be 0 (all samples) or more")
     store = RunStore()

@@ -19,6 +19,11 @@ def prepare_bfcl_run(store: RunStore, settings: EndpointSettings, categories: li
                      mode: str, exp_id: str | None = None, concurrency: int | None = None,
                      requests_per_minute: float | None = None, out: str | Path | None = None) -> str:
     """Register the run and its samples (an existing exp_id resumes, adopting a changed selection)."""
+    from evalui.engine import local_model
+
+    if settings.model == local_model.MODEL_NAME and mode not in local_model.MODES:
+        raise ValueError(f"the local model ({local_model.MODEL_NAME}) has no function-calling format and supports "
+                         "BFCL's prompt mode only: choose prompt mode")
     options = BfclOptions(categories=[c.strip() for c in categories if c.strip()], limit=limit or None, mode=mode)
     return lifecycle.prepare(store, BENCHMARK, options, settings, exp_id=exp_id, concurrency=concurrency,
                              requests_per_minute=requests_per_minute, out=out)
