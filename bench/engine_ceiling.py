@@ -55,7 +55,8 @@ def request_bodies(categories, limit) -> list[bytes]:
         for category in categories:
             for entry in load_category(category)[:limit]:
                 request = build_request(entry, "fc")
-                bodies.append(json_bytes(client.request_body(request["messages"], request["tools"], {})))
+                bodies.append(json_bytes(client.request_body(request["messages"], request["tools"], {},
+                                                             request["extra_body"])))
         return bodies
     finally:
         client.close()
