@@ -89,3 +89,10 @@ def test_every_summary_has_provenance(store, oracle):
     assert set(provenance["datasets"]) == {"data/BFCL_v4_simple_python.json",
                                            "possible_answer/BFCL_v4_simple_python.json"}
     assert written["headline"] == {"label": "accuracy", "value": written["accuracy"]}
+
+
+def test_two_runs_started_in_the_same_second_get_their_own_ids(store):
+    from evalui.engine.experiment import new_exp_id
+
+    ids = {new_exp_id("bfcl", "org/My Model") for _ in range(200)}
+    assert len(ids) == 200 and all(i.startswith("bfcl-my-model-") for i in ids)

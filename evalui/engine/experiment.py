@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 import time
 from collections import Counter
 from pathlib import Path
@@ -14,7 +15,9 @@ from evalui.scoring.metrics import accuracy, accuracy_by
 
 def new_exp_id(benchmark: str, model: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9]+", "-", model.split("/")[-1]).strip("-").lower() or "model"
-    return f"{benchmark}-{slug}-{time.strftime('%Y%m%d-%H%M%S')}"
+    # The suffix: two runs started in the same second (two visitors, two tests) must not share an id,
+    # or the second would resume the first.
+    return f"{benchmark}-{slug}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
 
 
 def check_exp_id(exp_id: str) -> str:
