@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from peers import cancel_when_asked, settings_for
+from peers import Held, cancel_when_asked, settings_for
 
 from evalui.engine.client import ModelClient
 from evalui.engine.runner import run_experiment
@@ -75,22 +75,19 @@ def test_a_task_with_acall_runs_on_the_clients_loop(tmp_path):
 def test_cancelling_a_run_on_the_loop_stops_requests_in_flight(tmp_path):
     import threading
 
-    def slow(body, n):
-        reply = completion("late")
-        reply.delay_s = 30
-        return reply
-
     store = RunStore(tmp_path / "runs.sqlite")
     store.create_or_get_experiment("slow-2", "echo", "m", "h", {})
     store.add_samples("slow-2", [(f"s{i}", "g", {"word": f"w{i}"}) for i in range(6)])
     cancel = threading.Event()
-    with ScriptedPeer(slow) as peer:
-        client = ModelClient(settings_for(peer, timeout_s=60))
+    # The peer holds every answer until the test ends: a run that waited for them would never end.
+    with Held() as held, ScriptedPeer(held) as peer:
+        client = ModelClient(settings_for(peer, timeout_s=3600))
         thread = threading.Thread(target=lambda: run_experiment(store, "slow-2", AsyncEchoTask(), client,
-                                                                concurrency=2, cancel=cancel))
+                                                                concurrency=2, cancel=cancel), daemon=True)
         thread.start()
-        took = cancel_when_asked(peer, cancel, thread)
-    assert not thread.is_alive() and took < 2, took
+        cancel_when_asked(peer, cancel, thread)
+        asked = len(peer.chat_requests())
+    assert asked == 2  # one request for each of the two samples in flight, none after the cancel
     assert store.experiment("slow-2")["status"] == "cancelled"
     assert all(s.stage == "init" and s.error is None for s in store.samples("slow-2"))
     store.close()
@@ -171,7 +168,7 @@ def test_the_bfcl_run_task_prepares_its_single_turn_requests_up_front(tmp_path):
     store = RunStore(tmp_path / "runs.sqlite")
     store.create_or_get_experiment("b", "bfcl", "m", "h", {})
     store.add_samples("b", [("simple_python_7", "simple_python", {}), ("multi_turn_base_0", "multi_turn_base", {})])
-    request._fc_tools.cache_clear()
+    request._first_request.cache_clear()
     BfclRunTask(mode="fc").prepare(store.samples("b"))
-    assert request._fc_tools.cache_info().currsize == 1  # the single-turn sample's tools, built ahead
+    assert request._first_request.cache_info().currsize == 1  # the single-turn sample's request, built ahead
     store.close()
