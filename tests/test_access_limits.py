@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
-import time
-
 import httpx
 import pytest
 from gradio_client import Client
+from peers import Held
+from waiting import wait_for
 
 from evalui.testing.openai_peer import ScriptedPeer, completion
 from evalui.ui import visitor_runs
@@ -88,14 +87,13 @@ def status_of(outputs) -> str:
 
 def test_a_visitor_may_have_two_runs_going_and_is_told_at_the_third(app_url, monkeypatch):
     monkeypatch.setenv(visitor_runs.MAX_RUNS_ENV, "2")
-    flowing = threading.Event()
+    answer = completion("[calculate_triangle_area(base=10, height=5)]")
+    held = Held(answer)
 
-    def script(body, n):
-        if body.get("max_tokens") != 1:  # the endpoint check answers at once; the runs wait
-            flowing.wait(120)
-        return completion("[calculate_triangle_area(base=10, height=5)]")
+    def script(body, n):  # the endpoint check answers at once; the runs' requests wait for release()
+        return answer if body.get("max_tokens") == 1 else held(body, n)
 
-    with ScriptedPeer(script) as peer:
+    with held, ScriptedPeer(script) as peer:
         try:
             one = Client(app_url, verbose=False)
             first, second = (one.predict(*bfcl_start(peer, f"cap-{i}"), api_name="/bfcl_start") for i in (1, 2))
@@ -106,12 +104,10 @@ def test_a_visitor_may_have_two_runs_going_and_is_told_at_the_third(app_url, mon
             other = Client(app_url, verbose=False).predict(*bfcl_start(peer, "cap-4"), api_name="/bfcl_start")
             assert "cap-4" in status_of(other) and "already have" not in status_of(other)
         finally:
-            flowing.set()
+            held.release()
         from evalui.ui.run_view import is_running
 
-        deadline = time.monotonic() + 120
-        while any(is_running(f"cap-{i}") for i in (1, 2, 4)) and time.monotonic() < deadline:
-            time.sleep(0.2)
+        wait_for(lambda: not any(is_running(f"cap-{i}") for i in (1, 2, 4)), "the released runs never ended")
         again = one.predict(*bfcl_start(peer, "cap-3"), api_name="/bfcl_start")
         assert "cap-3" in status_of(again) and "already have" not in status_of(again)
 

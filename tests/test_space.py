@@ -120,10 +120,10 @@ def gaia_start_inputs(base_url: str) -> tuple:
 def test_password_auth_marks_the_deployment_shared(tmp_path):
     """`python app.py --auth` lets other people reach the server, so it must not call loopback URLs for them."""
     import socket
-    import time
     from urllib.request import urlopen
 
     from gradio_client import Client
+    from waiting import wait_for
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -135,12 +135,15 @@ def test_password_auth_marks_the_deployment_shared(tmp_path):
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     peer = ScriptedPeer(lambda body, n: completion("FINAL ANSWER: 1")).start()
     try:
-        for _ in range(240):
+        def up() -> bool:
             try:
-                urlopen(f"http://127.0.0.1:{port}/", timeout=1)
-                break
+                urlopen(f"http://127.0.0.1:{port}/", timeout=1).close()
+                return True
             except OSError:
-                time.sleep(0.5)
+                return server.poll() is not None  # it exited: said below, instead of waiting on
+
+        wait_for(up, "app.py --auth never answered")
+        assert server.poll() is None, f"app.py --auth exited with {server.returncode}"
         client = Client(f"http://127.0.0.1:{port}/", auth=("ana", "pw"), verbose=False)
         job = client.submit(*gaia_start_inputs(peer.base_url), api_name="/gaia_start")
         assert "refused" in outcome(job)

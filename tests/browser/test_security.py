@@ -7,13 +7,13 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from urllib.request import urlopen
 
 import pytest
 from aime_script import SCENARIOS
 from peers import SENTINEL_KEY
+from waiting import wait_for
 
 from evalui.testing.openai_peer import ScriptedPeer, completion
 
@@ -51,16 +51,22 @@ def app_process(tmp_path):
     process = subprocess.Popen([sys.executable, "app.py", "--port", str(port)], cwd=ROOT, env=env, stdout=log,
                                stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
-    for _ in range(240):
+
+    def up() -> bool:
         try:
-            urlopen(url, timeout=1)
-            break
+            urlopen(url, timeout=1).close()
+            return True
         except OSError:
-            time.sleep(0.5)
-    yield url, tmp_path
-    process.terminate()
-    process.wait(30)
-    log.close()
+            return process.poll() is not None  # it exited: said below, instead of waiting on
+
+    try:
+        wait_for(up, "app.py never answered")
+        assert process.poll() is None, (tmp_path / "app.log").read_text()[-3000:]
+        yield url, tmp_path
+    finally:
+        process.terminate()
+        process.wait(30)
+        log.close()
 
 
 def fill_endpoint(page, base_url):
