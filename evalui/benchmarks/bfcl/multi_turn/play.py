@@ -144,10 +144,10 @@ async def play(client, entry: BfclEntry, mode: str) -> TaskResult:
                 if not calls:
                     step.note = "no calls, turn ends"
                     break
-                if len(calls) > budget.limits.calls_per_step:  # prompt mode: counted once decoded
-                    limit_exceeded = _stop_at_flood(step, outputs, StepLimitExceeded(
-                        "too_many_calls", f"too_many_calls: the step has {len(calls):,} calls, more than the "
-                                          f"{budget.limits.calls_per_step} allowed; none was run"), replace_last=True)
+                try:
+                    budget.check_count(calls)  # prompt mode: counted once decoded
+                except StepLimitExceeded as exc:
+                    limit_exceeded = _stop_at_flood(step, outputs, exc, replace_last=True)
                     break
                 results = []
                 for call in calls:
@@ -175,4 +175,3 @@ def _stop_at_flood(step: Step, outputs: list, exc: StepLimitExceeded, replace_la
         outputs.pop()
     outputs.append(f"[evalui: {exc}]")
     return exc.kind
-
