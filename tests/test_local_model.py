@@ -93,3 +93,17 @@ def test_bfcl_and_gaia_end_to_end_with_the_local_model(local_server, tmp_path):
     assert summary["total"] == 2 and summary["status"] == "finished"
     lines = [json.loads(x) for x in Path(summary["submission"]).read_text().splitlines()]
     assert len(lines) == 2 and all(line["reasoning_trace"].strip() for line in lines)
+
+
+def test_the_server_ends_with_the_process_that_started_it(tmp_path):
+    """A parent that crashes leaves no llama.cpp server behind holding a core and gigabytes."""
+    starter = ("import os; from evalui.engine.local_model import LocalModelServer; "
+               "s = LocalModelServer(); s.start(); print(s._process.pid, flush=True); os._exit(1)")
+    done = subprocess.run([sys.executable, "-c", starter], capture_output=True, text=True, timeout=600)
+    pid = int(done.stdout.split()[-1])
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        time.sleep(0.5)
+    assert not Path(f"/proc/{pid}").exists(), f"the server {pid} outlived its parent"

@@ -87,7 +87,19 @@ def register() -> None:
                                                                           overwrite=True)
 
 
+def _exit_with_parent(parent: int) -> None:
+    # An orphaned server would hold a core and gigabytes for nothing (a parent that crashed never stops it).
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(2)
+    os._exit(0)
+
+
 def main() -> None:
+    import threading
+
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True, name="exit-with-parent").start()
     register()
     from llama_cpp.server.__main__ import main as serve
 
