@@ -13,7 +13,13 @@ how long they take depends on the machine, so the seconds are measured here:
 - the Hub: the 3 s probe against a silent Hub and a closed port, and GAIA's fallback to its cached
   copy with a silent Hub, in a fresh interpreter (imports included);
 - the sandbox: a runaway loop with a 1.5 s limit, and a cancel, from cancel to return;
-- `evalui bfcl score` on a file of nine hostile lines, the whole command.
+- `evalui bfcl score` on a file of nine hostile lines, the whole command;
+- GAIA attachments inlined in a fresh interpreter (the inlining alone, and its extra peak memory):
+  a 200,000-row workbook (37 MB of sheet XML), shared strings declaring 300 MB (refused), one row of
+  60 MB of cells, a sparse 4 GB text file (README: "a workbook bomb costs a fraction of a second").
+
+The dashboard's own figures (cancel, progress, a closed port, in Chromium) are
+bench/dashboard_responsiveness.py's.
 
 Run: .venv/bin/python bench/responsiveness.py
 """
@@ -34,6 +40,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from peers import Held, settings_for  # noqa: E402
+from test_attachments import (  # noqa: E402
+    inline_alone,
+    long_row_bomb,
+    shared_strings_bomb,
+    sparse_text_file,
+    write_million_cell_workbook,
+)
 from test_bfcl_safety import hostile_lines  # noqa: E402
 from test_hub_fallback import SAMPLE, ClosedPort, SilentServer  # noqa: E402
 from test_runner import EchoTask  # noqa: E402
@@ -144,6 +157,20 @@ def hostile_score_s(folder: Path) -> float:
     return time.monotonic() - started
 
 
+def attachment_rows(folder: Path) -> list[tuple[str, float, str]]:
+    """Seconds to inline each hostile attachment (in a fresh interpreter), with its extra peak memory."""
+    folder.mkdir()
+    files = (("GAIA attachment: 200,000-row workbook", write_million_cell_workbook(folder / "million.xlsx")),
+             ("GAIA attachment: shared strings declaring 300 MB", shared_strings_bomb(folder, 300)),
+             ("GAIA attachment: one row of 60 MB of cells", long_row_bomb(folder)),
+             ("GAIA attachment: sparse 4 GB text file", sparse_text_file(folder / "log.txt")))
+    rows = []
+    for label, path in files:
+        result = inline_alone(path)
+        rows.append((label, result["seconds"], f"peak memory {result['extra_mb']:.0f} MB above the imports'"))
+    return rows
+
+
 GAIA_CACHED = "from evalui.benchmarks.gaia.data import load_hf\nload_hf('validation')\n"
 
 
@@ -193,6 +220,7 @@ def main() -> None:
         rows.append(("sandbox, runaway loop with a 1.5 s limit", runaway, "ideal 1.5 s"))
         rows.append(("sandbox, cancel to return", sandbox_cancel, "fraction of a second"))
         rows.append(("evalui bfcl score, 9 hostile lines (whole command)", hostile_score_s(folder), "imports bfcl-eval"))
+        rows.extend(attachment_rows(folder / "attachments"))
 
     width = max(len(label) for label, _, _ in rows)
     for label, value, note in rows:
