@@ -38,6 +38,18 @@ from test_launcher_usability import closed_port, endpoint, gold_peer, open_page,
 from waiting import wait_for  # noqa: E402
 
 WAIT_MS = 120_000
+# Every text #bfcl-status shows, with the page's clock, and the Cancel click on the same clock: a
+# state the timer replaces within a tick is still seen, and no polling delay is counted.
+RECORD_JS = """() => {
+    window.__statuses = [];
+    const read = () => {
+        const text = document.querySelector('#bfcl-status')?.innerText ?? '';
+        if (window.__statuses.at(-1)?.[1] !== text) window.__statuses.push([performance.now(), text]);
+    };
+    new MutationObserver(read).observe(document.body, {subtree: true, childList: true, characterData: true});
+    document.querySelector('#bfcl-cancel').addEventListener('click', () => { window.__clicked = performance.now(); },
+                                                            {capture: true});
+}"""
 
 
 def launch(data_dir: Path, base_url: str) -> tuple[object, str]:
@@ -55,8 +67,9 @@ def seconds_until(locator, since: float) -> float:
     return time.monotonic() - since
 
 
-def cancel_figures(browser, folder: Path) -> tuple[float, float]:
-    """Seconds from the Cancel click to "cancelling", and to "cancelled", answers held."""
+def cancel_figures(browser, folder: Path) -> tuple[float | None, float]:
+    """Seconds from the Cancel click to "cancelling" (None if the page never showed it), and to
+    "cancelled", answers held."""
     with Held() as held, gold_peer(lambda body, reply: held(body, 0)) as peer:
         demo, url = launch(folder, peer.base_url)
         try:
@@ -68,12 +81,16 @@ def cancel_figures(browser, folder: Path) -> tuple[float, float]:
             status = page.locator("#bfcl-status")
             status.filter(has_text="running · 0/4 done").wait_for(timeout=WAIT_MS)
             wait_for(lambda: sample_requests(peer), "the run never asked for its first sample")
-            clicked = time.monotonic()
+            page.evaluate(RECORD_JS)
             page.locator("#bfcl-cancel").click()
-            said = seconds_until(status.filter(has_text="cancelling"), clicked)
-            ended = seconds_until(status.filter(has_text="cancelled · 0/4 done"), clicked)
+            status.filter(has_text="cancelled · 0/4 done").wait_for(timeout=WAIT_MS)
+            clicked, shown = page.evaluate("[window.__clicked, window.__statuses]")
             page.context.close()
-            return said, ended
+
+            def first(word: str) -> float | None:
+                return next(((at - clicked) / 1000 for at, text in shown if re.search(rf"\b{word}\b", text)), None)
+
+            return first("cancelling"), first("cancelled")
         finally:
             demo.close()
 
@@ -143,6 +160,8 @@ def main() -> None:
             folder = Path(name) / str(repeat)
             said, ended = cancel_figures(browser, folder / "cancel")
             tested, refused = closed_port_figures(browser, folder / "closed")
+            if said is None:
+                print(f"repeat {repeat}: the page went from running to cancelled without showing cancelling")
             for label, value in (("Cancel click to \"cancelling\"", said), ("Cancel click to \"cancelled\"", ended),
                                  ("an answer let through to the next count on the page",
                                   progress_figure(browser, folder / "progress")),
@@ -153,7 +172,9 @@ def main() -> None:
     load = os.getloadavg()[0]
     width = max(len(label) for label in figures)
     for label, values in figures.items():
-        print(f"{label:<{width}}  {statistics.median(values):6.2f} s   (median of {len(values)}; load {load:.1f})")
+        seen = [v for v in values if v is not None]
+        value = f"{statistics.median(seen):6.2f} s" if seen else "  never "
+        print(f"{label:<{width}}  {value}   (median of {len(seen)} of {len(values)}; load {load:.1f})")
 
 
 if __name__ == "__main__":
