@@ -229,6 +229,8 @@ def main() -> None:
     parser.add_argument("--modes", default="prompt,fc")
     parser.add_argument("--peer", action="store_true", help="the scripted endpoint for both modes")
     parser.add_argument("--threads", type=int, help="the local model's threads (default: evalui's)")
+    parser.add_argument("--context", type=int, default=32768,
+                        help="the local model's context in tokens (multi-turn prompts hold about 11,000)")
     args = parser.parse_args()
 
     from evalui.engine import local_model
@@ -250,7 +252,8 @@ def main() -> None:
                 if local:
                     if server is None:
                         kwargs = {"threads": args.threads} if args.threads else {}
-                        server = local_model.LocalModelServer(log_file=Path(tmp, "llama.log"), **kwargs)
+                        server = local_model.LocalModelServer(log_file=Path(tmp, "llama.log"),
+                                                              context_tokens=args.context, **kwargs)
                         server.start()
                     outcome = batch(categories, count, mode, server.base_url, local_model.MODEL_NAME, folder)
                 else:

@@ -78,6 +78,9 @@ class LocalModelServer:
                 [sys.executable, "-m", "evalui.engine.local_model_server", "--model", str(path),
                  "--model_alias", MODEL_NAME, "--chat_format", CHAT_FORMAT, "--n_ctx", str(self.context_tokens),
                  "--n_threads", str(self.threads),
+                 # llama_cpp.server keeps the logits of every context position by default (for logprobs, which
+                 # evalui never asks for): 4 GB at 4,096 tokens with Gemma's 262,144-token vocabulary.
+                 "--logits_all", "false",
                  "--host", "127.0.0.1", "--port", str(self.port)],
                 stdout=log, stderr=subprocess.STDOUT)
             deadline = time.monotonic() + timeout_s
