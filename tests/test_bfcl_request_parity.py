@@ -109,3 +109,17 @@ def test_a_difference_names_the_entry_and_the_field(sides):
     actual[0]["max_tokens"] = 1024
     del actual[0]["store"]
     assert ".store: bfcl false / evalui \"<absent>\"" in first_difference(expected[0], actual[0])
+
+
+@pytest.mark.unit
+def test_the_comparison_runs_inside_a_thread_that_already_runs_a_loop(sides):
+    """A browser test's app can leave an event loop running in the main thread; evalui's side of
+    the comparison must not need that thread's loop (the full suite failed so once)."""
+    import asyncio
+
+    async def inside_a_running_loop():
+        handlers, client = sides
+        return [p for entry_id in list(official_entries("multi_turn_base"))[:2]
+                for p in compare_entry(handlers["fc"], client, "multi_turn_base", entry_id)]
+
+    assert asyncio.run(inside_a_running_loop()) == []

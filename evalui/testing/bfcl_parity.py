@@ -23,6 +23,7 @@ import io
 import json
 import os
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import orjson
 
@@ -232,6 +233,7 @@ class OfflineClient:
         self.client = ModelClient(settings or EndpointSettings(base_url="http://evalui-parity.invalid/v1",
                                                                model=PARITY_MODEL))
         self.loop = asyncio.new_event_loop()
+        self._runner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalui-parity-loop")
         self.script = None
         self.bodies: list[dict] = []
 
@@ -250,8 +252,14 @@ class OfflineClient:
     async def achat(self, messages, *, tools=None, extra_body=None, **overrides):
         return self.chat(messages, tools=tools, extra_body=extra_body, **overrides)
 
+    def run(self, coroutine):
+        """The coroutine's result, run on this client's loop in a thread of its own: the calling
+        thread may already run a loop (a browser test's app leaves one in the main thread)."""
+        return self._runner.submit(self.loop.run_until_complete, coroutine).result()
+
     def close(self) -> None:
-        self.loop.close()
+        self._runner.submit(self.loop.close).result()
+        self._runner.shutdown()
         self.client.close()
 
 
@@ -266,7 +274,7 @@ def evalui_bodies(client: OfflineClient, category: str, entry_id: str, mode: str
     if category in MULTI_TURN_CATEGORIES:
         from evalui.benchmarks.bfcl.multi_turn.play import play
 
-        outcome = client.loop.run_until_complete(play(client, entry, mode))
+        outcome = client.run(play(client, entry, mode))
         return client.bodies, outcome.output["turns"]
     request = build_request(entry, mode)
     reply = client.chat(request["messages"], tools=request["tools"], extra_body=request["extra_body"])
