@@ -29,3 +29,19 @@ def store(tmp_path, monkeypatch):
     store = RunStore()
     yield store
     store.close()
+
+
+@pytest.fixture()
+def app_url(monkeypatch, tmp_path):
+    """The dashboard, launched in this process on a free port, for one user's own data folder: no
+    allow-list, not a Space, no server endpoint. Closed after the test."""
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
+    for name in ("EVALUI_ALLOWED_USERS", "SPACE_ID", "EVALUI_SHARED", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    import app
+
+    demo = app.build_demo()
+    demo.queue()
+    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+    yield url
+    demo.close()

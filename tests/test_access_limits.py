@@ -18,20 +18,6 @@ from evalui.ui.web_guard import MAX_BODY_BYTES
 BIG = 60 * 2**20
 
 
-@pytest.fixture()
-def app_url(monkeypatch, tmp_path):
-    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
-    for name in ("EVALUI_ALLOWED_USERS", "SPACE_ID", "EVALUI_SHARED", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
-    import app
-
-    demo = app.build_demo()
-    demo.queue()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
-    yield url
-    demo.close()
-
-
 def post(url: str, path: str, size: int, *, chunked: bool = False) -> tuple[int, bytes, int]:
     """(status, body, bytes sent) of a POST of ``size`` bytes, sent in 1 MB pieces until the server stops reading."""
     host, port = httpx.URL(url).host, httpx.URL(url).port

@@ -10,20 +10,6 @@ from test_bfcl_safety import hostile_lines
 from evalui.benchmarks.bfcl.data import load_category
 
 
-@pytest.fixture()
-def app_url(monkeypatch, tmp_path):
-    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
-    for name in ("EVALUI_ALLOWED_USERS", "SPACE_ID"):
-        monkeypatch.delenv(name, raising=False)
-    import app
-
-    demo = app.build_demo()
-    demo.queue()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
-    yield url
-    demo.close()
-
-
 def test_score_tab_api_runs_no_hostile_line(app_url, tmp_path):
     from gradio_client import Client, handle_file
 
