@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from test_bfcl_safety import hostile_lines
 
 from evalui.benchmarks.bfcl.data import load_category
