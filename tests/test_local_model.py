@@ -95,6 +95,23 @@ def test_bfcl_and_gaia_end_to_end_with_the_local_model(local_server, tmp_path):
     assert len(lines) == 2 and all(line["reasoning_trace"].strip() for line in lines)
 
 
+def test_the_same_request_gets_the_same_reply(local_server):
+    """Sampled with a fixed seed (at temperature 0.001 near-equal tokens are still drawn by chance),
+    whatever the server answered in between: bfcl generate and evalui get the same replies."""
+    from evalui.benchmarks.bfcl.data import entries_by_id
+    from evalui.benchmarks.bfcl.request import build_request
+    from evalui.engine.client import ModelClient
+    from evalui.engine.settings import EndpointSettings
+
+    settings = EndpointSettings(base_url=local_server.base_url, model=local_model.MODEL_NAME, timeout_s=300,
+                                max_retries=0)
+    first, other = (build_request(entries_by_id("simple_python")[f"simple_python_{i}"], "prompt") for i in (0, 1))
+    with ModelClient(settings) as client:
+        before = client.chat(first["messages"], max_tokens=24).text
+        client.chat(other["messages"], max_tokens=24)
+        assert client.chat(first["messages"], max_tokens=24).text == before
+
+
 def test_the_server_ends_with_the_process_that_started_it(tmp_path):
     """A parent that crashes leaves no llama.cpp server behind holding a core and gigabytes."""
     starter = ("import os; from evalui.engine.local_model import LocalModelServer; "

@@ -10,7 +10,8 @@ instead of failing: roles need not alternate, and an empty (null) content is an 
 The model has no function-calling format, so a request with ``tools`` is refused with HTTP 400:
 the local model supports BFCL's prompt mode only. It is a base model that seldom ends its turn, so
 a request that sets no ``max_tokens`` (bfcl-eval sets none) gets the server's own cap,
-``EVALUI_LOCAL_MAX_TOKENS`` (default 128), instead of running to the end of the context.
+``EVALUI_LOCAL_MAX_TOKENS`` (default 128), instead of running to the end of the context; and one
+without a ``seed`` is sampled with seed 0, so that the same request gets the same reply.
 
 Run as ``python -m evalui.engine.local_model_server`` with llama_cpp.server's own arguments.
 """
@@ -22,6 +23,7 @@ import os
 
 CHAT_FORMAT = "evalui-gemma3"
 DEFAULT_REPLY_TOKENS = 128
+DEFAULT_SEED = 0
 
 GEMMA3_TEMPLATE = (
     "{{ bos_token }}"
@@ -69,8 +71,30 @@ def gemma3_chat_handler(llama, **kwargs):
                             "format: it supports BFCL's prompt mode only; send no tools")
     if not kwargs.get("max_tokens"):
         kwargs["max_tokens"] = reply_token_cap()
+    if kwargs.get("seed") is None:
+        # Otherwise each request's seed follows from the requests served before it: the same request
+        # could get another reply (at temperature 0.001, near-equal tokens are still drawn by chance).
+        kwargs["seed"] = DEFAULT_SEED
+    _reuse_only_within_a_conversation(llama, kwargs.get("messages") or [])
     [end_of_turn] = llama.tokenize(b"<end_of_turn>", add_bos=False, special=True)
     return _formatter(llama.token_eos(), end_of_turn)(llama=llama, **kwargs)
+
+
+_previous_messages: list = []  # the last request's (llama_cpp.server answers one request at a time)
+
+
+def _reuse_only_within_a_conversation(llama, messages: list) -> None:
+    """Keep the evaluated prompt only for a request that continues the last one's conversation.
+
+    llama.cpp reuses the longest common prefix with whatever it evaluated last, and a prompt
+    evaluated from another offset comes out with slightly different logits, which temperature
+    0.001 turns into different tokens. Starting every new conversation afresh makes a reply depend
+    on its own request alone (a conversation's later requests still reuse its earlier ones)."""
+    global _previous_messages
+    continues = len(messages) > len(_previous_messages) > 0 and messages[:len(_previous_messages)] == _previous_messages
+    if not continues:
+        llama.reset()
+    _previous_messages = list(messages)
 
 
 def reply_token_cap() -> int:
