@@ -95,8 +95,8 @@ def test_a_difference_names_the_entry_and_the_field(sides):
     from evalui.testing.bfcl_parity import ScriptedModel, evalui_bodies, gold_of_cached
 
     handlers, client = sides
-    entry = next(e for e in official_entries("simple_python").values()
-                 if any(p.get("type") == "float" for f in e["function"] for p in f["parameters"]["properties"].values()))
+    entry = next(e for e in official_entries("simple_python").values() if any(
+        p.get("type") == "float" for f in e["function"] for p in f["parameters"]["properties"].values()))
     script = ScriptedModel(entry, "simple_python", "fc", gold_of_cached("simple_python").get(entry["id"])).reply
     expected, _ = handlers["fc"].run(entry, script)
     actual, _ = evalui_bodies(client, "simple_python", entry["id"], "fc", script)

@@ -148,4 +148,5 @@ def _redacted(reply: ChatReply, secrets: list[str]) -> ChatReply:
     # The message as JSON text: no recursion over a deep hostile message.
     message = json_value(clean(json_bytes(reply.message).decode())) if reply.message is not None else None
     return replace(reply, text=clean(reply.text), message=message,
-                   tool_calls=[ToolCall(clean(c.name), clean(c.arguments), c.id and clean(c.id)) for c in reply.tool_calls])
+                   tool_calls=[ToolCall(clean(c.name), clean(c.arguments), c.id and clean(c.id))
+                               for c in reply.tool_calls])

@@ -289,7 +289,8 @@ def first_difference(expected, actual, path: str = "") -> str | None:
     if isinstance(expected, dict):
         for key in list(expected) + [k for k in actual if k not in expected]:
             if key not in actual or key not in expected:
-                return f"{path}.{key}: bfcl {_short(expected.get(key, '<absent>'))} / evalui {_short(actual.get(key, '<absent>'))}"
+                return (f"{path}.{key}: bfcl {_short(expected.get(key, '<absent>'))} / "
+                        f"evalui {_short(actual.get(key, '<absent>'))}")
             found = first_difference(expected[key], actual[key], f"{path}.{key}")
             if found:
                 return found

@@ -27,7 +27,8 @@ BFCL_EXTRA_BODY = {"store": False}
 
 
 def sanitise_name(name: str) -> str:
-    """bfcl's rule for FC tool names (``convert_to_tool``): OpenAI-style APIs reject dots, so dots become underscores."""
+    """bfcl's rule for FC tool names (``convert_to_tool``): OpenAI-style APIs reject dots, so they become
+    underscores."""
     return re.sub(r"\.", "_", name)
 
 
@@ -59,7 +60,8 @@ def official_entries(category: str) -> dict[str, dict]:
 
 
 def official_tools(functions: list[dict]) -> list[dict]:
-    """``convert_to_tool(functions, GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS)``, as the handler's ``_compile_tools``."""
+    """``convert_to_tool(functions, GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS)``, as the handler's
+    ``_compile_tools`` calls it."""
     convert_to_tool, mapping, style, _ = _official()
     return convert_to_tool(functions, mapping, style)
 
