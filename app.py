@@ -56,7 +56,7 @@ def ensure_bfcl_eval_on_space() -> None:
 
 def warm_up_checker() -> None:
     """Import bfcl-eval's checker in the background: its first import takes seconds."""
-    from evalui.scoring.bfcl_official import BfclUnavailable, load_official
+    from evalui.benchmarks.bfcl.scoring.official import BfclUnavailable, load_official
 
     try:
         load_official()

@@ -21,8 +21,8 @@ from common import PeerProcess
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
-from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES
-from evalui.scoring.bfcl_official import load_official
+from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
+from evalui.benchmarks.bfcl.scoring.official import load_official
 
 LATENCY_S = 0.02
 CONCURRENCY = 32

@@ -17,7 +17,7 @@ from common import PeerProcess, gold_script
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
-from evalui.scoring.bfcl_official import load_official
+from evalui.benchmarks.bfcl.scoring.official import load_official
 
 N = 400
 LATENCY_S = 0.1

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from fast_peer import FastPeer, in_flight
 
-from evalui.scoring.bfcl import CATEGORIES
+from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES
 
 REPEATS = int(os.environ.get("EVALUI_BENCH_REPEATS", "2"))
 SCENARIOS = [  # name, categories, samples per category (None: all), concurrency, latency, target ratio
@@ -219,7 +219,7 @@ def report(name, n, concurrency, latency, target, best, cli, peers, log) -> None
 
 def main() -> None:
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
-    from evalui.scoring.bfcl_official import load_official
+    from evalui.benchmarks.bfcl.scoring.official import load_official
 
     load_official()
     print(f"engine ceiling (best of {REPEATS}; machine: {os.cpu_count()} cores, shared)")

@@ -24,7 +24,7 @@ from common import free_port
 from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.gold import fc_arguments, gold_calls, prompt_text
 from evalui.benchmarks.bfcl.request import sanitise_name
-from evalui.scoring.bfcl import RELEVANCE_CATEGORIES, language_of
+from evalui.benchmarks.bfcl.scoring.single_turn import RELEVANCE_CATEGORIES, language_of
 from evalui.testing.bfcl_oracle import last_user_text
 from evalui.testing.openai_peer import completion
 

@@ -234,7 +234,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from evalui.engine import local_model
-    from evalui.scoring.bfcl import CATEGORIES, MULTI_TURN_CATEGORIES
+    from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, MULTI_TURN_CATEGORIES
     from evalui.testing.bfcl_parity import ByFirstTurn
     from evalui.testing.openai_peer import ScriptedPeer
 

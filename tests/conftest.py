@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 def official_runner():
     """bfcl-eval's own per-entry evaluation functions and handlers, the reference for agreement."""
     os.environ.setdefault("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    from evalui.scoring.bfcl_official import load_official
+    from evalui.benchmarks.bfcl.scoring.official import load_official
 
     load_official()  # sets BFCL_PROJECT_ROOT before bfcl-eval is first imported
     from bfcl_eval.eval_checker import eval_runner

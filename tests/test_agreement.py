@@ -1,4 +1,4 @@
-"""Krippendorff's alpha and weighted kappa from evalui/scoring/agreement.py (the krippendorff package
+"""Krippendorff's alpha and weighted kappa from evalui/stats/agreement.py (the krippendorff package
 and scikit-learn) against computations written here from the textbook definitions, a different
 route: alpha from pairwise squared differences, kappa from observed over expected disagreement."""
 
@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from evalui.scoring import agreement
+from evalui.stats import agreement
 
 pytestmark = pytest.mark.unit
 

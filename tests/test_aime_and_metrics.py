@@ -2,8 +2,8 @@ import math
 
 import pytest
 
-from evalui.scoring.aime import aime_answers_equal, extract_aime_answer, last_boxed, to_aime_integer
-from evalui.scoring.metrics import (
+from evalui.benchmarks.aime.scoring import aime_answers_equal, extract_aime_answer, last_boxed, to_aime_integer
+from evalui.stats.metrics import (
     accuracy,
     accuracy_by,
     judge_summary,

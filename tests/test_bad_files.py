@@ -95,7 +95,7 @@ def test_gaia_score_parquet_that_is_not_parquet(tmp_path, gaia_metadata):
 
 @pytest.mark.parametrize("kind", ["binary", "latin1", "deep"])
 def test_verify_summary_bad_input(tmp_path, kind):
-    # The verification panel has its own reader (evalui/verification_input.py), worded its own way.
+    # The verification panel has its own reader (evalui/review/uploads.py), worded its own way.
     path, _ = bad_files(tmp_path, "aime_generated_1.json")[kind]
     done = run_cli("verify", "summary", "--input", str(path))
     assert_one_line_naming(done, path, {"binary": "a binary file", "latin1": "not UTF-8 text", "deep": "nested"}[kind])

@@ -10,7 +10,7 @@ import pytest
 from bfcl_cases import RAW_FC, RAW_TEXTS, fc_result, gold_calls, perturbed_calls, prompt_text
 
 from evalui.benchmarks.bfcl.data import load_category
-from evalui.scoring.bfcl import CATEGORIES, RELEVANCE_CATEGORIES, language_of, score_entry
+from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, RELEVANCE_CATEGORIES, language_of, score_entry
 
 pytestmark = pytest.mark.unit
 

@@ -17,7 +17,7 @@ from peers import settings_for
 from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.sandbox.call_worker import close_pools
-from evalui.scoring.safe_calls import UnsafeExpression, check_call_arguments
+from evalui.benchmarks.bfcl.scoring.safe_calls import UnsafeExpression, check_call_arguments
 from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion
 

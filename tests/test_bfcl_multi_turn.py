@@ -18,7 +18,7 @@ from peers import settings_for
 from evalui.benchmarks.bfcl.data import entries_by_id
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.benchmarks.bfcl.score_file import score_result_file
-from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES
+from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
 from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
 from evalui.testing.bfcl_oracle import gold_turns
 from evalui.testing.openai_peer import ScriptedPeer

@@ -17,7 +17,7 @@ from test_bfcl_multi_turn import official_verdict
 from evalui.benchmarks.bfcl.data import entries_by_id
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.benchmarks.bfcl.score_file import score_result_file
-from evalui.scoring.bfcl_multi_turn import BACKEND_CLASSES, backend_class, decode_step
+from evalui.benchmarks.bfcl.scoring.multi_turn import BACKEND_CLASSES, backend_class, decode_step
 from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion
 
@@ -170,7 +170,7 @@ def test_a_resume_repeats_no_finished_entry(store):
 def test_leaderboard_subtotals_combine_categories_as_bfcl_eval_does():
     from bfcl_eval.eval_checker.eval_runner_helper import calculate_unweighted_accuracy, calculate_weighted_accuracy
 
-    from evalui.scoring.bfcl_leaderboard import leaderboard_subtotals
+    from evalui.benchmarks.bfcl.scoring.leaderboard import leaderboard_subtotals
 
     rates = {"simple_python": (0.9, 400), "simple_java": (0.5, 100), "multiple": (0.8, 200),
              "live_simple": (0.7, 258), "live_multiple": (0.6, 1053),

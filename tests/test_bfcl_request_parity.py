@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from evalui.benchmarks.bfcl.request import official_entries, sanitise_name
-from evalui.scoring.bfcl import CATEGORIES, MULTI_TURN_CATEGORIES
+from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, MULTI_TURN_CATEGORIES
 from evalui.testing.bfcl_parity import OfficialHandler, OfflineClient, compare_entry, first_difference
 
 MODES = ("fc", "prompt")

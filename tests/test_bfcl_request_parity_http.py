@@ -17,7 +17,7 @@ from peers import settings_for
 
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.jsonl import iter_jsonl
-from evalui.scoring.bfcl import CATEGORIES, MULTI_TURN_CATEGORIES
+from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, MULTI_TURN_CATEGORIES
 from evalui.testing.bfcl_parity import PARITY_MODEL, ByFirstTurn, OfficialHandler, first_difference
 from evalui.testing.openai_peer import ScriptedPeer
 

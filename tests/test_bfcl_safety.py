@@ -23,8 +23,8 @@ from waiting import finishes
 from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.engine.store import RunStore
-from evalui.scoring.bfcl import CATEGORIES, score_entry
-from evalui.scoring.safe_calls import MAX_TEXT_CHARS, UnsafeExpression, guard_python_calls
+from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, score_entry
+from evalui.benchmarks.bfcl.scoring.safe_calls import MAX_TEXT_CHARS, UnsafeExpression, guard_python_calls
 from evalui.testing.openai_peer import ScriptedPeer, completion
 
 pytestmark = pytest.mark.unit

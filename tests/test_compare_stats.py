@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 from scipy.stats import binomtest
 
-from evalui.scoring.paired import (
+from evalui.stats.paired import (
     PairedCounts,
     compare_outcomes,
     flipped,

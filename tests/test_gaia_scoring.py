@@ -2,7 +2,7 @@
 
 import pytest
 
-from evalui.scoring.gaia import extract_final_answer, lenient_match, question_scorer
+from evalui.benchmarks.gaia.scoring import extract_final_answer, lenient_match, question_scorer
 
 pytestmark = pytest.mark.unit
 

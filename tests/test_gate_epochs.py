@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from toy_benchmark import ToyOptions, samples
 
-from evalui.scoring.epochs import epoch_figures, epoch_id, pass_at_k, split_epoch
+from evalui.stats.epochs import epoch_figures, epoch_id, pass_at_k, split_epoch
 from evalui.testing.openai_peer import ScriptedPeer, completion
 
 pytestmark = pytest.mark.unit

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from peers import settings_for
 
-from evalui import history
+from evalui.runs import history
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
 from evalui.engine.store import RunStore
 from evalui.testing.bfcl_oracle import BfclOracle
@@ -118,7 +118,7 @@ def test_task_words_for_generated_judged_and_paired_problems():
 
 def test_a_run_whose_url_carried_credentials_cannot_be_resumed_with_the_redacted_url():
     from evalui.engine.settings import EndpointSettings
-    from evalui.history import stored_endpoint
+    from evalui.runs.history import stored_endpoint
 
     saved = EndpointSettings("http://bob:pw1234@api.example.com/v1?key=abcd1234", "m").public()
     experiment = {"model": "m", "config": {"endpoint": saved}}

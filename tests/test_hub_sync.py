@@ -19,7 +19,7 @@ from evalui.engine import hub_sync
 from evalui.engine.hub_sync import STORE_IN_REPO, HubSync, start_from_env
 from evalui.engine.store import RunStore
 from evalui.testing.openai_peer import ScriptedPeer, completion
-from evalui.verification import make_review, save_review, verifications_path
+from evalui.review.reviews import make_review, save_review, verifications_path
 
 REPO = "team/evalui-space-data"
 HUB_TOKEN = "hf_sentinel_token_5c2e8d1a7b"

@@ -15,7 +15,7 @@ from peers import settings_for
 
 from evalui.benchmarks.registry import get
 from evalui.engine import epochs, lifecycle
-from evalui.scoring.epochs import split_epoch
+from evalui.stats.epochs import split_epoch
 from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion, error, first_user_text, tool_outputs

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evalui.engine.store_rows import Sample
-from evalui.reports import inspector_data as data
+from evalui.runs import inspector_data as data
 
 pytestmark = pytest.mark.unit
 

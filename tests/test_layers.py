@@ -43,7 +43,7 @@ def test_the_contracts_catch_a_lazy_gradio_import_in_the_cli_and_a_cycle(tmp_pat
         cli.write("\n\ndef _page():\n    import gradio  # noqa: F401\n")
     with (tmp_path / "evalui" / "benchmarks" / "gaia" / "results.py").open("a") as results:
         results.write("\n\ndef _entry_points():\n    from evalui.benchmarks.gaia.run import prepare_gaia_run  # noqa: F401\n")
-    with (tmp_path / "evalui" / "scoring" / "metrics.py").open("a") as metrics:
+    with (tmp_path / "evalui" / "stats" / "metrics.py").open("a") as metrics:
         metrics.write("\n\ndef _store():\n    from evalui.engine.store import RunStore  # noqa: F401\n")
 
     done = _lint_copy(tmp_path)
@@ -51,7 +51,7 @@ def test_the_contracts_catch_a_lazy_gradio_import_in_the_cli_and_a_cycle(tmp_pat
     assert done.returncode == 1, done.stdout + done.stderr
     status = dict(m.groups() for m in map(STATUS.match, done.stdout.splitlines()) if m)
     assert status == {
-        "evalui's layers, top to bottom": "BROKEN",  # scoring under the engine
+        "evalui's layers, top to bottom": "BROKEN",  # stats under the engine
         "The run core above the store and the endpoint client": "KEPT",
         "The store does not know the endpoint client": "KEPT",
         "The endpoint client does not know the store": "KEPT",

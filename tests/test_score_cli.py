@@ -65,7 +65,7 @@ def test_cli_paths_do_not_import_gradio():
         "import sys; from evalui.cli import build_parser; build_parser(); "
         "import evalui.benchmarks.bfcl.score_file, evalui.benchmarks.gaia.score_file; "
         "import evalui.benchmarks.bfcl.run, evalui.benchmarks.gaia.run, evalui.benchmarks.aime.run; "
-        "import evalui.verification, evalui.history, evalui.engine.local_model; "
+        "import evalui.review.reviews, evalui.runs.history, evalui.engine.local_model; "
         "print('gradio' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

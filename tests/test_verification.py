@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from evalui import verification as v
-from evalui import verification_input as uploads_module
-from evalui import verification_report as report
+from evalui.review import reviews as v
+from evalui.review import uploads as uploads_module
+from evalui.review import report as report
 from evalui.errors import InputError
-from evalui.verification_input import FileProblem
+from evalui.review.uploads import FileProblem
 
 pytestmark = pytest.mark.unit
 

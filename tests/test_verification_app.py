@@ -11,8 +11,8 @@ import pytest
 from gradio_client import Client
 from test_verification import write_problems
 
-from evalui import verification as v
-from evalui import verification_queue as queue
+from evalui.review import reviews as v
+from evalui.review import queue as queue
 
 # Not marked unit: twenty app sessions take about a minute.
 

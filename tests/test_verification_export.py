@@ -15,8 +15,8 @@ import pytest
 from fake_hub import FakeHub
 from test_verification import SCORES, write_problems
 
-from evalui import verification_export
-from evalui import verification_queue as queue
+from evalui.review import export as verification_export
+from evalui.review import queue as queue
 from evalui.errors import InputError
 
 # Only the checks made before anything is sent are unit tests: a push starts an interpreter with datasets.

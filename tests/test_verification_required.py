@@ -11,10 +11,10 @@ import sys
 import pytest
 from test_verification import SCORES, write_problems
 
-from evalui import verification as v
-from evalui import verification_export as hub_export
-from evalui import verification_queue as queue
-from evalui import verification_report as report
+from evalui.review import reviews as v
+from evalui.review import export as hub_export
+from evalui.review import queue as queue
+from evalui.review import report as report
 from evalui.errors import InputError
 
 pytestmark = pytest.mark.unit

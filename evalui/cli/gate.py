@@ -96,7 +96,7 @@ class Gate:
 
     def _regression(self, store, exp_id: str) -> dict:
         from evalui.reports.comparison import CannotCompare, compare_runs
-        from evalui.scoring.paired import is_regression
+        from evalui.stats.paired import is_regression
 
         try:
             record = compare_runs(store, self.baseline, exp_id)

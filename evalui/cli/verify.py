@@ -65,7 +65,7 @@ def register(benchmarks) -> None:
 
 def run_summary(args) -> int:
     from evalui.cli import print_summary
-    from evalui.verification_report import summary
+    from evalui.review.report import summary
 
     print_summary(summary(args.input))
     return 0
@@ -79,8 +79,8 @@ def _score(flag: str, text: str) -> int:
 
 def run_review(args) -> int:
     from evalui.cli import print_summary
-    from evalui.verification import STATUSES
-    from evalui.verification_queue import record_review
+    from evalui.review.reviews import STATUSES
+    from evalui.review.queue import record_review
 
     scores = {dimension: _score(flag, getattr(args, dimension)) for dimension, flag in SCORE_FLAGS}
     if args.status not in STATUSES:
@@ -92,8 +92,8 @@ def run_review(args) -> int:
 
 def run_settings(args) -> int:
     from evalui.cli import print_summary
-    from evalui.verification_input import read_data_file
-    from evalui.verification_queue import read_settings, save_settings
+    from evalui.review.uploads import read_data_file
+    from evalui.review.queue import read_settings, save_settings
 
     read_data_file(args.input)
     settings = read_settings(args.input)
@@ -115,9 +115,9 @@ def run_settings(args) -> int:
 
 def run_queue(args) -> int:
     from evalui.cli import print_summary
-    from evalui.verification import clean_name
-    from evalui.verification_queue import needs_review, read_settings
-    from evalui.verification_report import file_reviews
+    from evalui.review.reviews import clean_name
+    from evalui.review.queue import needs_review, read_settings
+    from evalui.review.report import file_reviews
 
     name = clean_name(args.reviewer)
     problems, parsed, _ = file_reviews(args.input)
@@ -128,7 +128,7 @@ def run_queue(args) -> int:
 
 def run_export(args) -> int:
     from evalui.cli import print_summary
-    from evalui.verification_export import push_approved
+    from evalui.review.export import push_approved
 
     print_summary({"input": args.input, **push_approved(args.input, args.repo, private=not args.public)})
     return 0

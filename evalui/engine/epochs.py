@@ -1,11 +1,11 @@
 """Epochs at the lifecycle's edge: the store keeps one row per (sample, epoch) under an epoch-folded
-id (evalui.scoring.epochs), and tasks see the sample's own id, so no benchmark knows about epochs."""
+id (evalui.stats.epochs), and tasks see the sample's own id, so no benchmark knows about epochs."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from evalui.scoring.epochs import epoch_figures, epoch_id, split_epoch
+from evalui.stats.epochs import epoch_figures, epoch_id, split_epoch
 
 
 def add_epochs(store, exp_id: str, epochs: int | None) -> int:

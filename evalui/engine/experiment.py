@@ -10,7 +10,7 @@ from pathlib import Path
 
 from evalui.config import runs_dir
 from evalui.engine.store import RunStore, Sample
-from evalui.scoring.metrics import accuracy, accuracy_by
+from evalui.stats.metrics import accuracy, accuracy_by
 
 
 def new_exp_id(benchmark: str, model: str) -> str:

@@ -1,12 +1,12 @@
 """Two stored runs compared sample by sample: the figures `evalui compare`, the Runs tab and the CI
-gate all show, read from the store and computed by evalui.scoring.paired."""
+gate all show, read from the store and computed by evalui.stats.paired."""
 
 from __future__ import annotations
 
 from evalui.engine.store import RunStore
 from evalui.reports.markdown import inert, percent
 from evalui.reports.verdicts import verdict_of
-from evalui.scoring.paired import compare_outcomes, flipped
+from evalui.stats.paired import compare_outcomes, flipped
 
 
 class CannotCompare(ValueError):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from evalui.engine.record import SampleRecord, StepRecord
 from evalui.runs.inspect_messages import content, conversation, message
-from evalui.scoring.epochs import split_epoch
+from evalui.stats.epochs import split_epoch
 
 INSTALL_HINT = "pip install inspect_ai (it is in evalui's test extra: pip install -e '.[test]')"
 FORMATS = {".eval": "eval", ".json": "json"}

@@ -7,7 +7,7 @@ import json
 from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.gold import fc_arguments, gold_calls, prompt_text
 from evalui.benchmarks.bfcl.request import sanitise_name
-from evalui.scoring.bfcl import RELEVANCE_CATEGORIES, language_of
+from evalui.benchmarks.bfcl.scoring.single_turn import RELEVANCE_CATEGORIES, language_of
 from evalui.testing.openai_peer import Reply, completion
 
 
@@ -56,7 +56,7 @@ def gold_call_parts(call: str, involved_classes) -> tuple[str, dict]:
     import ast
     import inspect
 
-    from evalui.scoring.bfcl_multi_turn import backend_class
+    from evalui.benchmarks.bfcl.scoring.multi_turn import backend_class
 
     node = ast.parse(call, mode="eval").body
     name = node.func.id

@@ -29,7 +29,7 @@ import orjson
 
 from evalui.benchmarks.bfcl.gold import fc_arguments, gold_calls, prompt_text
 from evalui.benchmarks.bfcl.request import official_entries, sanitise_name
-from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES, language_of
+from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES, language_of
 from evalui.testing.openai_peer import Reply
 
 PARITY_MODEL = "bfcl-parity-model"
@@ -178,7 +178,7 @@ class OfficialHandler:
 
     def __init__(self, mode: str, base_url: str | None = None, model: str = PARITY_MODEL,
                  temperature: float = TEMPERATURE):
-        from evalui.scoring.bfcl_official import load_official
+        from evalui.benchmarks.bfcl.scoring.official import load_official
 
         load_official()
         from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler

@@ -10,12 +10,12 @@ import pandas as pd
 
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, export_bfcl_run, prepare_bfcl_run, samples_frame
 from evalui.engine.store import RunStore
-from evalui.history import pretty_prediction, pretty_truth
-from evalui.reports.bfcl_report import truth_of
-from evalui.reports.bfcl_turns import stored_sample_turns, turns_summary
+from evalui.runs.history import pretty_prediction, pretty_truth
+from evalui.benchmarks.bfcl.report import truth_of
+from evalui.benchmarks.bfcl.turns import stored_sample_turns, turns_summary
 from evalui.reports.charts import accuracy_bars, count_bars
 from evalui.benchmarks.bfcl.data import entries_by_id
-from evalui.scoring.bfcl import ALL_CATEGORIES, MULTI_TURN_CATEGORIES
+from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES, MULTI_TURN_CATEGORIES
 from evalui.ui import launcher
 from evalui.ui import inspector
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight

@@ -17,7 +17,7 @@ from evalui.benchmarks.gaia.tools.base import CHOICES, code_allowed, web_configu
 from evalui.config import data_dir
 from evalui.engine.store import RunStore
 from evalui.reports.charts import accuracy_bars, histogram
-from evalui.reports.gaia_transcript import transcript_html
+from evalui.benchmarks.gaia.transcript import transcript_html
 from evalui.ui import launcher
 from evalui.ui import inspector
 from evalui.ui.access import say

@@ -12,7 +12,7 @@ import gradio as gr
 from evalui.engine import lifecycle
 from evalui.engine.benchmark import Benchmark
 from evalui.engine.store import RunStore
-from evalui.history import artefacts, samples_frame
+from evalui.runs.history import artefacts, samples_frame
 from evalui.reports.charts import accuracy_bars
 from evalui.ui import launcher
 from evalui.ui import inspector

@@ -2,7 +2,7 @@
 
 It follows the tab's selected run (the launcher's "Stored runs" dropdown), refreshes when a run
 ends, filters by verdict, group, error type and text, steps with Previous / Next (Alt+↓ / Alt+↑),
-and shows one sample in full as inert HTML (evalui.reports.inspector_data escapes everything).
+and shows one sample in full as inert HTML (evalui.runs.inspector_data escapes everything).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import gradio as gr
 
 from evalui.engine.store import RunStore
-from evalui.reports import inspector_data as data
+from evalui.runs import inspector_data as data
 from evalui.ui.run_view import is_running
 from evalui.ui.strings import t
 

@@ -13,7 +13,7 @@ STATES = ("running", "cancelling", "cancelled", "finished", "incomplete", "inter
 def success_word(benchmark: str) -> str:
     """What a successful sample is called in its own task (a generated problem is valid, a judged one
     passes), in the visitor's language where strings.py has the word."""
-    from evalui.history import spec_of
+    from evalui.runs.history import spec_of
     from evalui.ui.strings import STRINGS
 
     spec = spec_of(benchmark)

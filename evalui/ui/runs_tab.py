@@ -7,7 +7,7 @@ import html
 import gradio as gr
 import pandas as pd
 
-from evalui import history
+from evalui.runs import history
 from evalui.engine.default_key import key_for
 from evalui.engine.store import RunStore
 from evalui.reports.markdown import inert

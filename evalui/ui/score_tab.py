@@ -16,11 +16,11 @@ import pandas as pd
 from evalui.errors import InputError
 from evalui.jsonl import max_input_mb, write_jsonl
 from evalui.reports.markdown import inert
-from evalui.scoring.bfcl import ALL_CATEGORIES
+from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES
 from evalui.ui.access import guarded, require_access, say
 from evalui.ui.strings import t
 from evalui.ui.verify_view import explain
-from evalui.verification_input import FileProblem
+from evalui.review.uploads import FileProblem
 
 
 # Strangers may upload here: scoring one file may take at most this long.

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import gradio as gr
 
-from evalui import verification as reviews_file
-from evalui import verification_queue as assignment
-from evalui import verification_report as report
-from evalui.scoring.metrics import JUDGE_DIMENSIONS
+from evalui.review import reviews as reviews_file
+from evalui.review import queue as assignment
+from evalui.review import report as report
+from evalui.stats.metrics import JUDGE_DIMENSIONS
 from evalui.ui.access import require_access, say
 from evalui.ui.latex import inert_markdown
 from evalui.ui.strings import t

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import gradio as gr
 
-from evalui import verification as reviews_file
-from evalui import verification_export as hub_export
-from evalui import verification_input as uploads
-from evalui import verification_queue as assignment
-from evalui import verification_report as report
-from evalui.scoring.metrics import JUDGE_DIMENSIONS
+from evalui.review import reviews as reviews_file
+from evalui.review import export as hub_export
+from evalui.review import uploads as uploads
+from evalui.review import queue as assignment
+from evalui.review import report as report
+from evalui.stats.metrics import JUDGE_DIMENSIONS
 from evalui.ui import verify_adjudicate
 from evalui.ui.access import guarded, require_access, say
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown

@@ -10,7 +10,7 @@ import pytest
 from test_verification import SCORES, write_problems
 
 from browser.verify_steps import score
-from evalui import verification
+from evalui.review import reviews as verification
 
 pytestmark = pytest.mark.browser
 

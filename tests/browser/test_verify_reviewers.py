@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from test_verification import SCORES, write_problems
 
 from browser.verify_steps import score
-from evalui import verification
+from evalui.review import reviews as verification
 
 pytestmark = pytest.mark.browser
 

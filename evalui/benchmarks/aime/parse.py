@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import re
 
-from evalui.scoring.aime import to_aime_integer
-from evalui.scoring.metrics import JUDGE_DIMENSIONS
+from evalui.benchmarks.aime.scoring import to_aime_integer
+from evalui.stats.metrics import JUDGE_DIMENSIONS
 
 # LaTeX commands that begin with a letter JSON also uses as an escape (b f n r t u).
 LATEX_COMMANDS_ON_JSON_ESCAPES = frozenset("""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import evalui
-from evalui.scoring.aime import to_aime_integer
+from evalui.benchmarks.aime.scoring import to_aime_integer
 
 REFERENCE_DATASET = "TianHongZXY/aime-1983-2025"
 AIME25_DATASET = "math-ai/aime25"

@@ -21,7 +21,7 @@ from evalui.engine import lifecycle
 from evalui.engine.runner import Progress
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
-from evalui.reports import aime_report
+from evalui.benchmarks.aime import report as aime_report
 
 __all__ = ["GENERATE", "JUDGE", "WINRATE", "prepare_generation", "execute_generation", "prepare_judge",
            "execute_judge", "prepare_winrate", "execute_winrate", "read_problems"]
@@ -89,7 +89,7 @@ def write_evaluation_report(generation: dict, judge: dict, winrate: dict) -> str
 
 def generated_files(root: Path) -> list[Path]:
     """Generated AIME files under ``root``, newest first (not the judge, reviews or export files beside them)."""
-    from evalui.verification_input import is_companion
+    from evalui.review.uploads import is_companion
 
     found = [p for p in root.rglob("aime_generated_*.json") if not is_companion(p)]
     return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)

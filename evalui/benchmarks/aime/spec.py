@@ -68,7 +68,7 @@ def generation_summary(samples: list, summary: dict) -> dict:
 def export_generation(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
     import json
 
-    from evalui.reports import aime_report
+    from evalui.benchmarks.aime import report as aime_report
 
     config, options = experiment["config"], experiment["config"]["options"]
     target = Path(config["out"]) if config.get("out") else folder
@@ -143,7 +143,7 @@ def _write_companion(folder: Path, output: Path, summary: dict, results: list) -
 
 
 def judge_figures(samples: list, summary: dict) -> dict:
-    from evalui.scoring.metrics import judge_summary
+    from evalui.stats.metrics import judge_summary
 
     scores = [{d: s.prediction["scores"][d]["score"] for d in s.prediction["scores"]} for s in _judged(samples)]
     figures = judge_summary(scores)
@@ -151,7 +151,7 @@ def judge_figures(samples: list, summary: dict) -> dict:
 
 
 def export_judge(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
-    from evalui.reports import aime_report
+    from evalui.benchmarks.aime import report as aime_report
 
     input_path, target = companion_target(experiment)
     results = [{**s.prediction, "topic": s.group} for s in _judged(samples)]
@@ -162,7 +162,7 @@ def export_judge(folder: Path, experiment: dict, summary: dict, samples: list) -
 
 
 def winrate_figures(samples: list, summary: dict) -> dict:
-    from evalui.scoring.metrics import win_rates
+    from evalui.stats.metrics import win_rates
 
     results = [s.prediction for s in _judged(samples)]
     return {"pairs": len(results), "inconsistent_pairs": sum(1 for r in results if not r["consistent"]),
@@ -170,7 +170,7 @@ def winrate_figures(samples: list, summary: dict) -> dict:
 
 
 def export_winrate(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
-    from evalui.reports import aime_report
+    from evalui.benchmarks.aime import report as aime_report
 
     input_path, target = companion_target(experiment)
     results = [s.prediction for s in _judged(samples)]

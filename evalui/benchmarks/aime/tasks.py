@@ -18,7 +18,7 @@ from evalui.benchmarks.aime.references import RealProblem
 from evalui.engine.client import EndpointError
 from evalui.engine.store import Sample
 from evalui.engine.trajectory import Recorder, TaskResult
-from evalui.scoring.metrics import JUDGE_DIMENSIONS, PASS_THRESHOLD
+from evalui.stats.metrics import JUDGE_DIMENSIONS, PASS_THRESHOLD
 
 EXAMPLES_PER_PROBLEM = 3
 PARSE_ATTEMPTS = 3

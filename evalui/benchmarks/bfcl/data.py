@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalui.errors import InputError
-from evalui.scoring.bfcl import ALL_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES
-from evalui.scoring.bfcl_official import INSTALL_HINT, BfclUnavailable
+from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES
+from evalui.benchmarks.bfcl.scoring.official import INSTALL_HINT, BfclUnavailable
 
 VERSION_PREFIX = "BFCL_v4"
 

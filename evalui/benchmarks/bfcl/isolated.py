@@ -18,18 +18,18 @@ from concurrent.futures import ThreadPoolExecutor
 
 from evalui.benchmarks.bfcl.data import BfclEntry
 from evalui.sandbox.call_worker import WorkerFailed, WorkerTimeout, call_limit_s, line_limit_s, shared_pool
-from evalui.scoring.bfcl import BfclVerdict
-from evalui.scoring.bfcl_multi_turn import DecodedCall, MultiTurnVerdict, allowed_names
+from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
+from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall, MultiTurnVerdict, allowed_names
 
 HANDLER = "evalui.benchmarks.bfcl.isolated:handle"
 # What the fork server imports once, so that a new worker starts with the checker loaded.
-PRELOAD = ("evalui.benchmarks.bfcl.isolated", "evalui.scoring.bfcl", "evalui.scoring.bfcl_multi_turn",
+PRELOAD = ("evalui.benchmarks.bfcl.isolated", "evalui.benchmarks.bfcl.scoring.single_turn", "evalui.benchmarks.bfcl.scoring.multi_turn",
            "bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker", "bfcl_eval.eval_checker.ast_eval.ast_checker",
            "bfcl_eval.model_handler.utils", "bfcl_eval.utils")
 
 
 def _pool():
-    from evalui.scoring.bfcl_official import set_project_root
+    from evalui.benchmarks.bfcl.scoring.official import set_project_root
 
     set_project_root()  # before the fork server imports bfcl-eval, which makes folders under it
     return shared_pool(HANDLER, PRELOAD)
@@ -48,7 +48,7 @@ def _time_backend_calls() -> None:
     import functools
 
     from evalui.sandbox.call_worker_child import timed_call
-    from evalui.scoring.bfcl_multi_turn import BACKEND_CLASSES, backend_class, public_methods
+    from evalui.benchmarks.bfcl.scoring.multi_turn import BACKEND_CLASSES, backend_class, public_methods
 
     def timed(method):
         @functools.wraps(method)
@@ -88,7 +88,7 @@ def handle(op: str, payload):
     if op == "warm":  # the checker's imports, done before the first deadline starts
         from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker import multi_turn_checker  # noqa: F401
 
-        from evalui.scoring.bfcl_official import load_official
+        from evalui.benchmarks.bfcl.scoring.official import load_official
 
         load_official()
         return None
@@ -106,13 +106,13 @@ def handle(op: str, payload):
         _sessions.pop(payload, None)
         return None
     if op == "score":
-        from evalui.scoring.bfcl_multi_turn import score_multi_turn
+        from evalui.benchmarks.bfcl.scoring.multi_turn import score_multi_turn
 
         _fresh_numeric_contexts()
         entry, ground_truth, result, mode = payload
         return score_multi_turn(entry, ground_truth, result, mode).as_dict()
     if op == "score_single":
-        from evalui.scoring.bfcl import score_entry
+        from evalui.benchmarks.bfcl.scoring.single_turn import score_entry
 
         category, functions, possible_answer, result, underscore_to_dot = payload
         return score_entry(category, functions, possible_answer, result, underscore_to_dot=underscore_to_dot).as_dict()
@@ -127,7 +127,7 @@ def _census() -> dict:
 
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
 
-    from evalui.scoring.bfcl_multi_turn import BACKEND_CLASSES, backend_class
+    from evalui.benchmarks.bfcl.scoring.multi_turn import BACKEND_CLASSES, backend_class
 
     gc.collect()
     classes = tuple(backend_class(c) for c in BACKEND_CLASSES)

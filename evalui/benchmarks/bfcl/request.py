@@ -33,7 +33,7 @@ def sanitise_name(name: str) -> str:
 
 
 def _official():
-    from evalui.scoring.bfcl_official import load_official
+    from evalui.benchmarks.bfcl.scoring.official import load_official
 
     load_official()  # sets BFCL_PROJECT_ROOT before bfcl_eval.utils is imported
     from bfcl_eval.constants.enums import ModelStyle
@@ -51,7 +51,7 @@ def _copy(value):
 @functools.lru_cache(maxsize=64)
 def official_entries(category: str) -> dict[str, dict]:
     """The category's entries as ``bfcl generate`` loads them (``load_dataset_entry``), by id; shared, read only."""
-    from evalui.scoring.bfcl_official import load_official
+    from evalui.benchmarks.bfcl.scoring.official import load_official
 
     load_official()
     from bfcl_eval.utils import load_dataset_entry

@@ -12,7 +12,7 @@ from evalui.engine import lifecycle
 from evalui.engine.runner import Progress
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
-from evalui.scoring.bfcl_official import load_official
+from evalui.benchmarks.bfcl.scoring.official import load_official
 
 
 def prepare_bfcl_run(store: RunStore, settings: EndpointSettings, categories: list[str], *, limit: int | None,
@@ -51,7 +51,7 @@ def samples_frame(store: RunStore, exp_id: str):
     """The sample table the dashboard shows: question, prediction, truth and verdict per sample."""
     import pandas as pd
 
-    from evalui.reports.bfcl_report import question_of, truth_of
+    from evalui.benchmarks.bfcl.report import question_of, truth_of
 
     rows = []
     for sample in store.samples(exp_id):

@@ -9,8 +9,8 @@ from pathlib import Path
 from evalui.benchmarks.bfcl.data import category_of_id, check_category, entries_by_id
 from evalui.errors import InputError
 from evalui.jsonl import iter_jsonl
-from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES, result_shape
-from evalui.scoring.metrics import accuracy
+from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES, result_shape
+from evalui.stats.metrics import accuracy
 
 
 def read_result_file(path: str | Path, category: str) -> list[tuple[int, str, object]]:

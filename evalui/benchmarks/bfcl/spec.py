@@ -9,7 +9,7 @@ from evalui.benchmarks.bfcl.data import VERSION_PREFIX, bfcl_data_dir, check_cat
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
 from evalui.engine.benchmark import Benchmark, Scorer
 from evalui.jsonl import write_jsonl
-from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES
+from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES
 
 MODES = ("fc", "prompt")
 MULTI_TURN_DOC_FILES = ("gorilla_file_system.json", "math_api.json", "message_api.json", "posting_api.json",
@@ -70,14 +70,14 @@ class BfclRunTask:
 
 
 def summarise(samples: list, summary: dict) -> dict:
-    from evalui.scoring.bfcl_leaderboard import leaderboard_subtotals
+    from evalui.benchmarks.bfcl.scoring.leaderboard import leaderboard_subtotals
 
     return {"leaderboard": leaderboard_subtotals(summary.get("by_category") or {})}
 
 
 def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
     """The official result files, one per category that has samples (a resume may have added some)."""
-    from evalui.reports.bfcl_report import write_bfcl_report
+    from evalui.benchmarks.bfcl.report import write_bfcl_report
 
     judged = [s for s in samples if s.stage == "judged"]
     summary["mode"] = experiment["config"]["options"]["mode"]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from evalui.benchmarks.bfcl.data import entries_by_id, load_category
 from evalui.benchmarks.bfcl.request import build_request, prepare_requests, result_from_response
 from evalui.engine.store import Sample
-from evalui.scoring.bfcl import score_entry
+from evalui.benchmarks.bfcl.scoring.single_turn import score_entry
 
 BENCHMARK = "bfcl"
 

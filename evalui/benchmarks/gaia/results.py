@@ -8,8 +8,8 @@ from pathlib import Path
 
 from evalui.benchmarks.gaia.task import question_from_payload
 from evalui.jsonl import write_jsonl
-from evalui.reports.gaia_report import write_gaia_report, write_submission_guide
-from evalui.scoring.metrics import accuracy, accuracy_by, level_drop_rates, percentile
+from evalui.benchmarks.gaia.report import write_gaia_report, write_submission_guide
+from evalui.stats.metrics import accuracy, accuracy_by, level_drop_rates, percentile
 
 
 def task_rows(samples: list) -> list[dict]:

@@ -7,8 +7,8 @@ from pathlib import Path
 from evalui.benchmarks.gaia.metadata import read_metadata
 from evalui.errors import InputError
 from evalui.jsonl import iter_jsonl
-from evalui.scoring.gaia import lenient_match, question_scorer
-from evalui.scoring.metrics import accuracy, accuracy_by, level_drop_rates
+from evalui.benchmarks.gaia.scoring import lenient_match, question_scorer
+from evalui.stats.metrics import accuracy, accuracy_by, level_drop_rates
 
 
 def score_submission(submission: str | Path, metadata: str | Path) -> tuple[list[dict], dict]:

@@ -10,7 +10,7 @@ from evalui.benchmarks.gaia.prompt import build_messages
 from evalui.engine.client import ChatReply, EndpointError
 from evalui.engine.store import Sample
 from evalui.engine.trajectory import Recorder, TaskResult, reply_output, single_reply
-from evalui.scoring.gaia import extract_final_answer, lenient_match, question_scorer
+from evalui.benchmarks.gaia.scoring import extract_final_answer, lenient_match, question_scorer
 
 BENCHMARK = "gaia"
 

@@ -2,7 +2,7 @@
 
 Upstream runs calls by ``eval()`` of a string and keeps instances in module globals for the life
 of the process. Here every sample gets new instances built from its ``initial_config``; a call
-runs only when ``evalui.scoring.bfcl_multi_turn.decode_step`` accepted it (a documented function
+runs only when ``evalui.benchmarks.bfcl.scoring.multi_turn.decode_step`` accepted it (a documented function
 that a backend implements, identifier argument names, plain-data values), by looking the method
 up on the instance and calling it with keyword arguments. ``close`` drops the instances.
 """
@@ -13,7 +13,7 @@ import copy
 import json
 
 from evalui.benchmarks.bfcl.data import BfclEntry
-from evalui.scoring.bfcl_multi_turn import DecodedCall, allowed_names, backend_class, public_methods
+from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall, allowed_names, backend_class, public_methods
 
 STATELESS = frozenset({"MathAPI"})  # built without a scenario, as upstream builds it
 

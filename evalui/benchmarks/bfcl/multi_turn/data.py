@@ -7,7 +7,7 @@ from evalui.benchmarks.bfcl.data import BfclEntry
 
 
 def load_multi_turn_category(category: str) -> tuple[BfclEntry, ...]:
-    from evalui.scoring.bfcl_official import load_official
+    from evalui.benchmarks.bfcl.scoring.official import load_official
 
     load_official()  # sets BFCL_PROJECT_ROOT before bfcl_eval.utils is imported
     from bfcl_eval.utils import load_dataset_entry, load_ground_truth_entry
@@ -22,6 +22,6 @@ def load_multi_turn_category(category: str) -> tuple[BfclEntry, ...]:
 
 
 def checker_entry(entry: BfclEntry) -> dict:
-    """The entry as evalui.scoring.bfcl_multi_turn.score_multi_turn reads it."""
+    """The entry as evalui.benchmarks.bfcl.scoring.multi_turn.score_multi_turn reads it."""
     return {"id": entry.id, "function": entry.functions, "involved_classes": entry.involved_classes,
             "initial_config": entry.initial_config, "missed_function": entry.missed_function}

@@ -19,12 +19,12 @@ from evalui.benchmarks.bfcl.request import BFCL_EXTRA_BODY, official_tools
 from evalui.engine.completion import EndpointError
 from evalui.engine.step_limits import SampleBudget, StepLimitExceeded, shrink_step
 from evalui.engine.trajectory import Step, TaskResult, step_of
-from evalui.scoring.bfcl_multi_turn import StepDecodeError, decode_step
-from evalui.scoring.safe_calls import UnsafeExpression
+from evalui.benchmarks.bfcl.scoring.multi_turn import StepDecodeError, decode_step
+from evalui.benchmarks.bfcl.scoring.safe_calls import UnsafeExpression
 
 
 def _official_prompts():
-    from evalui.scoring.bfcl_official import load_official
+    from evalui.benchmarks.bfcl.scoring.official import load_official
 
     load_official()
     from bfcl_eval.constants import default_prompts

@@ -10,7 +10,7 @@ from evalui.benchmarks.bfcl.multi_turn.data import checker_entry
 from evalui.benchmarks.bfcl.isolated import score_isolated
 from evalui.benchmarks.bfcl.multi_turn.play import play
 from evalui.engine.store import Sample
-from evalui.scoring.bfcl_multi_turn import MultiTurnVerdict
+from evalui.benchmarks.bfcl.scoring.multi_turn import MultiTurnVerdict
 
 
 @dataclass

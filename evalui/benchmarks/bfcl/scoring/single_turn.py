@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalui.scoring.bfcl_official import load_official
-from evalui.scoring.safe_calls import NotACallList, UnsafeExpression, check_json_arguments, check_size, guard_python_calls
+from evalui.benchmarks.bfcl.scoring.official import load_official
+from evalui.benchmarks.bfcl.scoring.safe_calls import NotACallList, UnsafeExpression, check_json_arguments, check_size, guard_python_calls
 
 CATEGORIES: tuple[str, ...] = (
     "simple_python",
@@ -34,7 +34,7 @@ CATEGORIES: tuple[str, ...] = (
     "live_relevance",
 )
 RELEVANCE_CATEGORIES = frozenset({"irrelevance", "live_irrelevance", "live_relevance"})
-# Conversations executed against stateful backends; judged by evalui.scoring.bfcl_multi_turn.
+# Conversations executed against stateful backends; judged by evalui.benchmarks.bfcl.scoring.multi_turn.
 MULTI_TURN_CATEGORIES: tuple[str, ...] = (
     "multi_turn_base",
     "multi_turn_miss_func",

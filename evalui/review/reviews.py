@@ -29,9 +29,9 @@ from pathlib import Path
 from filelock import FileLock
 
 from evalui.errors import InputError
-from evalui.scoring.metrics import JUDGE_DIMENSIONS
-from evalui.verification_input import FileProblem, read_json
-from evalui.verification_names import UNNAMED, clean_name, reviewer_key, saved_unnamed, unnamed_labels
+from evalui.stats.metrics import JUDGE_DIMENSIONS
+from evalui.review.uploads import FileProblem, read_json
+from evalui.review.names import UNNAMED, clean_name, reviewer_key, saved_unnamed, unnamed_labels
 
 STATUSES = ("approved", "rejected", "needs_revision")
 REVIEW_FIELDS = ("reviewer", "scores", "total_score", "status", "comments", "verified_at")

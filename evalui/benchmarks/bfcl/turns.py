@@ -3,7 +3,7 @@ gold calls of the turn, and where the state differs from the gold state."""
 
 from __future__ import annotations
 
-from evalui.reports.calls import pretty_prediction
+from evalui.benchmarks.bfcl.calls import pretty_prediction
 from evalui.reports.markdown import inert, table
 
 TEXT_LIMIT = 1_500
@@ -69,7 +69,7 @@ def turns_markdown(sample, entry) -> str:
 def stored_sample_turns(store, exp_id: str | None, sample_id: str | None) -> str:
     """The per-turn view of one stored sample, or a line saying why there is none."""
     from evalui.benchmarks.bfcl.data import entries_by_id
-    from evalui.scoring.bfcl import MULTI_TURN_CATEGORIES
+    from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
 
     sample_id = (sample_id or "").strip()
     if not exp_id or not sample_id:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from evalui.reports.charts import count_bars, judge_dimension_bars, score_distribution, win_loss_tie, write_html
 from evalui.reports.markdown import inert, percent, table, text_bar
-from evalui.scoring.metrics import JUDGE_DIMENSIONS
+from evalui.stats.metrics import JUDGE_DIMENSIONS
 
 
 def _rate(rate: dict) -> str:

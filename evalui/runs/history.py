@@ -16,7 +16,7 @@ from evalui.engine.runner import Progress
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
 from evalui.engine.url_policy import REDACTED
-from evalui.reports.calls import pretty_prediction, pretty_truth  # noqa: F401  (pretty_truth: re-exported)
+from evalui.benchmarks.bfcl.calls import pretty_prediction, pretty_truth  # noqa: F401  (pretty_truth: re-exported)
 
 
 RUN_COLUMNS = ["exp_id", "benchmark", "model", "endpoint", "date", "status", "done", "metric", "value", "tokens",
@@ -167,7 +167,7 @@ def resume_run(store: RunStore, exp_id: str, settings: EndpointSettings, *, conc
     if experiment["config"]["options"].get("agent"):
         raise ValueError("runs of a user's agent resume from the command line, with --agent")
     if benchmark == "bfcl":
-        from evalui.scoring.bfcl_official import load_official
+        from evalui.benchmarks.bfcl.scoring.official import load_official
 
         load_official()  # the checker's slow first import is not part of the run's wall time
     from evalui.engine import lifecycle

@@ -17,7 +17,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 
-from evalui.scoring.metrics import Z_95, wilson
+from evalui.stats.metrics import Z_95, wilson
 
 INTERVAL_METHOD = "newcombe-paired-wilson (Newcombe 1998, method 10)"
 TEST_METHOD = "exact two-sided McNemar (binomial on the flipped samples, p = 1/2)"

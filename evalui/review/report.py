@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalui.errors import InputError
-from evalui.scoring import agreement as stats
-from evalui.scoring.metrics import JUDGE_DIMENSIONS
-from evalui.verification import ProblemReviews, read_all, review_progress, verifications_path
-from evalui.verification_input import read_data_file, read_json
-from evalui.verification_queue import read_settings
+from evalui.stats import agreement as stats
+from evalui.stats.metrics import JUDGE_DIMENSIONS
+from evalui.review.reviews import ProblemReviews, read_all, review_progress, verifications_path
+from evalui.review.uploads import read_data_file, read_json
+from evalui.review.queue import read_settings
 
 
 def judge_file(data_file: str | Path) -> Path:

@@ -16,9 +16,9 @@ from pathlib import Path
 from filelock import FileLock
 
 from evalui.errors import InputError
-from evalui.verification import (LOCK_TIMEOUT_S, ProblemReviews, adjudicate, clean_name, make_review, reviewer_key,
+from evalui.review.reviews import (LOCK_TIMEOUT_S, ProblemReviews, adjudicate, clean_name, make_review, reviewer_key,
                                  save_review, write_atomically)
-from evalui.verification_input import FileProblem, read_data_file, read_json
+from evalui.review.uploads import FileProblem, read_data_file, read_json
 
 SETTINGS_SUFFIX = "_review_settings.json"
 DEFAULT_SETTINGS = {"overlap": 1, "blind": False}

@@ -22,9 +22,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalui.scoring.bfcl import BfclVerdict
-from evalui.scoring.bfcl_official import load_official
-from evalui.scoring.safe_calls import (
+from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
+from evalui.benchmarks.bfcl.scoring.official import load_official
+from evalui.benchmarks.bfcl.scoring.safe_calls import (
     NotACallList,
     UnsafeExpression,
     check_call_arguments,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import json
 
-from evalui.reports.calls import pretty_prediction, pretty_truth
+from evalui.benchmarks.bfcl.calls import pretty_prediction, pretty_truth
 from evalui.reports.verdicts import VERDICTS, verdict_of
 
 ALL = "all"
@@ -84,7 +84,7 @@ def gold_answer(benchmark: str, sample) -> str:
     """The answer the checker accepts, as a person reads it; "" when the run does not know it."""
     if benchmark == "bfcl":
         try:
-            from evalui.reports.bfcl_report import truth_of
+            from evalui.benchmarks.bfcl.report import truth_of
 
             truth = truth_of(sample)
         except (KeyError, ValueError, OSError, ImportError):  # a category this evalui cannot load
