@@ -10,7 +10,7 @@ from pathlib import Path
 
 from evalui.config import runs_dir
 from evalui.engine.store import RunStore, Sample
-from evalui.stats.metrics import accuracy, accuracy_by
+from evalui.stats.clustered import cluster_key, clustered_accuracy, clustered_accuracy_by
 
 
 def new_exp_id(benchmark: str, model: str) -> str:
@@ -42,8 +42,10 @@ def sample_summary(store: RunStore, exp_id: str) -> tuple[list[Sample], dict]:
 def summary_of(exp_id: str, samples: list[Sample]) -> dict:
     """The figures every benchmark reports, from its samples: accuracy, per group, errors, tokens, steps."""
     judged = [s for s in samples if s.stage == "judged"]
-    overall = accuracy(bool(s.correct) for s in judged)
-    per_group = accuracy_by((s.group, bool(s.correct)) for s in judged)
+    # Intervals clustered where answers are not independent (a sample's epochs, BFCL multi-turn entries
+    # sharing a base entry, …); without clusters they are Wilson's, as before.
+    overall = clustered_accuracy((cluster_key(s.sample_id), bool(s.correct)) for s in judged)
+    per_group = clustered_accuracy_by((s.group, cluster_key(s.sample_id), bool(s.correct)) for s in judged)
     error_types = Counter((s.verdict or {}).get("error_type") or "endpoint_error" for s in judged if not s.correct)
     steps = [s.steps for s in judged if s.trajectory]
     return {
@@ -53,6 +55,8 @@ def summary_of(exp_id: str, samples: list[Sample]) -> dict:
         "correct": overall.successes,
         "accuracy": overall.rate,
         "ci95": [overall.low, overall.high],
+        "ci95_method": overall.method,
+        "clusters": overall.clusters,
         "errors": sum(1 for s in samples if s.stage != "judged" and s.error),
         "tokens": sum(s.prompt_tokens + s.completion_tokens for s in samples),
         "by_group": {g: p.as_dict() for g, p in per_group.items()},
