@@ -15,6 +15,7 @@ import socket
 import ssl
 import threading
 import time
+from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 from evalui.engine.url_policy import RefusedURL, check_web_address
@@ -135,15 +136,28 @@ def _body(response: http.client.HTTPResponse, watch: _Watch) -> bytes:
     return b"".join(chunks)
 
 
-def get(url: str, *, allowed: frozenset[str] = frozenset(), deadline_s: float = DEADLINE_S) -> tuple[str, str]:
-    """The page's text (at most CAP_BYTES, decoded as UTF-8) and its content type.
+@dataclass(frozen=True)
+class Response:
+    """What one GET ended with: the last address (after redirects), the status, headers and body."""
 
-    ``allowed`` names ``host:port`` pairs reachable besides public addresses (the operator's
-    search engine); EVALUI_WEB_ALLOW_HOSTS always counts. Raises RefusedURL, FetchDeadline,
-    OSError or RuntimeError (an HTTP error status, too many redirects)."""
+    url: str
+    status: int
+    reason: str
+    headers: list[tuple[str, str]]
+    body: bytes  # at most CAP_BYTES; empty for an error status (>= 400), whose body is never read
+
+
+def fetch(url: str, *, allowed: frozenset[str] = frozenset(), deadline_s: float = DEADLINE_S,
+          headers: dict[str, str] | None = None) -> Response:
+    """The response whatever its status (``get`` turns an error status into an exception).
+
+    ``headers`` are sent besides the default user agent (which they may replace); compression is
+    never asked for. Raises RefusedURL, FetchDeadline or RuntimeError, as ``get`` does."""
+    sent = {"user-agent": USER_AGENT, **{k.lower(): v for k, v in (headers or {}).items()},
+            "accept-encoding": "identity"}
     with _Watch(deadline_s) as watch:
         try:
-            return _get(url, watch, allowed)
+            return _get(url, watch, allowed, sent)
         except FetchDeadline:
             raise
         except (OSError, http.client.HTTPException, ssl.SSLError) as exc:
@@ -152,20 +166,31 @@ def get(url: str, *, allowed: frozenset[str] = frozenset(), deadline_s: float = 
             raise RuntimeError(f"{type(exc).__name__}: {exc}") from None
 
 
-def _get(url: str, watch: _Watch, allowed: frozenset[str]) -> tuple[str, str]:
+def get(url: str, *, allowed: frozenset[str] = frozenset(), deadline_s: float = DEADLINE_S) -> tuple[str, str]:
+    """The page's text (at most CAP_BYTES, decoded as UTF-8) and its content type.
+
+    ``allowed`` names ``host:port`` pairs reachable besides public addresses (the operator's
+    search engine); EVALUI_WEB_ALLOW_HOSTS always counts. Raises RefusedURL, FetchDeadline,
+    OSError or RuntimeError (an HTTP error status, too many redirects)."""
+    response = fetch(url, allowed=allowed, deadline_s=deadline_s)
+    if response.status >= 400:
+        raise RuntimeError(f"HTTP {response.status} {response.reason}"[:200])
+    kind = next((value for name, value in response.headers if name.lower() == "content-type"), "")
+    return response.body.decode("utf-8", errors="replace"), kind
+
+
+def _get(url: str, watch: _Watch, allowed: frozenset[str], headers: dict[str, str]) -> Response:
     for _ in range(MAX_REDIRECTS + 1):
         conn, target = _connection(url, watch, allowed)
         try:
-            conn.request("GET", target, headers={"user-agent": USER_AGENT, "accept-encoding": "identity"})
+            conn.request("GET", target, headers=headers)
             response = conn.getresponse()
             location = response.getheader("location")
             if response.status in REDIRECTS and location:
                 url = urljoin(url, location)
                 continue
-            if response.status >= 400:
-                raise RuntimeError(f"HTTP {response.status} {response.reason}"[:200])
-            kind = response.getheader("content-type", "")
-            return _body(response, watch).decode("utf-8", errors="replace"), kind
+            body = _body(response, watch) if response.status < 400 else b""
+            return Response(url, response.status, response.reason, response.getheaders(), body)
         finally:
             conn.close()
     raise RuntimeError(f"more than {MAX_REDIRECTS} redirects")

@@ -1,0 +1,1 @@
+"""BFCL v4 agentic categories: memory and web search backends, and their player."""
