@@ -25,15 +25,47 @@ def truth_of(sample) -> str:
     return json.dumps(entry.possible_answer, ensure_ascii=False)
 
 
-def leaderboard_lines(subtotals: dict) -> list[str]:
-    """The leaderboard's subtotals over the categories run (bfcl-eval's own way of combining them)."""
-    if not subtotals:
+PART_NAMES = {"non_live": "non-live (AST)", "live": "live (AST)", "irrelevance": "irrelevance",
+              "multi_turn": "multi-turn", "agentic": "agentic (memory and web search)"}
+OTHER_SUBTOTALS = {"non_live_simple": "non-live simple", "relevance": "relevance (not weighted)",
+                   "web_search": "web search", "memory": "memory"}
+
+
+def leaderboard_lines(board: dict) -> list[str]:
+    """The overall score and every subtotal, as bfcl-eval combines them, with the parts run."""
+    if not board or "overall" not in board:
         return []
-    names = {"non_live": "non-live (AST)", "live": "live (AST)", "multi_turn": "multi-turn"}
-    return ["## Leaderboard subtotals", "",
-            table(["group", "accuracy", "samples", "categories run"],
-                  [[names.get(k, k), percent(v["accuracy"]), v["total"], ", ".join(v["categories"])]
-                   for k, v in subtotals.items()]), ""]
+    lines = ["## Leaderboard", "",
+             f"- Overall (weighted as the leaderboard: non-live 10 %, live 10 %, irrelevance 10 %, multi-turn 30 %, "
+             f"agentic 40 %): **{percent(board['overall'])}**",
+             f"- Parts run: {', '.join(PART_NAMES[p] for p in board['parts_run']) or 'none'}"]
+    if board.get("partial"):
+        missing = ", ".join(PART_NAMES[p] for p in board["parts_missing"])
+        lines += ["", "> **Warning: partial overall score.** Categories that were not run count as 0, as on the "
+                  "leaderboard" + (f"; not run at all: {missing}" if missing else "; some parts were run only in "
+                                   "part") + ". Run `--category all` for the leaderboard's figure."]
+    if board.get("subset"):
+        lines += ["", "> Some categories were run on part of their entries (`--limit`): their accuracies are "
+                  "those of the entries run, as `bfcl evaluate --partial-eval` computes them."]
+    rows = []
+    for key, name in [*PART_NAMES.items(), *OTHER_SUBTOTALS.items()]:
+        if key in board:
+            part = board[key]
+            weight = f"{part['weight'] * 100:.0f} %" if "weight" in part else "–"
+            rows.append([name, weight, percent(part["accuracy"]), "all" if part["complete"] else "partial",
+                         part["total"], ", ".join(part["categories"]), ", ".join(part["missing"]) or "–"])
+    lines += ["", table(["part", "weight", "accuracy (missing count 0)", "categories", "samples", "run",
+                         "not run"], rows), "",
+              "The leaderboard's CSVs (data_overall.csv and its sections) are written beside this report by "
+              "bfcl-eval's own writer; a category not run shows as N/A there.", ""]
+    return lines
+
+
+def overall_line(board: dict) -> list[str]:
+    if "overall" not in board:
+        return []
+    return [f"- BFCL v4 overall: **{percent(board['overall'])}**"
+            + (" (partial: categories not run count as 0, see Leaderboard)" if board.get("partial") else "")]
 
 
 def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: list) -> Path:
@@ -53,6 +85,7 @@ def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: lis
         + ", store false (bfcl-eval's OpenAI handler sends the same)",
         f"- Samples: {summary['judged']} judged of {summary['total']}; {summary['errors']} endpoint errors",
         f"- Accuracy: **{percent(summary['accuracy'])}** (95% CI {percent(summary['ci95'][0])}–{percent(summary['ci95'][1])})",
+        *overall_line(summary.get("leaderboard") or {}),
         f"- Tokens: {summary['tokens']}",
         f"- Status: {summary['status']}",
         "",

@@ -70,13 +70,14 @@ class BfclRunTask:
 
 
 def summarise(samples: list, summary: dict) -> dict:
-    from evalui.benchmarks.bfcl.scoring.leaderboard import leaderboard_subtotals
+    from evalui.benchmarks.bfcl.scoring.leaderboard import leaderboard
 
-    return {"leaderboard": leaderboard_subtotals(summary.get("by_category") or {})}
+    return {"leaderboard": leaderboard(summary.get("by_category") or {})}
 
 
 def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
     """The official result files, one per category that has samples (a resume may have added some)."""
+    from evalui.benchmarks.bfcl.leaderboard_csv import write_leaderboard_csvs
     from evalui.benchmarks.bfcl.report import write_bfcl_report
 
     judged = [s for s in samples if s.stage == "judged"]
@@ -87,6 +88,7 @@ def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict
         write_jsonl(path, ({"id": s.sample_id, "result": s.prediction} for s in judged if s.group == category))
         files[category] = path
     summary["result_files"] = {category: str(path) for category, path in files.items()}
+    files.update(write_leaderboard_csvs(folder, summary["by_category"], summary["model"], summary["mode"]))
     summary["report"] = str(write_bfcl_report(folder, experiment, summary, judged))
     return {**files, "report": Path(summary["report"])}
 

@@ -1,0 +1,62 @@
+"""The leaderboard's CSV files for one run, written by bfcl-eval's own ``generate_leaderboard_csv``.
+
+``bfcl evaluate`` writes ``data_overall.csv``, ``data_non_live.csv``, ``data_live.csv``,
+``data_multi_turn.csv``, ``data_agentic.csv`` and ``data_format_sensitivity.csv`` from a table of
+per-category scores; evalui hands the same function the same table built from its verdicts, so the
+columns, the rounding, the "N/A" of categories not run and the ranking are bfcl-eval's.
+
+That function looks the model up in bfcl-eval's model registry (``MODEL_CONFIG_MAPPING``) for the
+name, link, organisation and licence it prints. A model bfcl-eval knows by the run's model name is
+printed as the leaderboard prints it; any other is registered for the call under a throwaway key,
+with its own name and "N/A" for the rest, and removed afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import uuid
+from pathlib import Path
+
+from evalui.benchmarks.bfcl.scoring.leaderboard import official_table
+
+CSV_FILES = ("data_overall.csv", "data_non_live.csv", "data_live.csv", "data_multi_turn.csv", "data_agentic.csv",
+             "data_format_sensitivity.csv")
+
+
+def _registered(mapping, model: str) -> str | None:
+    """The table key under which bfcl finds ``model`` itself (it reads '_' in a key as '/')."""
+    key = model.replace("/", "_")
+    return key if model in mapping and key.replace("_", "/") == model else None
+
+
+def write_leaderboard_csvs(folder: Path, by_category: dict[str, dict], model: str, mode: str) -> dict[str, Path]:
+    """Write the six CSVs into ``folder``; returns them by file stem. Nothing is written when
+    ``WANDB_BFCL_PROJECT`` is set, since bfcl's writer would then upload the tables to W&B."""
+    if os.getenv("WANDB_BFCL_PROJECT") not in (None, "", "ENTITY:PROJECT"):
+        return {}
+    from evalui.benchmarks.bfcl.scoring.official import load_official
+
+    load_official()
+    from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING, ModelConfig
+    from bfcl_eval.eval_checker.eval_runner_helper import generate_leaderboard_csv
+
+    key = _registered(MODEL_CONFIG_MAPPING, model)
+    temporary = None
+    if key is None:
+        # bfcl joins cells with bare commas: a comma or a line break in the name would shift columns.
+        shown = re.sub(r"[,\r\n]+", " ", model).strip() or "model"
+        temporary = key = f"evalui-{uuid.uuid4().hex}"
+        MODEL_CONFIG_MAPPING[key] = ModelConfig(model_name=model, display_name=shown, url="N/A", org="N/A",
+                                                license="N/A", model_handler="", is_fc_model=mode == "fc",
+                                                underscore_to_dot=mode == "fc")
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # its progress line is not the CLI's output
+            generate_leaderboard_csv({key: official_table(by_category)}, folder)
+    finally:
+        if temporary:
+            MODEL_CONFIG_MAPPING.pop(temporary, None)
+    return {name.removesuffix(".csv"): folder / name for name in CSV_FILES}

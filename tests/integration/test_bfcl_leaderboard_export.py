@@ -1,0 +1,52 @@
+"""A mixed BFCL run's leaderboard figures and CSVs equal those of the official ``bfcl evaluate`` run on
+the run's own exported result files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bfcl_official_cli import bfcl_evaluate, official_verdicts
+from peers import settings_for
+
+from evalui.benchmarks.bfcl.leaderboard_csv import CSV_FILES
+from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.testing.bfcl_oracle import BfclOracle
+from evalui.testing.openai_peer import ScriptedPeer
+
+CATEGORIES = ["simple_python", "multiple", "irrelevance", "live_simple", "live_irrelevance", "live_relevance"]
+MODEL = "gpt-4o-2024-11-20-FC"  # registered in bfcl-eval, so `bfcl evaluate` reads its result folder
+
+
+def test_overall_and_csvs_equal_the_official_tools(store, tmp_path):
+    oracle = BfclOracle(CATEGORIES)
+
+    def script(body, n):  # every third entry answered wrongly
+        entry = oracle.entry_for(body)
+        wrong = entry is not None and int(entry.id.rsplit("_", 1)[-1].split("-")[0]) % 3 == 0
+        return oracle.wrong_reply(body) if wrong else oracle.gold_reply(body)
+
+    with ScriptedPeer(script) as peer:
+        settings = settings_for(peer, model=MODEL)
+        exp_id = prepare_bfcl_run(store, settings, CATEGORIES, limit=6, mode="fc")
+        summary = execute_bfcl_run(store, settings, exp_id, concurrency=4)
+    assert summary["judged"] == 6 * len(CATEGORIES) and 0 < summary["correct"] < summary["judged"]
+    run, board = Path(summary["out_dir"]), summary["leaderboard"]
+    assert board["partial"] and board["parts_run"] == ["non_live", "live", "irrelevance"]
+    assert board["parts_missing"] == ["multi_turn", "agentic"] and board["subset"]
+
+    score_dir = bfcl_evaluate(tmp_path / "official", MODEL, [summary["result_files"][c] for c in CATEGORIES])
+    stored = {s.sample_id: s.correct for s in store.samples(exp_id)}
+    for category in CATEGORIES:
+        ids = [i for i in stored if i.startswith(category + "_")]
+        assert official_verdicts(score_dir, category, ids) == {i: stored[i] for i in ids}, category
+    for name in CSV_FILES:
+        ours = (run / name).read_text()
+        assert ours == (score_dir / name).read_text(), name
+    overall = (run / "data_overall.csv").read_text().splitlines()[1].split(",")[1]
+    assert overall == f"{board['overall'] * 100:.2f}%"
+    saved = json.loads((run / "summary.json").read_text())
+    assert saved["leaderboard"]["overall"] == board["overall"]
+    assert set(CSV_FILES) <= {f"{k}.csv" for k in saved["files"]}
+    report = (run / "report.md").read_text()
+    assert "Warning: partial overall score" in report and "BFCL v4 overall" in report
