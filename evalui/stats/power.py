@@ -20,8 +20,7 @@ conversation or scenario) count less; the design effect 1 + (m − 1)·ICC multi
 epochs divide the samples needed by K. For paired designs, the ICC is that of the paired differences
 (assumed equal to the one given).
 
-The simulations draw clusters from a beta-binomial model with exactly that ICC and apply the test
-evalui applies (unpaired: a z test with cluster-robust variances; paired: the exact McNemar test).
+evalui.stats.power_simulation checks these by simulation (the tests hold them within 10 %).
 """
 
 from __future__ import annotations

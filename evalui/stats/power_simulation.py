@@ -4,7 +4,12 @@ design, apply the test evalui applies, count how often it finds the difference.
 Clusters (a sample's epochs, or samples sharing a conversation) are drawn from a beta-binomial
 model: each cluster has its own pass probability p_c ~ Beta(p·s, (1−p)·s) with s = (1 − ICC)/ICC,
 which gives two answers of one cluster exactly that correlation, and its m answers pass
-independently with p_c.
+independently with p_c. Paired clusters draw their shares of the four outcomes (both right, A only,
+B only, both wrong) from a Dirichlet in the same way.
+
+The tests are those evalui applies or the closed forms assume: unpaired, the pooled z test, or with
+clusters a z test with cluster-robust variances; paired, the exact McNemar test, or with clusters
+the mean difference over its cluster-robust standard error.
 """
 
 from __future__ import annotations
@@ -54,18 +59,31 @@ def _unpaired_power(design: Design, samples: int, replicates: int, rng) -> float
 
 def _paired_power(design: Design, samples: int, replicates: int, rng) -> float:
     import numpy as np
-    from scipy.stats import binom
+    from scipy.stats import binom, norm
 
-    pairs = samples * design.epochs  # the exact McNemar test over every paired answer
-    if design.answers_per_cluster > 1 and design.icc > 0:
-        raise ValueError("the paired simulation covers independent pairs only (no clusters, no epochs)")
-    counts = rng.multinomial(pairs, design.cells(), size=replicates)
-    a_only, b_only = counts[:, 1], counts[:, 2]
-    flips = a_only + b_only
-    # Exact two-sided McNemar: binomial test of one flip count among all flips at p = 1/2.
-    p_value = np.minimum(1.0, 2 * binom.cdf(np.minimum(a_only, b_only), flips, 0.5))
-    p_value = np.where(flips == 0, 1.0, p_value)
-    return float(np.mean(p_value < design.alpha))
+    m = design.answers_per_cluster
+    if m == 1 or design.icc == 0:
+        pairs = samples * design.epochs
+        counts = rng.multinomial(pairs, design.cells(), size=replicates)
+        a_only, b_only = counts[:, 1], counts[:, 2]
+        flips = a_only + b_only
+        # Exact two-sided McNemar (as evalui.stats.paired): one flip count among all flips at p = 1/2.
+        p_value = np.where(flips == 0, 1.0, np.minimum(1.0, 2 * binom.cdf(np.minimum(a_only, b_only), flips, 0.5)))
+        return float(np.mean(p_value < design.alpha))
+    # Clustered pairs: each cluster's shares of the four cells drawn from a Dirichlet around the design's,
+    # with concentration (1 − ICC)/ICC, which gives any function of a pair (the difference B − A
+    # included) exactly that intra-cluster correlation. The test: the mean difference over its
+    # cluster-robust standard error.
+    clusters = max(2, round(samples / design.cluster_size))
+    shares = rng.dirichlet(np.array(design.cells()) * (1 - design.icc) / design.icc, size=(replicates, clusters))
+    counts = rng.multinomial(m, shares)
+    differences = counts[..., 2] - counts[..., 1]  # per cluster: B right only, minus A right only
+    n = clusters * m
+    mean = differences.sum(axis=1) / n
+    variance = clusters / (clusters - 1) * ((differences - mean[:, None] * m) ** 2).sum(axis=1) / (n * n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        statistic = np.nan_to_num(np.abs(mean) / np.sqrt(variance))
+    return float(np.mean(statistic > norm.ppf(1 - design.alpha / 2)))
 
 
 def simulated_power(design: Design, samples: int, replicates: int = REPLICATES, seed: int = 0) -> float:
