@@ -102,3 +102,17 @@ class FakeWeb:
     def __exit__(self, *exc) -> None:
         if self.thread.is_alive():
             self.stop()
+
+
+class CannedWeb:
+    """A ``module:attr`` web backend (the GAIA web tool's interface): results and pages from memory."""
+
+    asked: list[str] = []
+
+    def search(self, query: str, limit: int) -> list[dict]:
+        CannedWeb.asked.append(query)
+        return [dict(r) | {"snippet": r["content"]} for r in RESULTS][:limit]
+
+    def fetch(self, url: str) -> str:
+        CannedWeb.asked.append(url)
+        return HTML

@@ -100,14 +100,18 @@ def _secrets() -> tuple[str, ...]:
             *url_secrets(os.environ.get(SERPAPI_URL_ENV, "")))
 
 
-@functools.lru_cache(maxsize=8)
 def _provider(name: str):
-    # One per worker process and provider: a plug-in may be costly to build.
     if name == "serpapi":
-        return SerpApiProvider(os.environ.get(SERPAPI_URL_ENV, "").strip() or SERPAPI_URL)
-    if name == "searxng":
-        return SearxngProvider(os.environ.get(SEARCH_URL_ENV, ""))
-    return ModuleProvider(name)
+        return _built_provider(name, os.environ.get(SERPAPI_URL_ENV, "").strip() or SERPAPI_URL)
+    return _built_provider(name, os.environ.get(SEARCH_URL_ENV, "") if name == "searxng" else "")
+
+
+@functools.lru_cache(maxsize=8)
+def _built_provider(name: str, address: str):
+    # One per worker process, provider and address: a plug-in may be costly to build.
+    if name == "serpapi":
+        return SerpApiProvider(address)
+    return SearxngProvider(address) if name == "searxng" else ModuleProvider(name)
 
 
 def web_source(options: WebSearchOptions) -> WebSource:
