@@ -57,7 +57,7 @@ def _unreadable(exc: BaseException) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from evalui.cli.gate import GATE_FAILED, Gate
+    from evalui.cli.gate import GATE_FAILED, GATE_INCONCLUSIVE, Gate
     from evalui.engine import heap
 
     try:
@@ -71,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
         if status == 0 and gate is not None and gate.failed:
             print(f"evalui: gate failed: {'; '.join(gate.reasons)}", file=sys.stderr)
             return GATE_FAILED
+        if status == 0 and gate is not None and gate.inconclusive:
+            print(f"evalui: gate inconclusive: {'; '.join(gate.reasons)}", file=sys.stderr)
+            return GATE_INCONCLUSIVE
         return status
     except InputError as exc:
         print(f"evalui: error: {_one_line(exc)}", file=sys.stderr)

@@ -1,6 +1,7 @@
 """The CI gate of every ``run`` command: --fail-under, --junit, --max-regression-vs, and the
-GitHub Actions step summary. A failed gate exits with 100 (promptfoo's convention), after every
-export is written; bad gate flags exit 2 before anything runs."""
+GitHub Actions step summary. A failed gate exits with 100 (promptfoo's convention), an inconclusive
+one (the accuracy's 95 % interval contains the --fail-under threshold) with 101, after every export
+is written; bad gate flags exit 2 before anything runs."""
 
 from __future__ import annotations
 
@@ -11,14 +12,22 @@ from pathlib import Path
 from evalui.errors import InputError
 
 GATE_FAILED = 100
+GATE_INCONCLUSIVE = 101  # the next code after GATE_FAILED: 1, 2 and 130 are taken by errors and Ctrl-C
+ON_INCONCLUSIVE = ("exit", "fail", "point")
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
 
 def add_gate_flags(parser) -> None:
     gate = parser.add_argument_group("CI gate")
     gate.add_argument("--fail-under", metavar="X",
-                      help="exit 100 when accuracy is below X (0–1, or a percentage such as 80%%); "
-                           "errors and samples that did not run count as failures")
+                      help="exit 100 when accuracy is below X (0–1, or a percentage such as 80%%), exit 101 "
+                           "(INCONCLUSIVE) when its 95%% interval contains X, so that the run cannot tell "
+                           "(clustered where samples share a sample's epochs, a conversation or a scenario; "
+                           "`evalui plan` says how many samples would); errors and samples that did not run "
+                           "count as failures")
+    gate.add_argument("--on-inconclusive", choices=ON_INCONCLUSIVE, default="exit",
+                      help="when the interval contains X: exit 101 (exit, the default), exit 100 (fail), or let "
+                           "the accuracy alone decide, as before evalui had intervals (point)")
     gate.add_argument("--junit", metavar="FILE", help="write a JUnit XML file: one testcase per sample")
     gate.add_argument("--max-regression-vs", metavar="EXP",
                       help="exit 100 when this run is significantly worse than run EXP "
@@ -41,7 +50,9 @@ class Gate:
     fail_under: float | None = None
     junit: Path | None = None
     baseline: str | None = None
+    on_inconclusive: str = "exit"
     failed: bool = False
+    inconclusive: bool = False
     reasons: list[str] = field(default_factory=list)
 
     @classmethod
@@ -50,7 +61,8 @@ class Gate:
         fail_under, junit, baseline = (getattr(args, name, None) for name in ("fail_under", "junit", "max_regression_vs"))
         if fail_under is None and junit is None and baseline is None:
             return None
-        gate = cls(fail_under=_threshold(fail_under) if fail_under is not None else None)
+        gate = cls(fail_under=_threshold(fail_under) if fail_under is not None else None,
+                   on_inconclusive=getattr(args, "on_inconclusive", None) or "exit")
         if junit is not None:
             gate.junit = Path(junit)
             if not gate.junit.name or gate.junit.is_dir():
@@ -76,23 +88,42 @@ class Gate:
         try:
             experiment = store.experiment(summary["exp_id"])
             samples = store.samples(summary["exp_id"])
-            figures = gate_figures(samples)
+            figures = gate_figures(samples, experiment["benchmark"])
             record: dict = {"figures": figures}
             if self.junit:
                 record["junit"] = str(write_junit(self.junit, experiment, samples))
-            if self.fail_under is not None and figures["accuracy"] < self.fail_under:
-                self.reasons.append(f"accuracy {figures['accuracy']:.4f} is below {self.fail_under:g}")
+            inconclusive = self._fail_under(figures) if self.fail_under is not None else None
             if self.baseline:
                 record["regression"] = self._regression(store, summary["exp_id"])
         finally:
             store.close()
         self.failed = bool(self.reasons)
-        record.update(passed=not self.failed, reasons=list(self.reasons), fail_under=self.fail_under)
+        self.inconclusive = inconclusive is not None and not self.failed
+        if inconclusive is not None:
+            self.reasons.append(inconclusive)
+        outcome = "failed" if self.failed else "inconclusive" if self.inconclusive else "passed"
+        record.update(passed=outcome == "passed", outcome=outcome, reasons=list(self.reasons),
+                      fail_under=self.fail_under)
         summary_file = os.environ.get(STEP_SUMMARY_ENV)
         if summary_file:
             with open(summary_file, "a", encoding="utf-8") as handle:
                 handle.write(step_summary({**summary, **(experiment.get("summary") or {})}, record))
         return record
+
+    def _fail_under(self, figures: dict) -> str | None:
+        """Judge the accuracy against --fail-under: adds a failure reason, or returns why the run is
+        inconclusive (its interval strictly contains the threshold), or None when it passes."""
+        accuracy, (low, high), threshold = figures["accuracy"], figures["ci95"], self.fail_under
+        words = f"accuracy {accuracy:.4f} (95% CI {low:.4f}–{high:.4f})"
+        if low < threshold < high and self.on_inconclusive != "point":
+            message = f"{words} contains the threshold {threshold:g}: too few samples to tell (see `evalui plan`)"
+            if self.on_inconclusive == "fail":
+                self.reasons.append(message)
+                return None
+            return message
+        if accuracy < threshold:
+            self.reasons.append(f"{words} is below {threshold:g}")
+        return None
 
     def _regression(self, store, exp_id: str) -> dict:
         from evalui.reports.comparison import CannotCompare, compare_runs

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from evalui.reports.markdown import inert
 from evalui.reports.verdicts import verdict_of
+from evalui.stats.clustered import cluster_key, clustered_accuracy
 
 # XML 1.0 cannot carry most control characters, even escaped; model text may contain them.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -24,14 +25,19 @@ def sample_status(sample) -> str:
     return _STATUS[verdict_of(sample)]
 
 
-def gate_figures(samples: list) -> dict:
+def gate_figures(samples: list, benchmark: str | None = None) -> dict:
     """Accuracy as the gate reads it: passes over every scorable sample, so errors and samples
-    that never ran count against it."""
-    counts = Counter(sample_status(s) for s in samples)
+    that never ran count against it; with its 95 % interval, clustered where samples share a cluster
+    (evalui.stats.clustered)."""
+    statuses = [(s, sample_status(s)) for s in samples]
+    counts = Counter(status for _, status in statuses)
     considered = len(samples) - counts["skipped"]
+    interval = clustered_accuracy((cluster_key(s.sample_id, benchmark), status == "passed")
+                                  for s, status in statuses if status != "skipped")
     return {"passed": counts["passed"], "failed": counts["failed"], "errors": counts["error"],
             "pending": counts["pending"], "skipped": counts["skipped"], "considered": considered,
-            "accuracy": counts["passed"] / considered if considered else 0.0}
+            "accuracy": counts["passed"] / considered if considered else 0.0,
+            "ci95": [interval.low, interval.high], "ci95_method": interval.method, "clusters": interval.clusters}
 
 
 def _text(value, limit: int = DETAIL_CHARS) -> str:
@@ -92,10 +98,14 @@ def step_summary(summary: dict, gate: dict) -> str:
     """Markdown for $GITHUB_STEP_SUMMARY: the run, its accuracy per group, and the gate's verdict.
     Only figures and names; no model text."""
     figures = gate["figures"]
-    outcome = "✅ passed" if gate["passed"] else "❌ failed: " + "; ".join(inert(r) for r in gate["reasons"])
+    reasons = "; ".join(inert(r) for r in gate["reasons"])
+    outcome = {"passed": "✅ passed", "inconclusive": f"⚠️ inconclusive: {reasons}"}.get(
+        gate.get("outcome") or ("passed" if gate["passed"] else "failed"), f"❌ failed: {reasons}")
+    low, high = figures.get("ci95") or (None, None)
+    interval = f", 95% CI {low:.1%}–{high:.1%}" if low is not None else ""
     lines = [f"### evalui {inert(summary.get('benchmark') or '')} run `{inert(summary['exp_id'])}`", "",
              f"**Gate {outcome}**", "",
-             f"Accuracy {figures['accuracy']:.1%} ({figures['passed']}/{figures['considered']}; "
+             f"Accuracy {figures['accuracy']:.1%}{interval} ({figures['passed']}/{figures['considered']}; "
              f"{figures['failed']} wrong, {figures['errors']} errors, {figures['pending']} not run, "
              f"{figures['skipped']} unscored). Model `{inert(summary.get('model') or '')}`.", ""]
     groups = next((v for k, v in summary.items() if k.startswith("by_") and isinstance(v, dict) and v
