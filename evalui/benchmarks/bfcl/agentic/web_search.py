@@ -186,8 +186,10 @@ def web_search_class() -> type:
         def fetch_url_content(self, url, mode="raw"):
             return self._official_methods["fetch_url_content"](self, url, mode)
 
-    for name in OFFICIAL_GLOBALS:
-        getattr(EvaluiWebSearchAPI, name).__doc__ = getattr(official, name).__doc__
+    for name in OFFICIAL_GLOBALS:  # the same docs and signature as bfcl's, for anything that reads them
+        method = getattr(EvaluiWebSearchAPI, name)
+        method.__doc__ = getattr(official, name).__doc__
+        method.__annotations__ = dict(getattr(official, name).__annotations__)
     return EvaluiWebSearchAPI
 
 
