@@ -12,8 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 
 SERPAPI_KEY = "serp-sentinel-key-0d9c41b7e2"
 
-RESULTS = [{"title": f"Result {i} — Zürich", "url": f"https://example.org/r{i}", "content": f"Snippet {i} of <b>it</b>"}
-           for i in range(12)]
+RESULTS = [{"title": f"Result {i} — Zürich", "url": f"https://example.org/r{i}",
+            "content": f"Snippet {i} of <b>it</b>"} for i in range(12)]
 
 HTML = """<!DOCTYPE html><html><head><title>Café page</title><style>body {color: red}</style>
 <script>var secret = "not text";</script></head>

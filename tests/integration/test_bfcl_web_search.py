@@ -142,7 +142,8 @@ def test_a_replay_miss_is_an_error_result_and_reaches_no_network(web_env, web, t
     missed_search = api.search_engine_query("unknown")
     missed_page = api.fetch_url_content(web.url("/page"), "markdown")
     assert web.requests == asked  # the server was up, and heard nothing
-    assert missed_search == {"error": "the web recording has no answer for this search (a replayed run never goes online)"}
+    assert missed_search == {
+        "error": "the web recording has no answer for this search (a replayed run never goes online)"}
     assert missed_page == {"error": f"An error occurred while fetching {web.url('/page')}: the web recording has no "
                                     "answer for this fetch (a replayed run never goes online)"}
     assert api.web.failures == ["web_replay_miss", "web_replay_miss"]
@@ -193,4 +194,5 @@ def test_concurrent_recorders_ask_the_web_once_per_page(web_env, web, tmp_path):
         thread.start()
     for thread in threads:
         thread.join(120)
-    assert web.requests.count("/page") == 1 and all(r == results[0] for r in results) and "42 €" in results[0]["content"]
+    assert web.requests.count("/page") == 1  # the others waited for the first one's record
+    assert all(r == results[0] for r in results) and "42 €" in results[0]["content"]

@@ -49,7 +49,8 @@ def test_the_store_keeps_answers_without_secrets_and_its_hash_names_its_content(
     assert not any(KEY in path.read_text() for path in recording_files(tmp_path / "a"))
     with first.lock(answers[0][0]):  # lock files are not part of the recording
         pass
-    assert len(recording_files(tmp_path / "a")) == 2 and recording_hash(tmp_path / "a") == recording_hash(tmp_path / "a")
+    assert len(recording_files(tmp_path / "a")) == 2
+    assert recording_hash(tmp_path / "a") == recording_hash(tmp_path / "a")
     assert recording_hash(tmp_path / "a") != recording_hash(tmp_path / "b")  # b kept the key: other content
     second.put(answers[0][0], {"payload": {"error": "bad key [redacted]"}}, "serpapi")
     assert recording_hash(tmp_path / "a") == recording_hash(tmp_path / "b")
