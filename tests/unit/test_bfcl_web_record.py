@@ -3,8 +3,6 @@ checks, and the class bfcl's multi-turn machinery gets (its methods and docs are
 
 from __future__ import annotations
 
-import types
-
 import pytest
 
 from evalui.benchmarks.bfcl.agentic.web_record import (
@@ -157,12 +155,17 @@ def test_the_class_is_bfcls_with_its_methods_docs_and_scenario():
     assert api.show_snippet is False
 
 
-def test_a_bfcl_whose_methods_reach_the_network_another_way_is_refused():
-    module = types.ModuleType("fake_web_search")
-    source = ("import os, random, time, httpx\nGoogleSearch = requests = html2text = BeautifulSoup = None\n"
-              "class WebSearchAPI:\n"
-              "    def search_engine_query(self, keywords):\n        return GoogleSearch(os, random, time)\n"
-              "    def fetch_url_content(self, url):\n        return httpx.get(url)\n")
-    exec(compile(source, "fake_web_search", "exec"), module.__dict__)  # the test's own fixed text
+def test_a_bfcl_whose_methods_reach_the_network_another_way_is_refused(tmp_path):
+    import importlib.util
+
+    path = tmp_path / "fake_web_search.py"  # a bfcl whose fetch went through another HTTP library
+    path.write_text("import os, random, time\nGoogleSearch = requests = html2text = BeautifulSoup = None\n"
+                    "httpx = object()\n"
+                    "class WebSearchAPI:\n"
+                    "    def search_engine_query(self, keywords):\n        return GoogleSearch(os, random, time)\n"
+                    "    def fetch_url_content(self, url):\n        return httpx.get(url)\n")
+    spec = importlib.util.spec_from_file_location("fake_web_search", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # only inspected: its methods are never called
     with pytest.raises(RuntimeError, match=r"fetch_url_content uses \['httpx'\]"):
         _checked_official(module)
