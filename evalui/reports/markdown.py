@@ -50,9 +50,11 @@ def text_bar(rate: float, width: int = 20) -> str:
 
 
 def epoch_texts(figures: dict) -> tuple[str, str, str]:
-    """(mean, standard error, ``pass@1 66.7% · pass@3 80.0%``) of a summary's ``epochs`` figures."""
+    """(mean, standard error, ``pass@1 66.7% · pass@3 80.0% · pass^3 40.0%``) of a summary's ``epochs`` figures
+    (pass^1 is pass@1, so it is not repeated)."""
     stderr = "–" if figures["stderr"] is None else percent(figures["stderr"])
-    passes = " · ".join(f"pass@{k} {percent(v)}" for k, v in (figures.get("pass_at_k") or {}).items())
+    passes = " · ".join([f"pass@{k} {percent(v)}" for k, v in (figures.get("pass_at_k") or {}).items()]
+                        + [f"pass^{k} {percent(v)}" for k, v in (figures.get("pass_hat_k") or {}).items() if k != "1"])
     return percent(figures["mean_accuracy"]), stderr, passes
 
 
@@ -65,4 +67,8 @@ def epoch_lines(summary: dict) -> list[str]:
     return ["## Repeats", "",
             f"- {figures['epochs']} epochs over {figures['samples']} samples (errors count as wrong)",
             f"- Mean accuracy over epochs: **{mean}** ± {stderr} (standard error, clustered by sample)",
-            f"- {passes or 'pass@k: –'} (unbiased estimator)", ""]
+            f"- {passes or 'pass@k: –'} (unbiased estimators: pass@k at least one of k tries right, pass^k all k)",
+            *([f"- Flaky samples (both passed and failed): {len(figures['flaky'])}; mean flip rate "
+               f"{percent(figures.get('flip_rate'))}; correlation between a sample's epochs (ICC) "
+               f"{'–' if figures.get('icc') is None else format(figures['icc'], '.2f')}"] if "flaky" in figures else []),
+            ""]

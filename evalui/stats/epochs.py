@@ -2,13 +2,16 @@
 stored as ``<id>#e<k>``, so a run with epochs pairs with a run without them on epoch 1.
 
 Mean accuracy over epochs with its standard error clustered by sample (the K answers to one
-sample are not independent), and the unbiased pass@k estimator of Chen et al. (2021)."""
+sample are not independent), the unbiased pass@k estimator of Chen et al. (2021), and pass^k, flip
+rates, flaky samples and the epochs' ICC (evalui.stats.reliability)."""
 
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Iterable
+
+from evalui.stats.reliability import reliability_figures
 
 _EPOCH = re.compile(r"#e(\d+)$")
 
@@ -40,11 +43,13 @@ def epoch_figures(outcomes: Iterable[tuple[str, bool]], epochs: int) -> dict:
         base, _ = split_epoch(sample_id)
         passed.setdefault(base, []).append(bool(outcome))
     if not passed or epochs < 1:
-        return {"epochs": epochs, "samples": 0, "mean_accuracy": None, "stderr": None, "pass_at_k": {}}
+        return {"epochs": epochs, "samples": 0, "mean_accuracy": None, "stderr": None, "pass_at_k": {},
+                **reliability_figures({}, epochs, [])}
     means = [sum(v) / epochs for v in passed.values()]
     n = len(means)
     mean = sum(means) / n
     variance = sum((m - mean) ** 2 for m in means) / (n - 1) if n > 1 else 0.0
     ks = sorted({1, epochs})
     return {"epochs": epochs, "samples": n, "mean_accuracy": mean, "stderr": math.sqrt(variance / n),
-            "pass_at_k": {str(k): sum(pass_at_k(epochs, sum(v), k) for v in passed.values()) / n for k in ks}}
+            "pass_at_k": {str(k): sum(pass_at_k(epochs, sum(v), k) for v in passed.values()) / n for k in ks},
+            **reliability_figures(passed, epochs, ks)}
