@@ -89,7 +89,7 @@ def check_web_options(options: WebSearchOptions | None = None) -> WebSearchOptio
         if "{query}" not in url:
             raise InputError(f"BFCL web search through SearXNG needs {SEARCH_URL_ENV}, a URL with {{query}} in it")
     elif ":" in provider:
-        ModuleProvider(provider)  # raises InputError if it cannot be loaded
+        _provider(provider)  # raises InputError if it cannot be loaded; built once per process
     else:
         raise InputError(f"the web search provider is serpapi, searxng or module:attr, not {provider!r}")
     return dataclasses.replace(options, provider=provider)
