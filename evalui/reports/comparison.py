@@ -6,6 +6,7 @@ from __future__ import annotations
 from evalui.engine.store import RunStore
 from evalui.reports.markdown import inert, percent
 from evalui.reports.verdicts import verdict_of
+from evalui.stats.clustered import cluster_key, clustered_accuracy
 from evalui.stats.paired import compare_outcomes, flipped
 
 
@@ -46,6 +47,12 @@ def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
     if comparison.n == 0:
         raise CannotCompare(f"{a_id} and {b_id} have no sample with an outcome in both runs")
     flips = flipped(outcomes_a, outcomes_b)
+    paired = [i for i in outcomes_a if outcomes_a[i] is not None and outcomes_b.get(i) is not None]
+
+    def interval(outcomes: dict) -> list[float]:
+        """95 % interval of a run's accuracy over the paired samples, clustered as the run summary's."""
+        found = clustered_accuracy((cluster_key(i, benchmark_a), outcomes[i]) for i in paired)
+        return [found.low, found.high]
 
     def described(sample_id: str) -> dict:
         return {"id": sample_id, "group": groups.get(sample_id, ""),
@@ -54,7 +61,7 @@ def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
 
     return {"a": a_id, "b": b_id, "benchmark": benchmark_a,
             "a_model": experiments[a_id]["model"], "b_model": experiments[b_id]["model"],
-            **comparison.as_dict(),
+            **comparison.as_dict(), "a_ci95": interval(outcomes_a), "b_ci95": interval(outcomes_b),
             "only_in_a": sum(1 for i in samples_a if i not in samples_b),
             "only_in_b": sum(1 for i in samples_b if i not in samples_a),
             "flipped": {direction: [described(i) for i in ids] for direction, ids in flips.items()}}
@@ -68,6 +75,10 @@ def _interval(bounds) -> str:
     return "–" if not bounds else f"[{bounds[0] * 100:+.1f}, {bounds[1] * 100:+.1f}] pts"
 
 
+def _accuracy_interval(bounds) -> str:
+    return "" if not bounds else f" (95% CI {percent(bounds[0])}–{percent(bounds[1])})"
+
+
 def _p(value: float | None) -> str:
     return "–" if value is None else f"{value:.4g}"
 
@@ -78,7 +89,8 @@ def comparison_markdown(record: dict) -> str:
                "B is significantly better" if record["significant"] else "no significant difference")
     lines = [
         f"**{inert(record['b'])}** against **{inert(record['a'])}** on {record['n']} paired samples: "
-        f"{percent(record['a_accuracy'])} → {percent(record['b_accuracy'])}, diff {_signed(record['diff'])} "
+        f"{percent(record['a_accuracy'])}{_accuracy_interval(record.get('a_ci95'))} → "
+        f"{percent(record['b_accuracy'])}{_accuracy_interval(record.get('b_ci95'))}, diff {_signed(record['diff'])} "
         f"(95% CI {_interval(record['diff_ci'])}), McNemar p = {_p(record['mcnemar_p'])}: {verdict}.",
         "",
         f"Flipped to wrong: {record['flipped_to_wrong']} · flipped to correct: {record['flipped_to_correct']} · "

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from evalui.stats.clustered import interval_from_cluster_sums
+from evalui.stats.metrics import wilson
 from evalui.stats.power_simulation import beta_binomial_sums
 
 
@@ -21,6 +22,7 @@ class Coverage:
     coverage: float  # share of intervals that contain the true accuracy
     mean_width: float
     miller_coverage: float  # the same for Miller's CLT interval p ± z·SE_clustered, for comparison
+    naive_coverage: float  # and for Wilson over every answer as if independent
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -42,12 +44,14 @@ def interval_coverage(accuracy: float, icc: float, clusters: int, cluster_size: 
     rng = np.random.default_rng(seed)
     sums = beta_binomial_sums(rng, accuracy, icc, cluster_size, (replicates, clusters)).tolist()
     sizes = [cluster_size] * clusters
-    covered = miller = 0
+    covered = miller = naive = 0
     width = 0.0
     for row in sums:
         interval = interval_from_cluster_sums(row, sizes)
         covered += interval.low <= accuracy <= interval.high
         width += interval.high - interval.low
         miller += _miller_covers(row, cluster_size, accuracy)
+        plain = wilson(sum(row), clusters * cluster_size)
+        naive += plain.low <= accuracy <= plain.high
     return Coverage(accuracy, icc, clusters, cluster_size, replicates, covered / replicates, width / replicates,
-                    miller / replicates)
+                    miller / replicates, naive / replicates)
