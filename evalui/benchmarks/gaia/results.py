@@ -9,7 +9,8 @@ from pathlib import Path
 from evalui.benchmarks.gaia.task import question_from_payload
 from evalui.jsonl import write_jsonl
 from evalui.benchmarks.gaia.report import write_gaia_report, write_submission_guide
-from evalui.stats.metrics import accuracy, accuracy_by, level_drop_rates, percentile
+from evalui.stats.clustered import cluster_key, clustered_accuracy, clustered_accuracy_by
+from evalui.stats.metrics import accuracy, level_drop_rates, percentile
 
 
 def task_rows(samples: list) -> list[dict]:
@@ -41,8 +42,9 @@ def task_rows(samples: list) -> list[dict]:
 def gaia_summary(rows: list[dict]) -> dict:
     judged = [r for r in rows if r["stage"] == "judged"]
     scored = [r for r in judged if r["exact"] is not None]
-    overall = accuracy(r["exact"] for r in scored)
-    per_level = accuracy_by((str(r["level"]), r["exact"]) for r in scored)
+    # Clustered by task: a run with epochs answers each task several times (evalui.stats.clustered).
+    overall = clustered_accuracy((cluster_key(r["task_id"], "gaia"), r["exact"]) for r in scored)
+    per_level = clustered_accuracy_by((str(r["level"]), cluster_key(r["task_id"], "gaia"), r["exact"]) for r in scored)
     latencies = [r["latency_s"] for r in judged if r["latency_s"] is not None]
     steps = [r["steps"] for r in scored if r["steps"] is not None]
     return {
