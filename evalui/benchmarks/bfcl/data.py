@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalui.errors import InputError
-from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES
+from evalui.benchmarks.bfcl.scoring.single_turn import (
+    AGENTIC_CATEGORIES, ALL_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES)
 from evalui.benchmarks.bfcl.scoring.official import INSTALL_HINT, BfclUnavailable
 
 VERSION_PREFIX = "BFCL_v4"
@@ -59,6 +60,10 @@ def load_category(category: str) -> tuple[BfclEntry, ...]:
         from evalui.benchmarks.bfcl.multi_turn.data import load_multi_turn_category
 
         return load_multi_turn_category(category)
+    if category in AGENTIC_CATEGORIES:
+        from evalui.benchmarks.bfcl.agentic.data import load_agentic_category
+
+        return load_agentic_category(category)
     data_dir = bfcl_data_dir()
     questions = _read_json_lines(data_dir / f"{VERSION_PREFIX}_{category}.json")
     answers: dict[str, list] = {}

@@ -9,7 +9,8 @@ from evalui.benchmarks.bfcl.data import VERSION_PREFIX, bfcl_data_dir, check_cat
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
 from evalui.engine.benchmark import Benchmark, Scorer
 from evalui.jsonl import write_jsonl
-from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES
+from evalui.benchmarks.bfcl.scoring.single_turn import (
+    AGENTIC_CATEGORIES, MEMORY_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES)
 
 MODES = ("fc", "prompt")
 MULTI_TURN_DOC_FILES = ("gorilla_file_system.json", "math_api.json", "message_api.json", "posting_api.json",
@@ -34,21 +35,29 @@ def samples(options: BfclOptions) -> list[tuple[str, str, dict]]:
 
 @dataclass
 class BfclRunTask:
-    """Single-turn samples go to BfclTask, multi-turn ones to MultiTurnTask; one run may hold both."""
+    """Single-turn samples go to BfclTask, multi-turn ones to MultiTurnTask, memory and web search
+    to AgenticTask; one run may hold them all. ``run_folder`` keeps the run's memory snapshots."""
 
     mode: str = "fc"
     benchmark: str = "bfcl"
+    run_folder: Path | None = None
+    web_options: object = None
 
     def __post_init__(self):
+        from evalui.benchmarks.bfcl.agentic.task import AgenticTask
         from evalui.benchmarks.bfcl.multi_turn.task import MultiTurnTask
 
         self.single, self.multi = BfclTask(mode=self.mode), MultiTurnTask(mode=self.mode)
+        self.agentic = AgenticTask(mode=self.mode, snapshot_root=memory_folder(self.run_folder or Path(".")),
+                                   web_options=self.web_options)
 
     def _task(self, sample):
+        if sample.group in AGENTIC_CATEGORIES:
+            return self.agentic
         return self.multi if sample.group in MULTI_TURN_CATEGORIES else self.single
 
     def prepare(self, samples) -> None:
-        self.single.prepare([s for s in samples if s.group not in MULTI_TURN_CATEGORIES])
+        self.single.prepare([s for s in samples if s.group not in MULTI_TURN_CATEGORIES + AGENTIC_CATEGORIES])
 
     def build_request(self, sample) -> dict:
         return self._task(sample).build_request(sample)
@@ -67,6 +76,19 @@ class BfclRunTask:
         if hasattr(task, "ajudge"):
             return await task.ajudge(sample, response)
         return task.judge(sample, response)  # single-turn verdicts are quick and pure: on the loop
+
+
+def memory_folder(run_folder: Path) -> Path:
+    """Where a run's memory snapshots and prereq conversations live (bfcl's layout below it)."""
+    return Path(run_folder) / "memory"
+
+
+def make_task(options: BfclOptions, store, exp_id: str) -> BfclRunTask:
+    from evalui.engine.experiment import run_folder
+
+    experiment = store.experiment(exp_id)
+    own = experiment["config"].get("out") or experiment.get("out_dir")
+    return BfclRunTask(mode=options.mode, run_folder=run_folder(exp_id, own))
 
 
 def summarise(samples: list, summary: dict) -> dict:
@@ -88,21 +110,50 @@ def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict
         write_jsonl(path, ({"id": s.sample_id, "result": s.prediction} for s in judged if s.group == category))
         files[category] = path
     summary["result_files"] = {category: str(path) for category, path in files.items()}
+    files.update(_prereq_files(folder, {s.group for s in samples} & set(MEMORY_CATEGORIES)))
     files.update(write_leaderboard_csvs(folder, summary["by_category"], summary["model"], summary["mode"]))
     summary["report"] = str(write_bfcl_report(folder, experiment, summary, judged))
     return {**files, "report": Path(summary["report"])}
+
+
+def _prereq_files(folder: Path, categories: set[str]) -> dict[str, Path]:
+    """The memory prereq conversations as the official result files hold them (never scored)."""
+    from evalui.benchmarks.bfcl.agentic.task import prereq_results_path
+
+    files = {}
+    for category in sorted(categories):
+        played = prereq_results_path(memory_folder(folder), category)
+        if played.is_file():
+            path = folder / f"{VERSION_PREFIX}_{category}_prereq_result.json"
+            path.write_text(played.read_text(encoding="utf-8"), encoding="utf-8")
+            files[f"{category}_prereq"] = path
+    return files
 
 
 def data_files(options: BfclOptions) -> list[Path]:
     folder = bfcl_data_dir()
     files = []
     for category in options.categories:
+        if category in AGENTIC_CATEGORIES:
+            files += [path for path in _agentic_data_files(folder, category) if path not in files]
+            continue
         files.append(folder / f"{VERSION_PREFIX}_{category}.json")
         if category in MULTI_TURN_CATEGORIES:  # their function docs come from these files
             files += [folder / "multi_turn_func_doc" / name for name in MULTI_TURN_DOC_FILES
                       if folder / "multi_turn_func_doc" / name not in files]
         if category not in RELEVANCE_CATEGORIES:
             files.append(folder / "possible_answer" / f"{VERSION_PREFIX}_{category}.json")
+    return files
+
+
+def _agentic_data_files(folder: Path, category: str) -> list[Path]:
+    shared = "memory" if category in MEMORY_CATEGORIES else "web_search"
+    docs = {"memory_kv": "memory_kv.json", "memory_vector": "memory_vector.json",
+            "memory_rec_sum": "memory_rec_sum.json"}.get(category, "web_search.json")
+    files = [folder / f"{VERSION_PREFIX}_{shared}.json", folder / "possible_answer" / f"{VERSION_PREFIX}_{shared}.json",
+             folder / "multi_turn_func_doc" / docs]
+    if shared == "memory":
+        files += sorted((folder / "memory_prereq_conversation").glob("*.json"))
     return files
 
 
@@ -120,7 +171,7 @@ BENCHMARK = Benchmark(
     title="BFCL function calling (single-turn AST and multi-turn)",
     options=BfclOptions,
     samples=samples,
-    task=lambda options, store, exp_id: BfclRunTask(mode=options.mode),
+    task=make_task,
     fixed=("mode",),  # a finished sample's verdict depends on how the model was asked
     export=export,
     summarise=summarise,

@@ -41,7 +41,11 @@ MULTI_TURN_CATEGORIES: tuple[str, ...] = (
     "multi_turn_miss_param",
     "multi_turn_long_context",
 )
-ALL_CATEGORIES: tuple[str, ...] = CATEGORIES + MULTI_TURN_CATEGORIES
+# Memory and web search: conversations on a memory store or the web, judged by evalui.benchmarks.bfcl.scoring.agentic.
+MEMORY_CATEGORIES: tuple[str, ...] = ("memory_kv", "memory_vector", "memory_rec_sum")
+WEB_SEARCH_CATEGORIES: tuple[str, ...] = ("web_search_base", "web_search_no_snippet")
+AGENTIC_CATEGORIES: tuple[str, ...] = MEMORY_CATEGORIES + WEB_SEARCH_CATEGORIES
+ALL_CATEGORIES: tuple[str, ...] = CATEGORIES + MULTI_TURN_CATEGORIES + AGENTIC_CATEGORIES
 
 # The error types evalui reports, in the order the UI lists them.
 ERROR_TYPES: tuple[str, ...] = (
