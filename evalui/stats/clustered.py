@@ -33,8 +33,8 @@ _BFCL_MULTI_TURN = re.compile(r"multi_turn_(?:base|miss_func|miss_param|long_con
 # BFCL memory, as bfcl-eval names it per backend: memory_kv_7-customer-7 is scenario "customer", whose
 # prerequisite conversation every entry of that scenario (on every backend) builds on.
 _BFCL_MEMORY = re.compile(r"memory(?:_kv|_vector|_rec_sum)?_\d+-([A-Za-z]+)-\d+")
-# BFCL web search: web_search_multiple_3 and web_search_no_snippet_3 ask the same question.
-_BFCL_WEB_SEARCH = re.compile(r"web_search(?:_multiple|_no_snippet)?_(\d+)")
+# BFCL web search: web_search_base_3 and web_search_no_snippet_3 ask the same question.
+_BFCL_WEB_SEARCH = re.compile(r"web_search(?:_base|_no_snippet)?_(\d+)")
 # BFCL format sensitivity: format_sensitivity_<i>:<config>:<original id>, one entry under many prompt formats.
 _BFCL_FORMAT = re.compile(r"format_sensitivity_\d+:[^:]*:(.+)")
 
