@@ -97,7 +97,9 @@ class MiniLMEncoder:
         # per batch, which _forward does with the attention mask.
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=max_seq_length)
-        self._tokenizer_lock = threading.Lock()
+        # One encode at a time, on one BLAS thread (see encode).
+        self._lock = threading.Lock()
+        self._blas = _blas_controller()
         w = {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in weights.items()
              if array.dtype != np.int64}
         self._word = w["embeddings.word_embeddings.weight"]
@@ -121,12 +123,26 @@ class MiniLMEncoder:
         )
 
     def token_ids(self, texts: list[str]) -> list[list[int]]:
-        with self._tokenizer_lock:
-            return [encoding.ids for encoding in self._tokenizer.encode_batch(list(texts))]
+        with self._lock:
+            return self._token_ids(texts)
+
+    def _token_ids(self, texts: list[str]) -> list[list[int]]:
+        return [encoding.ids for encoding in self._tokenizer.encode_batch(list(texts))]
 
     def encode(self, texts: list[str], normalize: bool = True, batch_size: int = _BATCH_SIZE) -> np.ndarray:
-        """(len(texts), 384) float32 embeddings, L2-normalised when ``normalize``."""
-        ids = self.token_ids(texts)
+        """(len(texts), 384) float32 embeddings, L2-normalised when ``normalize``.
+
+        BLAS runs on one thread meanwhile: bfcl embeds one short text per memory call, and on a
+        machine whose cores are busy with other conversations OpenBLAS's waiting threads made
+        encoding 3 to 8 times slower than one thread (bench/embedding_runtime.py). The limit is
+        process-wide while it lasts, hence the lock: nested limits from two threads would restore
+        each other's values out of order.
+        """
+        with self._lock, self._blas.limit(limits=1, user_api="blas"):
+            return self._encode(texts, normalize, batch_size)
+
+    def _encode(self, texts: list[str], normalize: bool, batch_size: int) -> np.ndarray:
+        ids = self._token_ids(texts)
         out = np.zeros((len(ids), self.dimension), dtype=np.float32)
         for chunk in _batches(ids, max(1, batch_size)):
             out[chunk] = self._forward([ids[i] for i in chunk])
@@ -168,6 +184,12 @@ class MiniLMEncoder:
         hidden = _gelu(x @ layer.up_w + layer.up_b)
         x = _layer_norm(hidden @ layer.down_w + layer.down_b + x, layer.ln2_g, layer.ln2_b, self._eps)
         return x.reshape(batch, length, width)
+
+
+def _blas_controller():
+    from threadpoolctl import ThreadpoolController  # scikit-learn's own dependency, already installed
+
+    return ThreadpoolController()
 
 
 def _batches(ids: list[list[int]], batch_size: int) -> list[list[int]]:
