@@ -75,6 +75,9 @@ def plan_text(record: dict) -> str:
                       if record["correlation"] is not None else "the discordant share given")
         lines.append(f"  {record['samples']} samples, both runs on the same samples{epochs}; McNemar's test.")
         lines.append(f"  Assumes {assumption}: {record['discordant']:.1%} of samples answered right by one run only.")
+        if record["design_effect"] == 1:
+            lines.append("  The exact McNemar test that evalui runs needs about 3–8 % more than this asymptotic figure "
+                         "(--simulate finds it).")
     else:
         lines.append(f"  {record['samples']} samples per run, two runs on different samples{epochs}.")
     if record["design_effect"] != 1:
