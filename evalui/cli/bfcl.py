@@ -24,10 +24,17 @@ def register(benchmarks) -> None:
     score.set_defaults(handler=run_score)
 
     run = commands.add_parser("run", help="run BFCL against an OpenAI-compatible endpoint")
-    run.add_argument("--category", required=True, help="one category or several, comma-separated")
+    run.add_argument("--category", required=True,
+                     help="one category or several, comma-separated; 'all': the whole leaderboard set (BFCL v4 "
+                          "overall: non-live, live, irrelevance, multi-turn, memory and web search)")
     run.add_argument("--limit", type=int, help="at most N samples per category (0: all)")
     run.add_argument("--mode", choices=("fc", "prompt"), default="fc",
                      help="fc: native tool calls; prompt: the model writes [func(param=value)]")
+    run.add_argument("--web-search", default="", help="web search categories: serpapi (SERPAPI_API_KEY), searxng "
+                     "(EVALUI_WEB_SEARCH_URL) or module:attr; by default picked from the environment")
+    run.add_argument("--web-record", default="", metavar="DIR", help="store every web search and fetch in DIR")
+    run.add_argument("--web-replay", default="", metavar="DIR",
+                     help="answer web searches and fetches from a recording in DIR, never going online")
     add_endpoint_flags(run)
     add_run_flags(run, epochs=True)
     run.set_defaults(handler=run_run)
@@ -58,7 +65,8 @@ def run_run(args) -> int:
     try:
         exp_id = prepare_bfcl_run(store, settings, args.category.split(","), limit=args.limit or None,
                                   mode=args.mode, exp_id=args.exp_id, concurrency=args.concurrency,
-                                  requests_per_minute=args.rpm, out=args.out)
+                                  requests_per_minute=args.rpm, out=args.out, web_search=args.web_search,
+                                  web_record=args.web_record, web_replay=args.web_replay)
         add_epochs(store, exp_id, args.epochs)
     except ValueError as exc:
         raise InputError(str(exc)) from None

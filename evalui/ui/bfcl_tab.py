@@ -62,12 +62,15 @@ def results_view(store: RunStore, exp_id: str | None):
     folder = Path(summary["out_dir"])
     files = [str(p) for p in sorted(folder.glob("BFCL_v4_*_result.json"))]
     files += [str(folder / name) for name in ("report.md", "samples.jsonl", "accuracy.html", "plotly.min.js") if (folder / name).exists()]
+    files += [str(p) for p in sorted(folder.glob("data_*.csv"))]  # the leaderboard's CSVs
     return accuracy, errors, sample_table(store, exp_id), files
 
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
-        categories = gr.Dropdown(list(ALL_CATEGORIES), value=["simple_python"], multiselect=True, label=t("bfcl.categories"),
+        # "all": the whole leaderboard set, the one the BFCL v4 overall score is computed over.
+        categories = gr.Dropdown([("Full BFCL v4 (every leaderboard category)", "all"), *ALL_CATEGORIES],
+                                 value=["simple_python"], multiselect=True, label=t("bfcl.categories"),
                                  elem_id="bfcl-categories")
         limit = gr.Number(value=5, precision=0, minimum=0, label=t("bfcl.limit"), elem_id="bfcl-limit")
         mode = gr.Radio(["fc", "prompt"], value="fc", label=t("bfcl.mode"), info=t("bfcl.mode_info"), elem_id="bfcl-mode")

@@ -18,7 +18,7 @@ from evalui.testing.bfcl_agentic_oracle import MemoryOracle
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer
 
-MEMORY = ["memory_kv", "memory_rec_sum"]
+MEMORY = ["memory_kv", "memory_vector", "memory_rec_sum"]
 CATEGORIES = ["simple_python", *MEMORY]
 MODELS = {"fc": "gpt-4o-2024-11-20-FC", "prompt": "gpt-4o-2024-11-20"}  # registered, OpenAI-style
 LIMIT = 5  # the first five questions: all of the customer scenario, which has ten prereq conversations

@@ -17,16 +17,48 @@ from evalui.benchmarks.bfcl.scoring.official import load_official
 
 def prepare_bfcl_run(store: RunStore, settings: EndpointSettings, categories: list[str], *, limit: int | None,
                      mode: str, exp_id: str | None = None, concurrency: int | None = None,
-                     requests_per_minute: float | None = None, out: str | Path | None = None) -> str:
+                     requests_per_minute: float | None = None, out: str | Path | None = None, web_search: str = "",
+                     web_record: str | Path | None = None, web_replay: str | Path | None = None) -> str:
     """Register the run and its samples (an existing exp_id resumes, adopting a changed selection)."""
     from evalui.engine import local_model
 
     if settings.model == local_model.MODEL_NAME and mode not in local_model.MODES:
         raise ValueError(f"the local model ({local_model.MODEL_NAME}) has no function-calling format and supports "
                          "BFCL's prompt mode only: choose prompt mode")
-    options = BfclOptions(categories=[c.strip() for c in categories if c.strip()], limit=limit or None, mode=mode)
+    options = BfclOptions(categories=expand_categories(categories), limit=limit or None, mode=mode,
+                          web_search=web_search, web_record=str(web_record or ""), web_replay=str(web_replay or ""))
+    check_agentic_backends(options)
     return lifecycle.prepare(store, BENCHMARK, options, settings, exp_id=exp_id, concurrency=concurrency,
                              requests_per_minute=requests_per_minute, out=out)
+
+
+def check_agentic_backends(options: BfclOptions) -> None:
+    """Refuse, before anything is registered, a run whose memory or web backends cannot be built here."""
+    from evalui.benchmarks.bfcl.agentic.backends import BackendUnavailable, memory_class
+    from evalui.benchmarks.bfcl.scoring.single_turn import MEMORY_CATEGORIES, WEB_SEARCH_CATEGORIES
+    from evalui.errors import InputError
+
+    for category in set(options.categories) & set(MEMORY_CATEGORIES):
+        try:
+            memory_class(category)
+        except BackendUnavailable as exc:
+            raise InputError(str(exc)) from None
+    if set(options.categories) & set(WEB_SEARCH_CATEGORIES):
+        from evalui.benchmarks.bfcl.agentic.web_search import check_web_options
+
+        check_web_options(options.web_options())
+
+
+def expand_categories(categories: list[str]) -> list[str]:
+    """The categories asked for, ``all`` standing for the whole leaderboard set (BFCL v4's overall score)."""
+    from evalui.benchmarks.bfcl.scoring.leaderboard import LEADERBOARD_CATEGORIES
+
+    chosen: list[str] = []
+    for category in (c.strip() for c in categories):
+        for name in (LEADERBOARD_CATEGORIES if category == "all" else (category,) if category else ()):
+            if name not in chosen:
+                chosen.append(name)
+    return chosen
 
 
 def execute_bfcl_run(store: RunStore, settings: EndpointSettings, exp_id: str, *, concurrency: int | None = None,

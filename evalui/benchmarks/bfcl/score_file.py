@@ -9,7 +9,7 @@ from pathlib import Path
 from evalui.benchmarks.bfcl.data import category_of_id, check_category, entries_by_id
 from evalui.errors import InputError
 from evalui.jsonl import iter_jsonl
-from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES, result_shape
+from evalui.benchmarks.bfcl.scoring.single_turn import AGENTIC_CATEGORIES, MULTI_TURN_CATEGORIES, result_shape
 from evalui.stats.metrics import accuracy
 
 
@@ -79,6 +79,14 @@ def score_result_file(
 
 
 def _verdict_rows(rows, known, category, fc_names_underscored) -> Iterator[dict]:
+    if category in AGENTIC_CATEGORIES:
+        from evalui.benchmarks.bfcl.scoring.agentic import score_agentic
+
+        # Nothing runs: each step is only decoded (JSON or ast), on a line the file's size cap bounds.
+        for _line, entry_id, result in rows:
+            entry = known[entry_id]
+            yield {"id": entry_id, **score_agentic(entry_id, category, result, entry.possible_answer).as_dict()}
+        return
     if category in MULTI_TURN_CATEGORIES:
         from evalui.benchmarks.bfcl.multi_turn.data import checker_entry
         from evalui.benchmarks.bfcl.isolated import score_isolated

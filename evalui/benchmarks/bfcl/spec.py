@@ -10,7 +10,7 @@ from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
 from evalui.engine.benchmark import Benchmark, Scorer
 from evalui.jsonl import write_jsonl
 from evalui.benchmarks.bfcl.scoring.single_turn import (
-    AGENTIC_CATEGORIES, MEMORY_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES)
+    AGENTIC_CATEGORIES, MEMORY_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES, WEB_SEARCH_CATEGORIES)
 
 MODES = ("fc", "prompt")
 MULTI_TURN_DOC_FILES = ("gorilla_file_system.json", "math_api.json", "message_api.json", "posting_api.json",
@@ -22,6 +22,16 @@ class BfclOptions:
     categories: list[str] = field(default_factory=lambda: ["simple_python"])
     limit: int | None = None  # per category; None or 0: all
     mode: str = "fc"  # fc: native tool calls; prompt: [func(param=value)] text
+    # Web search categories: the provider (serpapi, searxng, module:attr; "" picks from the environment),
+    # and a folder to record every search and fetch to, or to replay them from (never going online).
+    web_search: str = ""
+    web_record: str = ""
+    web_replay: str = ""
+
+    def web_options(self):
+        from evalui.benchmarks.bfcl.agentic.web_search import WebSearchOptions
+
+        return WebSearchOptions(provider=self.web_search, record_dir=self.web_record, replay_dir=self.web_replay)
 
 
 def samples(options: BfclOptions) -> list[tuple[str, str, dict]]:
@@ -88,7 +98,12 @@ def make_task(options: BfclOptions, store, exp_id: str) -> BfclRunTask:
 
     experiment = store.experiment(exp_id)
     own = experiment["config"].get("out") or experiment.get("out_dir")
-    return BfclRunTask(mode=options.mode, run_folder=run_folder(exp_id, own))
+    web = None
+    if set(options.categories) & set(WEB_SEARCH_CATEGORIES):
+        from evalui.benchmarks.bfcl.agentic.web_search import check_web_options
+
+        web = check_web_options(options.web_options())
+    return BfclRunTask(mode=options.mode, run_folder=run_folder(exp_id, own), web_options=web)
 
 
 def summarise(samples: list, summary: dict) -> dict:
@@ -112,6 +127,11 @@ def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict
     summary["result_files"] = {category: str(path) for category, path in files.items()}
     files.update(_prereq_files(folder, {s.group for s in samples} & set(MEMORY_CATEGORIES)))
     files.update(write_leaderboard_csvs(folder, summary["by_category"], summary["model"], summary["mode"]))
+    options = BfclOptions(**{k: v for k, v in experiment["config"]["options"].items() if k in BfclOptions.__dataclass_fields__})
+    if set(summary["by_category"]) & set(WEB_SEARCH_CATEGORIES):
+        from evalui.benchmarks.bfcl.agentic.web_search import web_provenance
+
+        summary["web"] = web_provenance(options.web_options())
     summary["report"] = str(write_bfcl_report(folder, experiment, summary, judged))
     return {**files, "report": Path(summary["report"])}
 

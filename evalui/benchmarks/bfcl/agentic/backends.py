@@ -6,15 +6,13 @@ instance and calling it with keyword arguments, as for the multi-turn backends. 
 in the server's process, in a thread: memory calls are bounded string and list work (entries capped
 by bfcl's own limits), and web calls are bounded by the web source's deadlines.
 
-Memory backends: ``memory_kv`` and ``memory_rec_sum`` are bfcl-eval's own classes (kv needs
-``rank_bm25``, as upstream); ``memory_vector`` comes from ``evalui.benchmarks.bfcl.agentic.memory``
-(torch-free) when that module is installed. Each loads and writes its snapshots under the run's
+Memory backends are bfcl-eval's own classes, loaded by ``evalui.benchmarks.bfcl.agentic.memory``
+(kv needs ``rank_bm25``, as upstream; memory_vector gets the torch-free all-MiniLM-L6-v2 encoder). Each loads and writes its snapshots under the run's
 snapshot folder, as bfcl's ``MemoryAPI._prepare_snapshot`` lays them out.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from pathlib import Path
 
@@ -22,30 +20,22 @@ from evalui.benchmarks.bfcl.data import BfclEntry
 from evalui.benchmarks.bfcl.multi_turn.backends import result_text
 from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall
 
-OFFICIAL_MEMORY_CLASSES = {"memory_kv": "MemoryAPI_kv", "memory_rec_sum": "MemoryAPI_rec_sum"}
-
-
 class BackendUnavailable(RuntimeError):
     """The category's backend cannot be built here (a missing package, or no web configured)."""
 
 
 def memory_class(category: str) -> type:
-    from evalui.benchmarks.bfcl.scoring.official import load_official
+    """bfcl-eval's backend class for the category, through evalui.benchmarks.bfcl.agentic.memory (which
+    gives memory_vector its torch-free encoder)."""
+    from evalui.benchmarks.bfcl.agentic.embedding import EmbeddingUnavailable
+    from evalui.benchmarks.bfcl.agentic.memory import load_memory_backend
 
-    load_official()
-    if category in OFFICIAL_MEMORY_CLASSES:
-        from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING
-
-        name = OFFICIAL_MEMORY_CLASSES[category]
-        try:
-            return getattr(importlib.import_module(CLASS_FILE_PATH_MAPPING[name]), name)
-        except ImportError as exc:
-            raise BackendUnavailable(f"{category} needs {exc.name}: pip install -r requirements-bfcl.txt") from exc
     try:
-        memory = importlib.import_module("evalui.benchmarks.bfcl.agentic.memory")
+        return load_memory_backend(category)
+    except EmbeddingUnavailable as exc:
+        raise BackendUnavailable(f"{category}: {exc}") from exc
     except ImportError as exc:
-        raise BackendUnavailable(f"{category}: evalui's torch-free vector memory is not available ({exc})") from exc
-    return memory.load_memory_backend(category)
+        raise BackendUnavailable(f"{category} needs {exc.name}: pip install -r requirements-bfcl.txt") from exc
 
 
 def public_method_names(cls: type) -> frozenset[str]:
