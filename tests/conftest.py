@@ -45,3 +45,14 @@ def app_url(monkeypatch, tmp_path):
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
     yield url
     demo.close()
+
+
+LAYERS = ("unit", "integration", "browser")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Each test carries its layer's marker, from its folder: ``-m unit`` equals ``tests/unit``."""
+    for item in items:
+        folder = Path(str(item.fspath)).parent.name
+        if folder in LAYERS:
+            item.add_marker(folder)

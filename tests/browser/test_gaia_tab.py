@@ -7,7 +7,7 @@ import re
 
 import pytest
 from peers import SENTINEL_KEY
-from test_gaia import answering_script
+from integration.test_gaia import answering_script
 
 from browser.pages import open_tab
 from evalui.testing.openai_peer import ScriptedPeer

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_toy_benchmark import REGISTRY_LINE, TESTS, answering, expected
+from integration.test_toy_benchmark import REGISTRY_LINE, TESTS, answering, expected
 
 from evalui.testing.openai_peer import ScriptedPeer
 

@@ -1,0 +1,154 @@
+"""BFCL multi-turn safety and bookkeeping: hostile call names and arguments run nothing, every sample
+gets fresh backends that do not outlive it, the step limit force-terminates, a resume repeats
+no finished entry."""
+from __future__ import annotations
+
+import gc
+import json
+import threading
+import uuid
+from collections import Counter
+
+import pytest
+from peers import cancel_when_asked, settings_for
+
+from evalui.benchmarks.bfcl.data import entries_by_id
+from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.score_file import score_result_file
+from evalui.benchmarks.bfcl.scoring.multi_turn import (
+    BACKEND_CLASSES,
+    backend_class,
+)
+from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
+from evalui.testing.openai_peer import ScriptedPeer, completion
+from integration.test_bfcl_multi_turn import official_verdict
+
+CATEGORY = "multi_turn_base"
+
+
+def hostile_script(oracle, marker_dir):
+    """Gold answers, except that turn 0 starts with calls that would create files if anything ran them."""
+    def touch(name):
+        return f"__import__('os').system('touch {marker_dir / name}')"
+
+    def reply(body, n):
+        turn, step = oracle.position(body)
+        if turn == 0 and step == 0:
+            if body.get("tools"):
+                return completion(None, [
+                    (touch("fc_name"), "{}"),
+                    ("cd", json.dumps({f"folder={touch('fc_key')},x": 1})),
+                    ("ls", json.dumps({"a": {"open": {"file": str(marker_dir / "fc_value"), "mode": "w"}}})),
+                ])
+            return completion(f"[cd(folder={{'open': {{'file': '{marker_dir / 'prompt_value'}', 'mode': 'w'}}}}), "
+                              f"os.system('touch {marker_dir / 'prompt_dotted'}')]")
+        if turn == 0 and step == 1 and not body.get("tools"):
+            return completion(f"[{touch('prompt_name')}]")
+        return oracle.reply(body)
+    return reply
+
+
+@pytest.mark.parametrize("mode", ["fc", "prompt"])
+def test_injected_names_and_arguments_create_nothing_and_the_run_goes_on(store, official_runner, mode, tmp_path):
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    oracle = MultiTurnOracle([CATEGORY], limit=3)
+    with ScriptedPeer(hostile_script(oracle, markers)) as peer:
+        settings = settings_for(peer)
+        exp_id = prepare_bfcl_run(store, settings, [CATEGORY], limit=3, mode=mode, exp_id=f"hostile-{mode}")
+        summary = execute_bfcl_run(store, settings, exp_id, concurrency=3)
+    assert summary["errors"] == 0 and summary["total"] == 3  # judged, not crashed
+    samples = store.samples(exp_id)
+    results = [r for s in samples for step in s.trajectory for r in step["tool_results"]]
+    assert any(r["error"] == "refused" for r in results)
+    assert all(s.verdict["refused_calls"] >= 1 for s in samples)
+    # Scoring the exported file again (as `evalui bfcl score` does) runs nothing either.
+    verdicts, _ = score_result_file(summary["result_files"][CATEGORY], CATEGORY)
+    assert [v["correct"] for v in verdicts] == [s.correct for s in samples]
+    assert list(markers.iterdir()) == []
+    # Later turns went on: the gold calls of turn 1 ran on the sample's backends.
+    assert any(step["tool_results"] and not step["tool_results"][0]["error"] for s in samples
+               for step in s.trajectory[2:])
+
+
+def live_backends() -> int:
+    """Backend instances alive in the worker processes that run the calls (and in this process)."""
+    from evalui.benchmarks.bfcl.isolated import census
+
+    gc.collect()
+    classes = tuple(backend_class(c) for c in BACKEND_CLASSES)
+    here = sum(1 for o in gc.get_objects() if isinstance(o, classes))
+    return here + sum(worker["instances"] + worker["checker_instances"] for worker in census())
+
+
+def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store):
+    from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
+
+    from evalui.benchmarks.bfcl.isolated import census
+
+    before = live_backends()
+    oracle = MultiTurnOracle([CATEGORY], limit=6)
+    seen_during = []
+    held = threading.Event()
+
+    def script(body, n):
+        if n in (3, 9):
+            # The run waits here for this answer, so its conversations are open while they are counted.
+            seen_during.append(live_backends())
+            held.set()
+        return oracle.reply(body)
+
+    with ScriptedPeer(script) as peer:
+        settings = settings_for(peer)
+        first = prepare_bfcl_run(store, settings, [CATEGORY], limit=6, mode="fc", exp_id="fresh-1")
+        execute_bfcl_run(store, settings, first, concurrency=3)
+        # The same entries again, in a second run in the same process: each starts from its initial state.
+        second = prepare_bfcl_run(store, settings, [CATEGORY], limit=6, mode="fc", exp_id="fresh-2")
+        summary = execute_bfcl_run(store, settings, second, concurrency=3)
+    assert held.is_set()
+    assert summary["correct"] == 6
+    assert max(seen_during) > before  # the instances existed while conversations ran ...
+    assert live_backends() == before  # ... and none outlived its sample
+    assert all(worker["sessions"] == 0 for worker in census())
+    assert not [n for n in vars(multi_turn_utils) if n.endswith("_instance")]
+
+
+def test_a_model_that_never_stops_calling_is_force_terminated(store, official_runner):
+    oracle = MultiTurnOracle([CATEGORY], limit=2)
+    with ScriptedPeer(lambda body, n: completion(None, [("pwd", "{}")]) if body.get("tools") else oracle.reply(body)) as peer:
+        settings = settings_for(peer)
+        exp_id = prepare_bfcl_run(store, settings, [CATEGORY], limit=2, mode="fc", exp_id="endless")
+        summary = execute_bfcl_run(store, settings, exp_id, concurrency=2)
+        asked = len(peer.chat_requests())
+    assert asked == 2 * 21  # 20 steps allowed per turn; the 21st ends the conversation, as upstream
+    assert summary["error_types"] == {"force_terminated": 2}
+    entries = entries_by_id(CATEGORY)
+    for sample in store.samples(exp_id):
+        assert len(sample.prediction) == 1 and len(sample.prediction[0]) == 21
+        official = official_verdict(official_runner, entries[sample.sample_id], sample.prediction, "fc")
+        assert official["error"]["error_type"] == "multi_turn:force_terminated" and not sample.correct
+
+
+def test_a_resume_repeats_no_finished_entry(store):
+    oracle = MultiTurnOracle([CATEGORY], limit=12)
+    cancel = threading.Event()
+
+    def paced(body, n):  # about 90 requests in all: the cancel lands mid-run even on a busy machine
+        reply = oracle.reply(body)
+        reply.delay_s = 0.03
+        return reply
+
+    with ScriptedPeer(paced) as peer:
+        settings = settings_for(peer, timeout_s=5.0)
+        exp_id = prepare_bfcl_run(store, settings, [CATEGORY], limit=12, mode="fc", exp_id=f"resume-{uuid.uuid4().hex[:6]}")
+        thread = threading.Thread(target=execute_bfcl_run, args=(store, settings, exp_id),
+                                  kwargs={"concurrency": 2, "cancel": cancel})
+        thread.start()
+        cancel_when_asked(peer, cancel, thread, requests=30)
+        finished = {s.sample_id for s in store.samples(exp_id) if s.stage == "judged"}
+        first_pass = len(peer.chat_requests())
+        summary = execute_bfcl_run(store, settings, exp_id, concurrency=2)
+        resumed = Counter(oracle.entry_for(r.body).id for r in peer.chat_requests()[first_pass:])
+    assert 0 < len(finished) < 12
+    assert not finished & set(resumed)
+    assert summary["correct"] == summary["total"] == 12

@@ -1,0 +1,30 @@
+"""The local model supports BFCL's prompt mode only: an FC run with it is refused before anything is
+registered, in the dashboard's code path and the CLI's (the server itself answers tools with 400)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from evalui.benchmarks.bfcl.run import prepare_bfcl_run
+from evalui.engine import local_model
+from evalui.engine.settings import EndpointSettings
+
+
+def test_an_fc_run_with_the_local_model_is_refused(store):
+    settings = EndpointSettings(base_url="http://127.0.0.1:9/v1", model=local_model.MODEL_NAME)
+    with pytest.raises(ValueError, match="prompt mode only"):
+        prepare_bfcl_run(store, settings, ["simple_python"], limit=1, mode="fc")
+    assert store.experiments() == []
+    assert prepare_bfcl_run(store, settings, ["simple_python"], limit=1, mode="prompt")
+
+
+def test_the_cli_says_so(tmp_path):
+    env = {**os.environ, "EVALUI_DATA_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "evalui", "bfcl", "run", "--category", "simple_python", "--limit", "1",
+                           "--mode", "fc", "--base-url", "http://127.0.0.1:9/v1", "--model", local_model.MODEL_NAME],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode != 0 and "prompt mode only" in done.stderr, done.stderr[-2000:]

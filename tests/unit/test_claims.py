@@ -1,0 +1,102 @@
+"""A worker on an event loop claims its next samples before the claimed ones run out, so its
+coroutines never all wait for the store at once; what it claims ahead is visible to other
+workers as claimed, and a store that fails under it stops the run with that error."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+
+import pytest
+
+from evalui.engine.claims import RunWorker
+from evalui.engine.store import RunStore
+
+
+def _store_with(tmp_path, count: int) -> RunStore:
+    store = RunStore(tmp_path / "evalui.sqlite")
+    store.create_or_get_experiment("x", "echo", "m", "h", {})
+    store.add_samples("x", [(f"s{i:02d}", "g", {}) for i in range(count)])
+    return store
+
+
+@contextlib.contextmanager
+def _worker_on(tmp_path, count: int, batch: int):
+    store = _store_with(tmp_path, count)
+    worker = RunWorker(store, "x", threading.Event(), batch=batch)
+    try:
+        yield store, worker
+    finally:
+        worker.leave()
+        store.close()
+
+
+def _run(coroutine):
+    """asyncio.run in a thread of its own: other tests (Playwright's sync API) may leave an event
+    loop running in this one."""
+    outcome: dict = {}
+
+    def main() -> None:
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as error:  # re-raised in the test's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=main)
+    thread.start()
+    thread.join(60)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _claimed_by(store: RunStore, worker: RunWorker) -> int:
+    return sum(1 for sample in store.samples("x") if sample.claimed_by == worker.worker_id)
+
+
+def test_the_next_batch_is_claimed_before_the_claimed_samples_run_out(tmp_path):
+    async def take_three_then_idle() -> list[str]:
+        taken = [(await worker.take()).sample_id for _ in range(3)]
+        for _ in range(200):  # the refill runs in a thread: give it time
+            if _claimed_by(store, worker) > 4:
+                break
+            await asyncio.sleep(0.01)
+        return taken
+
+    with _worker_on(tmp_path, 12, batch=4) as (store, worker):
+        taken = _run(take_three_then_idle())
+        assert taken == ["s00", "s01", "s02"]
+        # One sample of the first batch is left, and the second batch is already claimed.
+        assert _claimed_by(store, worker) == 8
+
+
+def test_a_loop_worker_takes_every_sample_once_then_none(tmp_path):
+    async def drain(coroutines: int) -> list[str]:
+        taken: list[str] = []
+
+        async def one() -> None:
+            while (sample := await worker.take()) is not None:
+                taken.append(sample.sample_id)
+                await asyncio.sleep(0)
+
+        await asyncio.gather(*(one() for _ in range(coroutines)))
+        return taken
+
+    with _worker_on(tmp_path, 23, batch=4) as (store, worker):
+        taken = _run(drain(6))
+        assert sorted(taken) == [f"s{i:02d}" for i in range(23)]
+
+
+def test_a_store_that_fails_under_a_loop_worker_raises_instead_of_ending_quietly(tmp_path):
+    store = _store_with(tmp_path, 3)
+    worker = RunWorker(store, "x", threading.Event(), batch=8)
+
+    async def take_after_the_store_closed():
+        worker._stop.set()  # no heartbeat on the closed store
+        store.close()
+        return await worker.take()
+
+    with pytest.raises(Exception) as caught:
+        _run(take_after_the_store_closed())
+    assert "closed" in str(caught.value).lower()

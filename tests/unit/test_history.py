@@ -1,0 +1,41 @@
+"""Run history: list, compare, resume with the stored endpoint, delete."""
+from __future__ import annotations
+
+import pytest
+
+from evalui.runs import history
+
+
+def test_task_words_for_generated_judged_and_paired_problems():
+    from evalui.engine.store import Sample
+
+    def judged(correct, **verdict):
+        return Sample("e", "s", 0, "", "judged", {}, correct=correct, verdict=verdict)
+
+    assert history.verdict_word("aime-generate", judged(True)) == "valid"
+    assert history.verdict_word("aime-judge", judged(False)) == "fail"
+    assert history.verdict_word("aime-winrate", judged(False, outcome="tie")) == "tie"
+    assert history.verdict_word("bfcl", Sample("e", "s", 0, "", "init", {}, error="timeout")) == "error"
+
+
+def test_a_run_whose_url_carried_credentials_cannot_be_resumed_with_the_redacted_url():
+    from evalui.engine.settings import EndpointSettings
+    from evalui.runs.history import stored_endpoint
+
+    saved = EndpointSettings("http://bob:pw1234@api.example.com/v1?key=abcd1234", "m").public()
+    experiment = {"model": "m", "config": {"endpoint": saved}}
+    with pytest.raises(ValueError, match="credentials"):
+        stored_endpoint(experiment, "")
+    plain = {"model": "m", "config": {"endpoint": EndpointSettings("https://api.example.com/v1", "m").public()}}
+    assert stored_endpoint(plain, "k").base_url == "https://api.example.com/v1"
+
+
+def test_multi_turn_gold_is_shown_turn_by_turn():
+    from evalui.benchmarks.bfcl.data import load_category
+
+    entry = next(e for e in load_category("multi_turn_base") if len(e.possible_answer) > 1)
+    shown = history.pretty_truth(entry.possible_answer).splitlines()
+    assert len(shown) == len(entry.possible_answer)
+    for number, (line, calls) in enumerate(zip(shown, entry.possible_answer), 1):
+        assert line.startswith(f"turn {number}: ")
+        assert all(call in line for call in calls) or (not calls and line.endswith("(no calls)"))
