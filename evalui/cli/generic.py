@@ -10,7 +10,7 @@ from evalui.errors import InputError
 
 
 def register(benchmarks) -> None:
-    from evalui.benchmarks import registry
+    from evalui.engine import registry
 
     for name in registry.extra_names():
         spec = registry.get(name)
@@ -39,7 +39,7 @@ def _type_name(kind) -> str:
 
 def run_generic(args) -> int:
     interrupt_on_sigterm()
-    from evalui.benchmarks import registry
+    from evalui.engine import registry
     from evalui.cli import print_summary
     from evalui.engine import lifecycle
     from evalui.engine.epochs import add_epochs

@@ -42,7 +42,7 @@ class ChangedRun(ValueError):
 
 
 def _benchmark(name: str) -> Benchmark:
-    from evalui.benchmarks.registry import get
+    from evalui.engine.registry import get
 
     return get(name)
 

@@ -27,7 +27,7 @@ SHOWN_CHARS = 600
 
 def spec_of(benchmark: str):
     """The benchmark's spec, or None for a run of a benchmark this evalui no longer knows."""
-    from evalui.benchmarks import registry
+    from evalui.engine import registry
 
     try:
         return registry.get(benchmark)

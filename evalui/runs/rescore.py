@@ -18,7 +18,7 @@ class UnknownRun(ValueError):
 
 
 def rescore(store: RunStore, exp_id: str, scorer_name: str | None = None) -> dict:
-    from evalui.benchmarks.registry import get
+    from evalui.engine.registry import get
 
     experiment = store.experiment(exp_id)
     if experiment is None:

@@ -13,7 +13,7 @@ def on_space() -> bool:
 def build_demo(store=None):
     import gradio as gr
 
-    from evalui.benchmarks import registry
+    from evalui.engine import registry
     from evalui.engine.store import RunStore
     from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, generic_tab, runs_tab, score_tab, verify_tab, verify_view
     from evalui.ui.endpoint_panel import build_endpoint_panel

@@ -13,7 +13,7 @@ import inspect_ai.log as inspect_log  # in the test extra: a missing install fai
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.registry import get
+from evalui.engine.registry import get
 from evalui.engine import epochs, lifecycle
 from evalui.stats.epochs import split_epoch
 from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle

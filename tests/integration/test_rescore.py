@@ -103,7 +103,7 @@ def test_an_unknown_run_or_scorer_is_one_line(tmp_path):
     env = {"EVALUI_DATA_DIR": str(tmp_path / "data")}
     missing = evalui("rescore", "nope", env=env)
     assert missing.returncode == 2 and "no stored run 'nope'" in missing.stderr
-    from evalui.benchmarks.registry import get
+    from evalui.engine.registry import get
 
     with pytest.raises(ValueError, match="its scorers are bfcl_checker"):
         get("bfcl").scorer("nope")

@@ -34,7 +34,7 @@ def test_a_run_writes_records_that_validate_against_the_published_schemas(store,
     from toy_benchmark import ask
 
     monkeypatch.setenv("EVALUI_BENCHMARKS", "toy=toy_benchmark:BENCHMARK")
-    from evalui.benchmarks.registry import get
+    from evalui.engine.registry import get
 
     def script(body, n):
         question = body["messages"][-1]["content"]
