@@ -226,6 +226,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--per-category", type=int, default=2, help="entries of each single-turn category")
     parser.add_argument("--multi-turn", type=int, default=1, help="entries of each multi-turn category")
+    parser.add_argument("--multi-turn-categories", default="",
+                        help="comma-separated multi-turn categories (default: all four); on the local model one "
+                             "conversation takes about 17 minutes per side on a busy 2-core machine")
     parser.add_argument("--modes", default="prompt,fc")
     parser.add_argument("--peer", action="store_true", help="the scripted endpoint for both modes")
     parser.add_argument("--threads", type=int, help="the local model's threads (default: evalui's)")
@@ -244,7 +247,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="evalui-official-parity-") as tmp:
         for mode in args.modes.split(","):
             local = use_local and mode in local_model.MODES
-            batches = [(list(CATEGORIES), args.per_category)] + [([c], args.multi_turn) for c in MULTI_TURN_CATEGORIES]
+            multi_turn = [c for c in args.multi_turn_categories.split(",") if c] or MULTI_TURN_CATEGORIES
+            batches = [(list(CATEGORIES), args.per_category)] + [([c], args.multi_turn) for c in multi_turn]
             for number, (categories, count) in enumerate(batches):
                 if not count:
                     continue
