@@ -1,5 +1,8 @@
-"""A script that plays BFCL memory conversations for the scripted peer: it stores every prereq turn
-in memory, and answers each question after one memory call, with the gold answer or a wrong one.
+"""Scripts that play BFCL agentic conversations for the scripted peer.
+
+``MemoryOracle`` stores every prereq turn in memory, and answers each question after one memory
+call, with the gold answer or a wrong one. ``WebSearchOracle`` searches, fetches a page and then
+answers, with the gold answer or a wrong one.
 
 Requests are recognised by their last message: a dataset turn (a prereq's user turn, or a question)
 gets a memory call; anything else (tool results) gets the turn's final words. The calls are the
@@ -18,6 +21,18 @@ from evalui.testing.openai_peer import Reply, completion
 
 # (function that stores a turn, function the question calls first), per backend's function names.
 STORE_AND_RECALL = (("archival_memory_add", "core_memory_retrieve_all"), ("memory_append", "memory_retrieve"))
+
+
+def call_reply(body: dict, name: str, arguments: dict) -> Reply:
+    """One call, as a tool call (FC mode: the request offers tools) or as prompt mode's text."""
+    if body.get("tools"):
+        return completion(None, [(name, json.dumps(arguments))])
+    return completion("[" + name + "(" + ", ".join(f"{k}={v!r}" for k, v in arguments.items()) + ")]")
+
+
+def answer_reply(answer: str, context: str) -> Reply:
+    """The final answer in the agentic answer format the system prompt asks for."""
+    return completion(json.dumps({"answer": answer, "context": context}).replace('"', "'"))
 
 
 def question_key(entry_id: str) -> str:
@@ -48,12 +63,6 @@ class MemoryOracle:
                            + [m.get("content") or "" for m in body["messages"] if m.get("role") == "system"])
         return next(pair for pair in STORE_AND_RECALL if pair[0] in offered)
 
-    @staticmethod
-    def _call(body: dict, name: str, arguments: dict) -> Reply:
-        if body.get("tools"):
-            return completion(None, [(name, json.dumps(arguments))])
-        return completion("[" + name + "(" + ", ".join(f"{k}={v!r}" for k, v in arguments.items()) + ")]")
-
     def _question(self, body: dict) -> str | None:
         return next((m["content"] for m in body["messages"] if m.get("role") == "user" and m["content"] in self.gold),
                     None)
@@ -64,15 +73,60 @@ class MemoryOracle:
         question = self._question(body)
         key = self.keys.get(question or "")
         if key in self.endless:
-            return self._call(body, recall, {})
+            return call_reply(body, recall, {})
         if last.get("role") == "user" and last.get("content") in self.prereq_turns:
             text = last["content"][:1500]
             arguments = {"text": text} if store == "memory_append" else {
                 "key": f"note_{zlib.crc32(text.encode())}", "value": text}
-            return self._call(body, store, arguments)
+            return call_reply(body, store, arguments)
         if last.get("role") == "user" and last.get("content") == question:
-            return self._call(body, recall, {})
+            return call_reply(body, recall, {})
         if question is None:
             return completion("Noted.")
         answer = "I do not know" if key in self.wrong else self.gold[question][0]
-        return completion(json.dumps({"answer": answer, "context": "from memory"}).replace('"', "'"))
+        return answer_reply(answer, "from memory")
+
+
+FETCH_MODES = ("raw", "markdown", "truncate")
+
+
+def web_question_key(entry_id: str) -> str:
+    """``web_search_no_snippet_3`` → ``3``: the same question in both web-search categories."""
+    return entry_id.rsplit("_", 1)[-1]
+
+
+class WebSearchOracle:
+    """Per question: ``search_engine_query`` (keywords from the question), then ``fetch_url_content``
+    on one of ``pages`` (in turn, with bfcl's three fetch modes in turn), then the answer: gold, or
+    "I do not know" for keys in ``wrong``; keys in ``endless`` search forever (force-terminated).
+    Pages are the model's choice, so a test can point them at a local server (or a page that is gone)."""
+
+    def __init__(self, categories: list[str], pages: list[str], *, wrong: set[str] = frozenset(),
+                 endless: set[str] = frozenset()):
+        self.pages = list(pages)
+        self.wrong, self.endless = set(wrong), set(endless)
+        self.gold: dict[str, list[str]] = {}
+        self.keys: dict[str, str] = {}
+        for category in categories:
+            for entry in load_agentic_category(category):
+                text = entry.question[0][-1]["content"]
+                self.gold[text], self.keys[text] = entry.possible_answer, web_question_key(entry.id)
+
+    def reply(self, body: dict) -> Reply:
+        messages = body["messages"]
+        at = next((i for i, m in enumerate(messages) if m.get("role") == "user" and m.get("content") in self.gold),
+                  None)
+        if at is None:
+            return completion("Noted.")
+        question = messages[at]["content"]
+        key = self.keys[question]
+        step = sum(1 for m in messages[at:] if m.get("role") == "assistant")
+        if key in self.endless or step == 0:
+            return call_reply(body, "search_engine_query", {"keywords": f"{question[:60]} (step {step})"
+                                                             if key in self.endless else question[:80]})
+        if step == 1:
+            number = int(key) if key.isdigit() else 0
+            return call_reply(body, "fetch_url_content", {"url": self.pages[number % len(self.pages)],
+                                                          "mode": FETCH_MODES[number % len(FETCH_MODES)]})
+        answer = "I do not know" if key in self.wrong else self.gold[question][0]
+        return answer_reply(answer, "from the web")
