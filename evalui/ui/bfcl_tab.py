@@ -15,6 +15,7 @@ from evalui.benchmarks.bfcl.report import truth_of
 from evalui.benchmarks.bfcl.turns import stored_sample_turns, turns_summary
 from evalui.reports.charts import accuracy_bars, count_bars
 from evalui.benchmarks.bfcl.data import entries_by_id
+from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivity_chart
 from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES, MULTI_TURN_CATEGORIES
 from evalui.ui import launcher
 from evalui.ui import inspector
@@ -51,19 +52,22 @@ def _parsed(text: str):
 
 
 def results_view(store: RunStore, exp_id: str | None):
-    """(accuracy chart, error chart, sample table, files) of a run, from the store."""
+    """(accuracy chart, error chart, sample table, files, format-sensitivity chart) of a run, from the store."""
     if not exp_id or store.experiment(exp_id) is None:
-        return None, None, sample_table(store, None), None
+        return None, None, sample_table(store, None), None, None
     summary = finished_summary(store, exp_id, export_bfcl_run)
     if not summary:
-        return None, None, sample_table(store, exp_id), None
+        return None, None, sample_table(store, exp_id), None, None
     accuracy = accuracy_bars(summary["by_category"], "Accuracy per category (95% CI)")
     errors = count_bars(summary["error_types"], "Error types") if summary["error_types"] else None
     folder = Path(summary["out_dir"])
     files = [str(p) for p in sorted(folder.glob("BFCL_v4_*_result.json"))]
-    files += [str(folder / name) for name in ("report.md", "samples.jsonl", "accuracy.html", "plotly.min.js") if (folder / name).exists()]
+    files += [str(folder / name) for name in ("report.md", "samples.jsonl", "accuracy.html", "format_sensitivity.html",
+                                              "plotly.min.js") if (folder / name).exists()]
     files += [str(p) for p in sorted(folder.glob("data_*.csv"))]  # the leaderboard's CSVs
-    return accuracy, errors, sample_table(store, exp_id), files
+    sensitivity = summary.get("format_sensitivity")
+    return (accuracy, errors, sample_table(store, exp_id), files,
+            format_sensitivity_chart(sensitivity) if sensitivity else None)
 
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
@@ -82,6 +86,8 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
         accuracy_plot = gr.Plot(label=t("bfcl.accuracy"), elem_id="bfcl-accuracy-plot")
         error_plot = gr.Plot(label=t("bfcl.errors"), elem_id="bfcl-error-plot")
+    # Filled for runs with format_sensitivity: accuracy per prompt configuration, the spread marked.
+    format_plot = gr.Plot(label="Format sensitivity", elem_id="bfcl-format-sensitivity-plot")
     samples = gr.Dataframe(sample_table(store, None), label=t("bfcl.samples"), wrap=True, max_height=480,
                            interactive=False, column_widths=WIDTHS, elem_id="bfcl-samples")
     with gr.Row():
@@ -108,7 +114,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
 
     current = launcher.wire(demo, store, parts, benchmark="bfcl",
                   inputs=[*endpoint.components(), categories, limit, mode, concurrency, exp_id],
-                  prepare=prepare, results=[accuracy_plot, error_plot, samples, downloads],
+                  prepare=prepare, results=[accuracy_plot, error_plot, samples, downloads, format_plot],
                   results_view=lambda run_id: results_view(store, run_id), api_prefix="bfcl", epochs=epochs)
     inspector.include(demo, store, parts)
 

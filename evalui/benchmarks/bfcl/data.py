@@ -10,7 +10,7 @@ from pathlib import Path
 
 from evalui.errors import InputError
 from evalui.benchmarks.bfcl.scoring.single_turn import (
-    AGENTIC_CATEGORIES, ALL_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES)
+    AGENTIC_CATEGORIES, ALL_CATEGORIES, FORMAT_SENSITIVITY_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES)
 from evalui.benchmarks.bfcl.scoring.official import INSTALL_HINT, BfclUnavailable
 
 VERSION_PREFIX = "BFCL_v4"
@@ -64,6 +64,8 @@ def load_category(category: str) -> tuple[BfclEntry, ...]:
         from evalui.benchmarks.bfcl.agentic.data import load_agentic_category
 
         return load_agentic_category(category)
+    if category in FORMAT_SENSITIVITY_CATEGORIES:
+        return _load_format_sensitivity()
     data_dir = bfcl_data_dir()
     questions = _read_json_lines(data_dir / f"{VERSION_PREFIX}_{category}.json")
     answers: dict[str, list] = {}
@@ -80,6 +82,23 @@ def load_category(category: str) -> tuple[BfclEntry, ...]:
         )
         for q in questions
     )
+
+
+def _load_format_sensitivity() -> tuple[BfclEntry, ...]:
+    """The 200 official entries in each of the 26 configurations (5,200, entry by entry), with the
+    ids, functions and answers ``bfcl evaluate`` pairs them with: its own loaders, aligned by index."""
+    from evalui.benchmarks.bfcl.scoring.official import load_official
+
+    load_official()
+    from bfcl_eval.utils import load_dataset_entry, load_ground_truth_entry
+
+    category = FORMAT_SENSITIVITY_CATEGORIES[0]
+    prompts = load_dataset_entry(category, include_prereq=False, include_language_specific_hint=False)
+    answers = load_ground_truth_entry(category)
+    if len(prompts) != len(answers) or any(not p["id"].endswith(":" + a["id"]) for p, a in zip(prompts, answers)):
+        raise ValueError("bfcl-eval's format-sensitivity entries and answers do not line up")
+    return tuple(BfclEntry(id=p["id"], category=category, question=p["question"], functions=p["function"],
+                           possible_answer=a["ground_truth"]) for p, a in zip(prompts, answers))
 
 
 @functools.lru_cache(maxsize=32)

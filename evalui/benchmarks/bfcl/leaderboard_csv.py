@@ -32,9 +32,12 @@ def _registered(mapping, model: str) -> str | None:
     return key if model in mapping and key.replace("_", "/") == model else None
 
 
-def write_leaderboard_csvs(folder: Path, by_category: dict[str, dict], model: str, mode: str) -> dict[str, Path]:
+def write_leaderboard_csvs(folder: Path, by_category: dict[str, dict], model: str, mode: str,
+                           format_sensitivity: dict | None = None) -> dict[str, Path]:
     """Write the six CSVs into ``folder``; returns them by file stem. Nothing is written when
-    ``WANDB_BFCL_PROJECT`` is set, since bfcl's writer would then upload the tables to W&B."""
+    ``WANDB_BFCL_PROJECT`` is set, since bfcl's writer would then upload the tables to W&B.
+    ``format_sensitivity`` is the header of bfcl's format-sensitivity score file (the table row
+    ``bfcl evaluate`` reads back from it), when the run has that category."""
     if os.getenv("WANDB_BFCL_PROJECT") not in (None, "", "ENTITY:PROJECT"):
         return {}
     from evalui.benchmarks.bfcl.scoring.official import load_official
@@ -55,7 +58,10 @@ def write_leaderboard_csvs(folder: Path, by_category: dict[str, dict], model: st
     folder.mkdir(parents=True, exist_ok=True)
     try:
         with contextlib.redirect_stdout(sys.stderr):  # its progress line is not the CLI's output
-            generate_leaderboard_csv({key: official_table(by_category)}, folder)
+            table = official_table(by_category)
+            if format_sensitivity:
+                table["format_sensitivity"] = dict(format_sensitivity)
+            generate_leaderboard_csv({key: table}, folder)
     finally:
         if temporary:
             MODEL_CONFIG_MAPPING.pop(temporary, None)

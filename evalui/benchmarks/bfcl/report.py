@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 from evalui.benchmarks.bfcl.data import entries_by_id
+from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivity_chart
+from evalui.benchmarks.bfcl.format_sensitivity import report_lines as format_sensitivity_lines
 from evalui.reports.charts import accuracy_bars, count_bars, write_html
 from evalui.reports.markdown import epoch_lines, inert, percent, table, text_bar
 
@@ -72,6 +74,9 @@ def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: lis
     write_html(accuracy_bars(summary["by_category"], "BFCL accuracy per category"), folder / "accuracy.html")
     if summary["error_types"]:
         write_html(count_bars(summary["error_types"], "Error types"), folder / "errors.html")
+    sensitivity = summary.get("format_sensitivity")
+    if sensitivity:
+        write_html(format_sensitivity_chart(sensitivity), folder / "format_sensitivity.html")
     endpoint = experiment["config"].get("endpoint", {})
     lines = [
         "# BFCL evaluation report",
@@ -100,6 +105,7 @@ def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: lis
         "",
         *epoch_lines(summary),
         *leaderboard_lines(summary.get("leaderboard") or {}),
+        *format_sensitivity_lines(sensitivity),
         "## Error types",
         "",
         table(["error type", "count"], summary["error_types"].items()) if summary["error_types"] else "No wrong answers.",

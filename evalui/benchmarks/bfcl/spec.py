@@ -10,7 +10,8 @@ from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
 from evalui.engine.benchmark import Benchmark, Scorer
 from evalui.jsonl import write_jsonl
 from evalui.benchmarks.bfcl.scoring.single_turn import (
-    AGENTIC_CATEGORIES, MEMORY_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES, WEB_SEARCH_CATEGORIES)
+    AGENTIC_CATEGORIES, FORMAT_SENSITIVITY_CATEGORIES, MEMORY_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES,
+    WEB_SEARCH_CATEGORIES)
 
 MODES = ("fc", "prompt")
 MULTI_TURN_DOC_FILES = ("gorilla_file_system.json", "math_api.json", "message_api.json", "posting_api.json",
@@ -40,6 +41,9 @@ def samples(options: BfclOptions) -> list[tuple[str, str, dict]]:
     categories = [check_category(c.strip()) for c in options.categories if c.strip()]
     if not categories:
         raise ValueError("choose at least one BFCL category")
+    from evalui.benchmarks.bfcl.format_sensitivity import check_mode
+
+    check_mode(categories, options.mode)
     return sample_specs(categories, options.limit or None)
 
 
@@ -107,9 +111,14 @@ def make_task(options: BfclOptions, store, exp_id: str) -> BfclRunTask:
 
 
 def summarise(samples: list, summary: dict) -> dict:
+    from evalui.benchmarks.bfcl.format_sensitivity import official_header, summary_block
     from evalui.benchmarks.bfcl.scoring.leaderboard import leaderboard
 
-    return {"leaderboard": leaderboard(summary.get("by_category") or {})}
+    figures = {"leaderboard": leaderboard(summary.get("by_category") or {})}
+    header = official_header(samples)
+    if header:
+        figures["format_sensitivity"] = summary_block(header)
+    return figures
 
 
 def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
@@ -126,7 +135,10 @@ def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict
         files[category] = path
     summary["result_files"] = {category: str(path) for category, path in files.items()}
     files.update(_prereq_files(folder, {s.group for s in samples} & set(MEMORY_CATEGORIES)))
-    files.update(write_leaderboard_csvs(folder, summary["by_category"], summary["model"], summary["mode"]))
+    from evalui.benchmarks.bfcl.format_sensitivity import official_header
+
+    files.update(write_leaderboard_csvs(folder, summary["by_category"], summary["model"], summary["mode"],
+                                        format_sensitivity=official_header(judged)))
     options = BfclOptions(**{k: v for k, v in experiment["config"]["options"].items() if k in BfclOptions.__dataclass_fields__})
     if set(summary["by_category"]) & set(WEB_SEARCH_CATEGORIES):
         from evalui.benchmarks.bfcl.agentic.web_search import web_provenance
@@ -157,6 +169,10 @@ def data_files(options: BfclOptions) -> list[Path]:
         if category in AGENTIC_CATEGORIES:
             files += [path for path in _agentic_data_files(folder, category) if path not in files]
             continue
+        if category in FORMAT_SENSITIVITY_CATEGORIES:  # the official ids, over these categories' files
+            files.append(folder / f"{VERSION_PREFIX}_{category}.json")
+            files += [path for path in _format_sensitivity_data_files(folder) if path not in files]
+            continue
         files.append(folder / f"{VERSION_PREFIX}_{category}.json")
         if category in MULTI_TURN_CATEGORIES:  # their function docs come from these files
             files += [folder / "multi_turn_func_doc" / name for name in MULTI_TURN_DOC_FILES
@@ -164,6 +180,15 @@ def data_files(options: BfclOptions) -> list[Path]:
         if category not in RELEVANCE_CATEGORIES:
             files.append(folder / "possible_answer" / f"{VERSION_PREFIX}_{category}.json")
     return files
+
+
+def _format_sensitivity_data_files(folder: Path) -> list[Path]:
+    import json
+
+    ids = json.loads((folder / f"{VERSION_PREFIX}_format_sensitivity.json").read_text(encoding="utf-8"))
+    return [path for category, chosen in ids.items() if chosen
+            for path in (folder / f"{VERSION_PREFIX}_{category}.json",
+                         folder / "possible_answer" / f"{VERSION_PREFIX}_{category}.json")]
 
 
 def _agentic_data_files(folder: Path, category: str) -> list[Path]:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from evalui.benchmarks.bfcl.data import entries_by_id, load_category
 from evalui.benchmarks.bfcl.request import build_request, prepare_requests, result_from_response
 from evalui.engine.store import Sample
-from evalui.benchmarks.bfcl.scoring.single_turn import score_entry
+from evalui.benchmarks.bfcl.scoring.format_sensitivity import configurations, score as score_format_sensitivity
+from evalui.benchmarks.bfcl.scoring.single_turn import FORMAT_SENSITIVITY_CATEGORIES, score_entry
 
 BENCHMARK = "bfcl"
 
@@ -17,7 +18,11 @@ def sample_specs(categories: list[str], limit: int | None) -> list[tuple[str, st
     specs = []
     for category in categories:
         entries = load_category(category)
-        for entry in entries[: limit or None]:
+        if limit and category in FORMAT_SENSITIVITY_CATEGORIES:  # the first ``limit`` entries, in every configuration
+            limit_here = limit * len(configurations())
+        else:
+            limit_here = limit
+        for entry in entries[: limit_here or None]:
             specs.append((entry.id, category, {"category": category}))
     return specs
 
@@ -46,6 +51,9 @@ class BfclTask:
     def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
         entry = self._entry(sample)
         result = result_from_response(response, self.mode)
+        if sample.group in FORMAT_SENSITIVITY_CATEGORIES:  # decoded as its configuration's return format says
+            verdict = score_format_sensitivity(entry.id, entry.functions, entry.possible_answer, result)
+            return result, verdict.correct, verdict.as_dict()
         verdict = score_entry(
             sample.group,
             entry.functions,

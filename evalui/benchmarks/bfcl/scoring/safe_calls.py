@@ -102,6 +102,27 @@ def guard_python_calls(text: str) -> str:
     return ast.unparse(tree)
 
 
+def guard_python_source(source: str) -> str:
+    """As ``guard_python_calls``, for a source that bfcl's decoder parses exactly as given (no
+    brackets added: the inside of a ``<TOOLCALL>`` tag). A call, or a list or tuple of calls, is
+    what it evaluates; anything else in the body is refused here, before any of it could run."""
+    check_size(source)
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError:
+        return source
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise UnsafeExpression(f"the output cannot be parsed within bounds ({type(exc).__name__})") from None
+    calls = [tree.body] if isinstance(tree.body, ast.Call) else getattr(tree.body, "elts", None)
+    if calls is None or not isinstance(tree.body, (ast.Call, ast.List, ast.Tuple)) or \
+            not all(isinstance(call, ast.Call) for call in calls):
+        raise NotACallList("the output is not a list of function calls")
+    folded = False
+    for call in calls:
+        folded |= _check_call(call)
+    return ast.unparse(tree) if folded else source
+
+
 def _check_call(call: ast.Call) -> bool:
     _check_callee(call.func)
     folded = False

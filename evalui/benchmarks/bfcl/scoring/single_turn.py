@@ -45,7 +45,9 @@ MULTI_TURN_CATEGORIES: tuple[str, ...] = (
 MEMORY_CATEGORIES: tuple[str, ...] = ("memory_kv", "memory_vector", "memory_rec_sum")
 WEB_SEARCH_CATEGORIES: tuple[str, ...] = ("web_search_base", "web_search_no_snippet")
 AGENTIC_CATEGORIES: tuple[str, ...] = MEMORY_CATEGORIES + WEB_SEARCH_CATEGORIES
-ALL_CATEGORIES: tuple[str, ...] = CATEGORIES + MULTI_TURN_CATEGORIES + AGENTIC_CATEGORIES
+# Prompt mode only: 200 official entries, each asked in 26 prompt formats (scoring.format_sensitivity).
+FORMAT_SENSITIVITY_CATEGORIES: tuple[str, ...] = ("format_sensitivity",)
+ALL_CATEGORIES: tuple[str, ...] = CATEGORIES + MULTI_TURN_CATEGORIES + AGENTIC_CATEGORIES + FORMAT_SENSITIVITY_CATEGORIES
 
 # The error types evalui reports, in the order the UI lists them.
 ERROR_TYPES: tuple[str, ...] = (
