@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evalui.cli.common import DEFAULT_CONCURRENCY, ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
+from evalui.cli.common import (DEFAULT_CONCURRENCY, ProgressBar, add_endpoint_flags, add_run_flags, apply_budget,
+                               endpoint_from_args, interrupt_on_sigterm)
 from evalui.errors import InputError
 
 
@@ -70,6 +71,7 @@ def _step(args, store, settings, label: str, prepare, execute) -> dict:
     """Register a step's run (bad input becomes a one-line error), then run it under a progress bar."""
     try:
         run_id = prepare()
+        apply_budget(store, run_id, args)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     bar = ProgressBar(f"{label} {run_id}")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
+from evalui.cli.common import (ProgressBar, add_endpoint_flags, add_run_flags, apply_budget, endpoint_from_args,
+                               interrupt_on_sigterm)
 from evalui.errors import InputError
 from evalui.jsonl import write_jsonl
 
@@ -68,6 +69,7 @@ def run_run(args) -> int:
                                   requests_per_minute=args.rpm, out=args.out, web_search=args.web_search,
                                   web_record=args.web_record, web_replay=args.web_replay)
         add_epochs(store, exp_id, args.epochs)
+        apply_budget(store, exp_id, args)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     bar = ProgressBar(f"BFCL {exp_id}")
@@ -78,5 +80,5 @@ def run_run(args) -> int:
         bar.close()
     print_summary({key: summary[key] for key in
                    ("exp_id", "total", "correct", "accuracy", "errors", "duration_s", "out_dir", "status", "by_category", "leaderboard",
-                    "epochs") if key in summary})
+                    "epochs", "cost") if key in summary})
     return 0

@@ -34,8 +34,12 @@ def add_endpoint_flags(parser, *, model_help: str = "model name at the endpoint"
                         "the server's own limit applies)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
     parser.add_argument("--max-retries", type=int, default=4)
-    parser.add_argument("--price-input", type=float, help="price per million input tokens, for the run's cost")
-    parser.add_argument("--price-output", type=float, help="price per million output tokens, for the run's cost")
+    parser.add_argument("--price-input", type=float, help="USD per million input tokens, for the run's cost (default: "
+                        "the model's line in --prices FILE, else in evalui's pinned, dated table)")
+    parser.add_argument("--price-output", type=float, help="USD per million output tokens (give both prices)")
+    parser.add_argument("--prices", type=_use_prices_file, metavar="FILE",
+                        help='a JSON price table, {"models": {"NAME": {"input_per_m": X, "output_per_m": Y}}}, '
+                        "consulted before evalui's own (default: $EVALUI_PRICES)")
 
 
 DEFAULT_CONCURRENCY = 8
@@ -52,6 +56,9 @@ def add_run_flags(parser, *, epochs: bool = False) -> None:
     if epochs:
         parser.add_argument("--epochs", type=int, help="ask each sample this many times (default 1, or what a "
                             "resumed run was started with): mean accuracy with its standard error, and pass@k")
+    parser.add_argument("--max-cost", type=float, metavar="USD",
+                        help="stop the run cleanly once its samples have cost this much (needs a price; in-flight "
+                        "samples finish); resume it with a higher --max-cost (default: none, or what a resumed run has)")
     add_gate_flags(parser)  # every run command can gate a CI job
     add_database_flag(parser)
 
@@ -66,6 +73,27 @@ def add_database_flag(parser) -> None:
 def _use_database_url(url: str) -> str:
     os.environ["EVALUI_DATABASE_URL"] = url
     return url
+
+
+def _use_prices_file(path: str) -> str:
+    # As --database-url: the environment variable every price look-up reads, checked before any run.
+    import argparse
+
+    from evalui.engine.pricing import PRICES_ENV, load_prices
+
+    try:
+        load_prices(path)
+    except (OSError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    os.environ[PRICES_ENV] = path
+    return path
+
+
+def apply_budget(store, exp_id: str, args) -> None:
+    """Give a prepared run the command's --max-cost (ValueError when the run has no price)."""
+    from evalui.engine.pricing import set_budget
+
+    set_budget(store, exp_id, getattr(args, "max_cost", None))
 
 
 def endpoint_from_args(args):
@@ -84,6 +112,8 @@ def endpoint_from_args(args):
         raise InputError("--model is required")
     if args.concurrency is not None and args.concurrency < 1:
         raise InputError("--concurrency must be at least 1")
+    if (getattr(args, "price_input", None) is None) != (getattr(args, "price_output", None) is None):
+        raise InputError("give both --price-input and --price-output (USD per million tokens), or neither")
     return EndpointSettings(
         base_url=base_url,
         model=args.model,
@@ -114,7 +144,13 @@ class ProgressBar:
         if now - self._drawn_at < 0.1 and progress.done < progress.total:
             return
         self._drawn_at = now
-        self._bar.set_postfix(correct=progress.correct, errors=progress.errors, tokens=progress.tokens, refresh=False)
+        cost = {}
+        if progress.cost_usd is not None:
+            cost["usd"] = f"{progress.cost_usd:.4f}"
+        if progress.cost_estimate_usd is not None:  # after the first few samples: the whole run's, at their mean
+            cost["usd_est"] = f"{progress.cost_estimate_usd:.4f}"
+        self._bar.set_postfix(correct=progress.correct, errors=progress.errors, tokens=progress.tokens, **cost,
+                              refresh=False)
         self._bar.refresh()
 
     def close(self) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
+from evalui.cli.common import (ProgressBar, add_endpoint_flags, add_run_flags, apply_budget, endpoint_from_args,
+                               interrupt_on_sigterm)
 from evalui.errors import InputError
 from evalui.jsonl import write_jsonl
 
@@ -86,6 +87,7 @@ def run_run(args) -> int:
         exp_id = prepare_gaia_run(store, options, settings=settings, exp_id=args.exp_id, concurrency=args.concurrency,
                                   requests_per_minute=args.rpm)
         add_epochs(store, exp_id, args.epochs)
+        apply_budget(store, exp_id, args)
     except ValueError as exc:
         if "no samples" in str(exc):
             raise InputError("the selection has no GAIA tasks (check --split, --level and the source)") from None

@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 import typing
 
-from evalui.cli.common import ProgressBar, add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
+from evalui.cli.common import (ProgressBar, add_endpoint_flags, add_run_flags, apply_budget, endpoint_from_args,
+                               interrupt_on_sigterm)
 from evalui.errors import InputError
 
 
@@ -55,6 +56,7 @@ def run_generic(args) -> int:
         exp_id = lifecycle.prepare(store, spec, options, settings, exp_id=args.exp_id, concurrency=args.concurrency,
                                    requests_per_minute=args.rpm, out=args.out)
         add_epochs(store, exp_id, args.epochs)
+        apply_budget(store, exp_id, args)
     except (ValueError, TypeError) as exc:
         raise InputError(str(exc)) from None
     bar = ProgressBar(f"{spec.name} {exp_id}")
@@ -63,5 +65,6 @@ def run_generic(args) -> int:
     finally:
         bar.close()
     print_summary({key: summary.get(key) for key in ("exp_id", "total", "correct", "accuracy", "errors", "duration_s",
-                                                     "out_dir", "status", "headline", "epochs") if key in summary})
+                                                     "out_dir", "status", "headline", "epochs", "cost")
+                   if key in summary})
     return 0

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from evalui.engine import epochs
+from evalui.engine import epochs, findings, pricing
 from evalui.engine.benchmark import Benchmark
 from evalui.engine.experiment import check_exp_id, new_exp_id, run_folder, summary_of
 from evalui.engine.record import RunSummary, SampleRecord
@@ -64,7 +64,10 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
     if not specs:
         raise ValueError("nothing to run: the selection has no samples")
     config = {"options": values, "endpoint": settings.public() if settings else None, "concurrency": concurrency,
-              "requests_per_minute": requests_per_minute, "out": str(out) if out else None}
+              "requests_per_minute": requests_per_minute, "out": str(out) if out else None,
+              # The price the run is costed at (evalui.engine.pricing); its budget is set apart (set_budget).
+              "pricing": pricing.resolve(model, settings.price_input_per_m, settings.price_output_per_m)
+              if settings else None, "max_cost_usd": None}
     existing = store.experiment(exp_id)
     if existing:
         if existing["benchmark"] != benchmark.name:
@@ -76,7 +79,7 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
                 f"{k}={stored[k]!r}" for k in changed) + " and finished samples depend on it; "
                 f"it cannot be resumed with " + ", ".join(f"{k}={values.get(k)!r}" for k in changed))
         # What was not given again is what the run was started with.
-        for key in ("out", "concurrency", "requests_per_minute"):
+        for key in ("out", "concurrency", "requests_per_minute", "max_cost_usd", "pricing"):
             if config[key] is None:
                 config[key] = existing["config"].get(key)
         store.update_config(exp_id, config)
@@ -104,12 +107,16 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
     if client is None and settings is not None:
         client = ModelClient(settings)
     started = time.perf_counter()
+    meter = None
+    if config.get("pricing"):
+        meter = pricing.CostMeter.for_run(store.samples(exp_id), config["pricing"], config.get("max_cost_usd"))
     counts = store.progress(exp_id)
     on_demand = counts["judged"] == counts["total"]  # nothing to ask: a request to write the exports again
     final = run_experiment(store, exp_id, task, client,
                            concurrency=concurrency or config.get("concurrency") or DEFAULT_CONCURRENCY,
                            requests_per_minute=requests_per_minute or config.get("requests_per_minute"),
-                           cancel=cancel, on_progress=on_progress, secrets=settings.secrets() if settings else [])
+                           cancel=cancel, on_progress=on_progress, secrets=settings.secrets() if settings else [],
+                           meter=meter)
     duration_s = time.perf_counter() - started
     if not writes_exports(store, exp_id, final.message, on_demand):
         return summarise(store, exp_id, duration_s=duration_s)[0]
@@ -145,6 +152,11 @@ def summarise(store: RunStore, exp_id: str, *, duration_s: float | None = None) 
                    out_dir=str(folder))
     summary.update(benchmark.summarise(samples, summary))
     summary.update(epochs.summary_figures(samples, experiment["config"]))
+    # Beside the raw figures, never in their place: what the validity scanners found (evalui.engine.findings).
+    summary["validity"] = findings.validity(samples, findings.scan(store, experiment, samples))
+    summary["cost"] = pricing.run_cost(samples, experiment["config"].get("pricing"))
+    if experiment["config"].get("max_cost_usd") is not None:
+        summary["cost"]["max_cost_usd"] = experiment["config"]["max_cost_usd"]
     label, value = benchmark.headline(summary)
     summary["headline"] = {"label": label, "value": value}
     return summary, samples
@@ -153,13 +165,16 @@ def summarise(store: RunStore, exp_id: str, *, duration_s: float | None = None) 
 def export(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> dict:
     """Write the run's exports from the store (samples read once) and record its summary."""
     summary, samples = summarise(store, exp_id, duration_s=duration_s)
+    findings.keep(store, exp_id, samples)
     experiment = store.experiment(exp_id)
     benchmark = _benchmark(experiment["benchmark"])
     folder = Path(summary["out_dir"])
-    write_jsonl(folder / "samples.jsonl", (sample_record(s) for s in samples))
+    price = experiment["config"].get("pricing")
+    write_jsonl(folder / "samples.jsonl", (sample_record(s, price) for s in samples))
     files = benchmark.export(folder, experiment, summary, samples)
     summary["files"] = {name: str(path) for name, path in files.items()}
     summary["provenance"] = provenance(benchmark.data_files(benchmark.make_options(experiment["config"].get("options") or {})))
+    summary["provenance"]["prices"] = price  # the price every cost figure used, and where it came from
     summary = RunSummary.model_validate(summary).dump()  # typed and versioned: schemas/run_summary.schema.json
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
     store.set_status(exp_id, experiment["status"], summary=summary, out_dir=summary["out_dir"])
@@ -171,10 +186,14 @@ def resume(store: RunStore, exp_id: str, settings: EndpointSettings | None, **op
     return execute(store, exp_id, settings, **options)
 
 
-def sample_record(sample) -> dict:
+def sample_record(sample, price: dict | None = None) -> dict:
     """One line of samples.jsonl: what was asked, answered and judged, and every step, validated
-    against evalui.engine.record.SampleRecord (schemas/sample_record.schema.json)."""
-    return SampleRecord.of(sample).dump()
+    against evalui.engine.record.SampleRecord (schemas/sample_record.schema.json); with the run's
+    price, what the sample cost."""
+    record = SampleRecord.of(sample)
+    if price:
+        record.cost_usd = pricing.sample_cost(price, sample.prompt_tokens, sample.completion_tokens)
+    return record.dump()
 
 
 def provenance(files: list[Path]) -> dict:

@@ -56,6 +56,8 @@ class StepRecord(_Record):
     latency_s: float = 0.0
     attempts: int = Field(1, description="HTTP attempts the call took (retries included)")
     note: str = Field("", description="why the task did not accept this reply, when it did not")
+    finish_reason: str = Field("", description="why the endpoint stopped: stop, length (cut at the token cap), "
+                               "tool_calls, content_filter; empty in records written before it was kept")
 
 
 class Verdict(_Record):
@@ -73,6 +75,17 @@ class Score(_Record):
     value: Literal["C", "I"] = Field(description="C: correct, I: incorrect")
     explanation: str | None = Field(None, description="the checker's reason, when it gave one")
     error_type: str | None = None
+
+
+class Finding(_Record):
+    """What a validity scanner (evalui.scanners) found in a sample."""
+
+    scanner: str = Field(description="the scanner's name: endpoint_error, refusal, truncated, …")
+    severity: Literal["invalid", "warning", "info"] = Field(description=(
+        "invalid: the environment failed the sample (left out of the valid-sample score); warning: the verdict "
+        "stands but deserves a look; info: shown, never counted"))
+    message: str = ""
+    step: int | None = Field(None, description="0-based index of the trajectory step it is about; null: the sample")
 
 
 class SampleRecord(_Record):
@@ -94,14 +107,26 @@ class SampleRecord(_Record):
     steps: int = Field(0, description="how many model calls the sample took")
     trajectory: list[StepRecord] | None = None
     score: Score | None = Field(None, description="the verdict as a score; null when unjudged or unscored")
+    findings: list[Finding] | None = Field(None, description=(
+        "what the validity scanners found (evalui.scanners), refreshed whenever the run's exports are written and "
+        "by `evalui scan`; an empty list: scanned, nothing found"))
+    cost_usd: float | None = Field(None, description="what the sample's tokens cost at the run's price (see the "
+                                   "summary's cost.price); absent when the run has no price")
 
     @classmethod
     def of(cls, sample) -> SampleRecord:
-        """The record of a stored sample (evalui.engine.store_rows.Sample)."""
+        """The record of a stored sample (evalui.engine.store_rows.Sample). Its findings are the ones
+        just scanned (``sample.findings``), else those the store keeps in a judged sample's verdict
+        (evalui.engine.findings); the record has them on their own, not in the verdict."""
+        verdict, findings = sample.verdict, getattr(sample, "findings", None)
+        if isinstance(verdict, dict) and "findings" in verdict:
+            findings = verdict["findings"] if findings is None else findings
+            verdict = {k: v for k, v in verdict.items() if k != "findings"}
+        extra = {} if findings is None else {"findings": findings}
         return cls(id=sample.sample_id, group=sample.group, stage=sample.stage, prediction=sample.prediction,
-                   correct=sample.correct, verdict=sample.verdict, error=sample.error, latency_s=sample.latency_s,
+                   correct=sample.correct, verdict=verdict, error=sample.error, latency_s=sample.latency_s,
                    prompt_tokens=sample.prompt_tokens, completion_tokens=sample.completion_tokens,
-                   steps=sample.steps, trajectory=sample.trajectory, score=score_of(sample))
+                   steps=sample.steps, trajectory=sample.trajectory, score=score_of(sample), **extra)
 
     def dump(self) -> dict:
         # exclude_unset: a verdict or step keeps exactly the keys it was stored with.
@@ -140,6 +165,36 @@ class Provenance(_Record):
     datasets: dict[str, str] = Field(default_factory=dict, description="'<folder>/<file>': 'sha256:<hex>'")
 
 
+class Cost(_Record):
+    """What the run cost at its price (evalui.engine.pricing): every token counts, failed attempts too."""
+
+    usd: float | None = Field(None, description="the run's cost in USD; null when no price is known for its model")
+    per_sample_usd: float | None = Field(None, description="per sample that spent tokens")
+    per_correct_usd: float | None = Field(None, description="the run's cost divided by its correct answers")
+    priced_by: Literal["run", "file", "table"] | None = Field(None, description=(
+        "run: prices given with the run; file: a --prices / EVALUI_PRICES file; table: evalui's pinned, dated "
+        "table (evalui/data/prices.json); null: no price known"))
+    price: dict[str, Any] | None = Field(None, description=(
+        "input_per_m and output_per_m (USD per million tokens), with the entry's source and as_of date"))
+    max_cost_usd: float | None = Field(None, description="the run's budget (--max-cost), when it has one")
+
+
+class Validity(_Record):
+    """The valid-sample score beside the raw one (evalui.scanners.validity): never in its place."""
+
+    valid_accuracy: float | None = Field(None, description=(
+        "accuracy over the judged, scored samples without an 'invalid' finding; null when none is left"))
+    valid_ci95: list[float | None] = Field(default_factory=list, description=(
+        "its 95% interval, clustered as the raw accuracy's"))
+    valid: int = Field(0, description="judged, scored samples without an 'invalid' finding")
+    valid_correct: int = 0
+    invalid: int = Field(0, description="samples of any stage with an 'invalid' finding (endpoint errors included)")
+    invalid_judged: int = Field(0, description="judged, scored samples left out as invalid")
+    by_scanner: dict[str, dict[str, int]] = Field(default_factory=dict, description=(
+        "per scanner, the samples it flagged at each severity"))
+    scanners: dict[str, str] = Field(default_factory=dict, description="the scanners that ran, with their versions")
+
+
 class RunSummary(_Record):
     """summary.json. Each benchmark adds figures of its own (``by_<group>``, leaderboard, …), kept as they are."""
 
@@ -148,7 +203,8 @@ class RunSummary(_Record):
     exp_id: str
     benchmark: str
     model: str = ""
-    status: str = Field(description="created, running, finished, incomplete, cancelled, interrupted or failed")
+    status: str = Field(description="created, running, finished, incomplete, cancelled, budget_spent (stopped by "
+                        "--max-cost; resumable), interrupted or failed")
     total: int
     judged: int
     correct: int
@@ -164,6 +220,8 @@ class RunSummary(_Record):
     files: dict[str, str] = Field(default_factory=dict)
     provenance: Provenance | None = None
     epochs: dict[str, Any] | None = None
+    validity: Validity | None = None
+    cost: Cost | None = None
 
     def dump(self) -> dict:
         return {"schema_version": self.schema_version, **self.model_dump(exclude_unset=True)}

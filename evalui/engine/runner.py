@@ -22,6 +22,7 @@ from typing import Protocol
 
 from evalui.engine.client import ChatReply
 from evalui.engine.limiter import Lease, join_endpoint, private_limiter
+from evalui.engine.pricing import BudgetGate, CostMeter, MeteredTask, watch
 from evalui.engine.sample_run import SampleRun, redact, run_on_loop, run_on_threads  # noqa: F401  (redact: re-exported)
 from evalui.engine.claims import RunWorker
 from evalui.engine.store import RunStore, Sample
@@ -61,6 +62,8 @@ class Progress:
     elapsed_s: float
     eta_s: float | None
     message: str = ""
+    cost_usd: float | None = None  # spent so far, with a price known (earlier sessions included)
+    cost_estimate_usd: float | None = None  # the whole run's, once a few samples were answered
 
     @property
     def fraction(self) -> float:
@@ -90,8 +93,12 @@ def run_experiment(
     cancel: threading.Event | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     secrets: Iterable[str] = (),
+    meter: CostMeter | None = None,
 ) -> Progress:
-    """Run every unfinished sample of ``exp_id``: judged samples are never sent again."""
+    """Run every unfinished sample of ``exp_id``: judged samples are never sent again.
+
+    ``meter`` (evalui.engine.pricing) counts what the calls cost; with a budget, no sample is
+    started once it is spent, the samples in flight finish, and the status is ``budget_spent``."""
     cancel = cancel or threading.Event()
     counts = store.progress(exp_id)
     started = time.perf_counter()
@@ -101,7 +108,8 @@ def run_experiment(
         remaining = counts["total"] - counts["judged"]
         eta = elapsed / done_here * remaining if done_here else None
         event = Progress(exp_id, counts["total"], counts["judged"], counts["correct"], counts["errors"],
-                         counts["tokens"], elapsed, eta, message)
+                         counts["tokens"], elapsed, eta, message, meter.spent_usd if meter else None,
+                         meter.estimate_usd() if meter else None)
         if on_progress:
             on_progress(event)
         return event
@@ -110,6 +118,10 @@ def run_experiment(
     # Samples are claimed a batch at a time as workers need them: other processes (or dashboard
     # replicas) running the same exp_id take the rest, and none is asked twice (evalui.engine.claims).
     worker = RunWorker(store, exp_id, cancel, batch=concurrency)
+    samples = BudgetGate(worker, meter) if meter and meter.max_cost_usd is not None else worker
+    if meter:
+        task = MeteredTask(task, meter)
+        watch(exp_id, meter)
     if hasattr(client, "cancel_on"):
         client.cancel_on(cancel)  # requests in flight and retry waits end soon after a cancel
     lease = endpoint_lease(client, concurrency, requests_per_minute)
@@ -123,15 +135,17 @@ def run_experiment(
             pass
     try:
         if callable(getattr(task, "acall", None)) and callable(getattr(client, "submit", None)):
-            run_on_loop(run, worker, workers)
+            run_on_loop(run, samples, workers)
         else:
-            run_on_threads(run, worker, workers)
+            run_on_threads(run, samples, workers)
     except BaseException:
         # Ctrl-C (or SIGTERM, raised as KeyboardInterrupt by the CLI) lands here, in the main
         # thread, once every worker has stopped: the answered samples are kept.
         if not _stop(store, worker, lease):
             store.set_status(exp_id, "cancelled" if isinstance(sys.exc_info()[1], KeyboardInterrupt) else "failed")
         raise
+    finally:
+        watch(exp_id, None)
     others = _stop(store, worker, lease)
     if run.failures:
         if not others:
@@ -142,6 +156,9 @@ def run_experiment(
         return progress(SHARED, run.done_here)  # the run goes on in other workers; the last one ends it
     if cancel.is_set() and counts["judged"] < counts["total"]:
         status = "cancelled"
+    elif meter and meter.spent_out and counts["judged"] < counts["total"]:
+        store.set_status(exp_id, "budget_spent")  # a resume with a higher budget goes on
+        return progress(meter.stop_message(), run.done_here)
     elif counts["judged"] < counts["total"]:
         status = "incomplete"  # some samples failed for good; a resume retries them
     else:

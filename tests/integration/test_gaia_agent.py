@@ -128,7 +128,7 @@ def test_tool_agent_runs_code_reads_the_attachment_and_is_stopped_at_the_timeout
     assert summary["steps_mean"] == 2 and summary["steps_median"] == 2
     assert summary["tool_calls"] == 4 and summary["tool_error_rate"] == 0.25
     assert summary["tokens_per_task"] == 160  # a tool call of 100 + 30 tokens and a final reply of 20 + 10
-    assert summary["cost"] == pytest.approx((4 * 120 * 2.5 + 4 * 40 * 10) / 1e6)
+    assert summary["cost"]["usd"] == pytest.approx((4 * 120 * 2.5 + 4 * 40 * 10) / 1e6)
     report = (out / "report.md").read_text()
     assert "Model calls per task: mean 2.0" in report and "failed 1 (25.0%)" in report
     for artefact in out.iterdir():

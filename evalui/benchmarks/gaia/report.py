@@ -88,8 +88,9 @@ def agent_lines(experiment: dict, summary: dict) -> list[str]:
                   f"- Tool calls: {summary.get('tool_calls', 0)}, failed {summary.get('tool_errors', 0)} "
                   f"({percent(rate) if rate is not None else '–'})"]
     lines.append(f"- Tokens per task: {_number(summary.get('tokens_per_task'))}")
-    if summary.get("cost") is not None:
-        lines.append(f"- Cost (from the prices given with the endpoint): {summary['cost']:.4f}, "
+    cost = summary.get("cost") or {}
+    if cost.get("usd") is not None:
+        lines.append(f"- Cost (USD, priced by {cost.get('priced_by')}): {cost['usd']:.4f}, "
                      f"{summary['cost_per_task']:.4f} per task")
     return lines
 

@@ -1,5 +1,5 @@
 """A GAIA run's figures and files from its stored samples: the task table, the summary over scored
-tasks, the cost, and the exports (submission, task table, guide, report). The spec's summarise and
+tasks, the cost per task, and the exports (submission, task table, guide, report). The spec's summarise and
 export hooks call these; the run's entry points (run.py) sit above the spec."""
 
 from __future__ import annotations
@@ -78,23 +78,13 @@ def agent_figures(judged: list[dict]) -> dict:
             "tokens_per_task": sum(r["tokens"] for r in judged) / len(judged) if judged else None}
 
 
-def run_cost(samples: list, endpoint: dict | None) -> float | None:
-    """The run's cost from the prices given with the endpoint (per million tokens); None without them."""
-    prices = endpoint or {}
-    price_in, price_out = prices.get("price_input_per_m"), prices.get("price_output_per_m")
-    if price_in is None and price_out is None:
-        return None
-    prompt = sum(s.prompt_tokens for s in samples)
-    completion = sum(s.completion_tokens for s in samples)
-    return round((prompt * (price_in or 0) + completion * (price_out or 0)) / 1_000_000, 6)
-
-
 def write_gaia_files(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
     """The leaderboard submission (in task order, answers exactly as given), the task table, the
     guide and the report."""
     rows = task_rows(samples)
-    summary["cost"] = run_cost(samples, experiment["config"].get("endpoint"))
-    summary["cost_per_task"] = summary["cost"] / len(rows) if summary["cost"] is not None and rows else None
+    # The run's cost is the lifecycle's (evalui.engine.pricing: the run's prices, a prices file or the table).
+    cost = (summary.get("cost") or {}).get("usd")
+    summary["cost_per_task"] = cost / len(rows) if cost is not None and rows else None
     submission = folder / "submission.jsonl"
     write_jsonl(submission, ({"task_id": r["task_id"], "model_answer": r["model_answer"] or "",
                               "reasoning_trace": r["response"]} for r in rows if r["stage"] == "judged"))
