@@ -7,6 +7,12 @@ and ``parse_completion`` (the body evalui puts on the wire, the reply as evalui 
 the same script.
 ``first_difference`` names the first field where two bodies differ.
 
+Agentic entries (memory, web search) are compared by ``AgenticSides``: bfcl's handler plays bfcl's
+own entry (``initial_config`` filled as ``bfcl generate`` fills it, memory snapshots under a folder
+of its own), evalui plays its entry through its agentic player and backends (snapshots under
+another folder), a memory scenario's prereq conversations first, on both sides, in order. Their
+scripts are the agentic oracles (evalui.testing.bfcl_agentic_oracle), which answer from the request.
+
 The script (``ScriptedModel``) answers from the request alone, so both sides get the same replies
 whenever they sent the same requests: per conversation step, the entry's gold calls for the turn
 (FC tool calls or prompt text), sometimes preceded by a call the backend rejects and with extra
@@ -24,6 +30,7 @@ import json
 import os
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import orjson
 
@@ -318,16 +325,22 @@ def compare_entry(handler: OfficialHandler, client: OfflineClient, category: str
     script = ScriptedModel(entry, category, handler.mode, gold).reply
     expected, official_result = handler.run(entry, script)
     actual, result = evalui_bodies(client, category, entry_id, handler.mode, script)
+    return differences(entry_id, handler.mode, expected, actual, official_result, result)
+
+
+def differences(entry_id: str, mode: str, expected: list[dict], actual: list[dict], official_result,
+                result) -> list[str]:
+    """The first request that differs (later ones follow from it), or a count or result that does."""
     problems = []
     for index, (a, b) in enumerate(zip(expected, actual)):
         found = first_difference(a, b) if a != b else None
         if found:
-            problems.append(f"{entry_id} ({handler.mode}) request {index + 1}: {found}")
+            problems.append(f"{entry_id} ({mode}) request {index + 1}: {found}")
             break  # later requests follow from this one
     if len(expected) != len(actual) and not problems:
-        problems.append(f"{entry_id} ({handler.mode}): bfcl sent {len(expected)} requests, evalui {len(actual)}")
+        problems.append(f"{entry_id} ({mode}): bfcl sent {len(expected)} requests, evalui {len(actual)}")
     if not problems and _normalised(official_result) != _normalised(result):
-        problems.append(f"{entry_id} ({handler.mode}) result: bfcl {_short(official_result)} / evalui {_short(result)}")
+        problems.append(f"{entry_id} ({mode}) result: bfcl {_short(official_result)} / evalui {_short(result)}")
     return problems
 
 
@@ -361,3 +374,70 @@ def _environment(**values):
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+# --- agentic entries ---------------------------------------------------------------------------------
+def official_agentic_entry(category: str, entry_id: str, snapshot_root: Path) -> dict:
+    """bfcl's own entry (a question or a memory prereq) with ``initial_config`` as ``bfcl generate``
+    fills it: memory snapshots under ``snapshot_root``, the snippet setting for web search."""
+    from bfcl_eval.utils import (
+        is_memory, populate_initial_settings_for_memory_test_cases, populate_initial_settings_for_web_search_test_cases)
+
+    entry = copy.deepcopy(official_entries(category)[entry_id])
+    if is_memory(category):
+        return populate_initial_settings_for_memory_test_cases([entry], Path(snapshot_root))[0]
+    return populate_initial_settings_for_web_search_test_cases([entry])[0]
+
+
+def evalui_agentic_bodies(client: OfflineClient, entry, mode: str, script, snapshot_root: Path,
+                          web_options=None) -> tuple[list[dict], list]:
+    """evalui's requests for one agentic conversation, played by its agentic player on a fresh backend
+    (a prereq then writes its snapshot, as the task does): (the bodies, the result-file value)."""
+    from evalui.benchmarks.bfcl.agentic.backends import AgenticBackend, new_backend
+    from evalui.benchmarks.bfcl.agentic.play import play_agentic
+
+    client.script, client.bodies = script, []
+    instance = new_backend(entry, snapshot_root, web_options)
+    outcome = client.run(play_agentic(client, entry, mode, AgenticBackend(entry, instance)))
+    if "prereq" in entry.id:
+        instance._flush_memory_to_local_file()
+    return client.bodies, outcome.output["turns"]
+
+
+class AgenticSides:
+    """bfcl's handler and evalui's player on the same agentic entries, each with its own snapshots.
+
+    ``compare`` plays a memory question's scenario prereqs first (once per category and scenario, on
+    both sides, every one compared too), then the question. For memory_vector, evalui's backend loader
+    imports bfcl's module first (with its torch-free encoder), so bfcl's handler finds it imported."""
+
+    def __init__(self, handler: OfficialHandler, client: OfflineClient, root: Path, web_options=None):
+        self.handler, self.client, self.web_options = handler, client, web_options
+        self.official_root, self.evalui_root = Path(root) / "bfcl", Path(root) / "evalui"
+        self.played: set[tuple[str, str]] = set()
+        self.requests = 0  # bfcl's requests compared, so a test can say the comparison was not vacuous
+
+    def compare(self, category: str, entry_id: str, script) -> list[str]:
+        from evalui.benchmarks.bfcl.agentic.data import prereq_chain, scenario_of
+        from evalui.benchmarks.bfcl.data import entries_by_id
+
+        if category.startswith("memory"):
+            from evalui.benchmarks.bfcl.agentic.memory import load_memory_backend
+
+            load_memory_backend(category)
+        entry = entries_by_id(category)[entry_id]
+        problems: list[str] = []
+        scenario = scenario_of(entry)
+        if scenario and (category, scenario) not in self.played:
+            self.played.add((category, scenario))
+            for prereq in prereq_chain(category, scenario):
+                problems += self._compare_one(category, prereq, script)
+        return problems + self._compare_one(category, entry, script)
+
+    def _compare_one(self, category: str, entry, script) -> list[str]:
+        official = official_agentic_entry(category, entry.id, self.official_root)
+        expected, official_result = self.handler.run(official, script)
+        self.requests += len(expected)
+        actual, result = evalui_agentic_bodies(self.client, entry, self.handler.mode, script, self.evalui_root,
+                                               self.web_options)
+        return differences(entry.id, self.handler.mode, expected, actual, official_result, result)
