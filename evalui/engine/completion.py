@@ -26,6 +26,7 @@ class ChatReply:
     completion_tokens: int = 0
     latency_s: float = 0.0
     attempts: int = 1
+    finish_reason: str = ""  # why the endpoint stopped ("stop", "length", "tool_calls", …): the scanners read it
     # The assistant message as the endpoint sent it: a conversation sends it back as it came, as
     # the OpenAI SDK does with bfcl's handlers (every field the endpoint set). Never stored.
     message: dict | None = field(default=None, repr=False, compare=False)
@@ -126,6 +127,7 @@ def parse_completion(completion: object) -> ChatReply:
         calls.append(ToolCall(function["name"], arguments, call["id"] if isinstance(call.get("id"), str) else None))
     usage = completion.get("usage") if isinstance(completion.get("usage"), dict) else {}
     content = message.get("content")
+    finish_reason = choices[0].get("finish_reason")
 
     def count(key: str) -> int:
         value = usage.get(key)
@@ -133,7 +135,7 @@ def parse_completion(completion: object) -> ChatReply:
 
     return ChatReply(text=content if isinstance(content, str) else "", tool_calls=calls,
                      prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"),
-                     message=message)
+                     finish_reason=finish_reason[:40] if isinstance(finish_reason, str) else "", message=message)
 
 
 def _redacted(reply: ChatReply, secrets: list[str]) -> ChatReply:

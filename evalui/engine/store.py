@@ -275,6 +275,23 @@ class RunStore(ClaimsMixin):
             *checks,
         ], wait=wait, on_done=on_done)
 
+    def record_findings(self, exp_id: str, verdicts: dict[str, dict]) -> None:
+        """Write judged samples' verdicts again, now holding their ``findings`` (evalui.engine.findings):
+        kept in the verdict, so no column is added and a new verdict (a rescore) starts without them."""
+        if verdicts:
+            self._writer.submit([(
+                "UPDATE samples SET verdict = ? WHERE exp_id = ? AND sample_id = ? AND stage = 'judged'",
+                (_dumps(verdict), exp_id, sample_id)) for sample_id, verdict in verdicts.items()], wait=True)
+
+    def judged_outcomes(self, exp_ids: Iterable[str]) -> list[tuple[str, str, bool]]:
+        """(exp_id, sample_id, correct) of the judged samples of these runs; nothing else is read."""
+        exp_ids = list(exp_ids)
+        if not exp_ids:
+            return []
+        rows = self._read("SELECT exp_id, sample_id, correct FROM samples WHERE stage = 'judged' AND exp_id IN"
+                          f" ({','.join('?' * len(exp_ids))})", exp_ids)
+        return [(r["exp_id"], r["sample_id"], bool(r["correct"])) for r in rows]
+
     def progress(self, exp_id: str) -> dict:
         """Counts for a progress bar: total, judged, correct, errors (pending with an error), tokens."""
         row = self._read(

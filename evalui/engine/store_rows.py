@@ -30,6 +30,9 @@ class Sample:
     trajectory: list | None = None
     updated_at: float | None = None
     claimed_by: str | None = None  # the worker that holds (or last held) it: evalui.engine.claims
+    # What the validity scanners found, once evalui.engine.findings scanned it (kept in a judged
+    # sample's verdict in the store; not a column of its own).
+    findings: list | None = None
 
     @property
     def steps(self) -> int:

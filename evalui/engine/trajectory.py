@@ -25,6 +25,7 @@ class Step:
     latency_s: float = 0.0
     attempts: int = 1
     note: str = ""  # why the task did not accept this reply, when it did not
+    finish_reason: str = ""  # the endpoint's: "length" is a reply cut at the token cap
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -70,7 +71,7 @@ def step_of(reply: ChatReply, messages: list[dict]) -> Step:
     output = reply_output(reply)
     return Step(messages=list(messages), text=output["text"], tool_calls=output["tool_calls"],
                 prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-                latency_s=reply.latency_s, attempts=reply.attempts)
+                latency_s=reply.latency_s, attempts=reply.attempts, finish_reason=reply.finish_reason)
 
 
 def single_reply(reply: ChatReply, messages: list[dict] | None) -> TaskResult:
