@@ -15,7 +15,7 @@ _gate = contextvars.ContextVar("evalui_gate", default=None)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from evalui.cli import aime, bfcl, compare, export, gaia, generic, plan, rescore, verify
+    from evalui.cli import aime, bfcl, compare, export, gaia, generic, plan, rescore, scan, verify
 
     parser = argparse.ArgumentParser(prog="evalui", description="Evaluate LLM agents: BFCL, GAIA, AIME.")
     benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="{bfcl,gaia,aime,verify,compare,…}")
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan.register(benchmarks)
     export.register(benchmarks)
     rescore.register(benchmarks)
+    scan.register(benchmarks)
     generic.register(benchmarks)  # benchmarks added through the registry
     return parser
 

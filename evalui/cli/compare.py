@@ -49,6 +49,14 @@ def summary_text(record: dict, flips: int) -> str:
         lines.append(f"{str(name)[:28]:<28} {g['n']:>5} {share(g['a_accuracy']):>7} {share(g['b_accuracy']):>7} "
                      f"{diff:>8} {interval(g['diff_ci']):>18} {g['flipped_to_wrong']:>7} {g['flipped_to_correct']:>7} "
                      f"{p_value:>8}")
+    valid = record.get("valid")
+    if valid:  # beside the raw figures: the pairs no validity scanner found invalid in either run
+        diff = "–" if valid["diff"] is None else f"{valid['diff']:+.3f}"
+        p_value = "–" if valid["mcnemar_p"] is None else f"{valid['mcnemar_p']:.4g}"
+        lines.append(f"{'valid samples only':<28} {valid['n']:>5} {share(valid['a_accuracy']):>7} "
+                     f"{share(valid['b_accuracy']):>7} {diff:>8} {interval(valid['diff_ci']):>18} "
+                     f"{valid['flipped_to_wrong']:>7} {valid['flipped_to_correct']:>7} {p_value:>8}"
+                     f"  ({valid['invalid_pairs']} invalid pairs left out)")
     listed = [(direction, f) for direction in ("to_wrong", "to_correct") for f in record["flipped"][direction]]
     for direction, flip in listed[:flips]:
         lines.append(f"  flipped {direction.replace('_', ' ')}: {flip['id']} ({flip['group']}): {flip['a']} → {flip['b']}")

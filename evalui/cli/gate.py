@@ -1,7 +1,8 @@
 """The CI gate of every ``run`` command: --fail-under, --junit, --max-regression-vs, and the
 GitHub Actions step summary. A failed gate exits with 100 (promptfoo's convention), an inconclusive
 one (the accuracy's 95 % interval contains the --fail-under threshold) with 101, after every export
-is written; bad gate flags exit 2 before anything runs."""
+is written; bad gate flags exit 2 before anything runs. --gate-on valid judges the valid-sample
+accuracy instead (evalui.scanners: samples found invalid, such as endpoint errors, are left out)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from evalui.errors import InputError
 GATE_FAILED = 100
 GATE_INCONCLUSIVE = 101  # the next code after GATE_FAILED: 1, 2 and 130 are taken by errors and Ctrl-C
 ON_INCONCLUSIVE = ("exit", "fail", "point")
+GATE_ON = ("raw", "valid")
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
 
@@ -28,6 +30,10 @@ def add_gate_flags(parser) -> None:
     gate.add_argument("--on-inconclusive", choices=ON_INCONCLUSIVE, default="exit",
                       help="when the interval contains X: exit 101 (exit, the default), exit 100 (fail), or let "
                            "the accuracy alone decide, as before evalui had intervals (point)")
+    gate.add_argument("--gate-on", choices=GATE_ON, default="raw",
+                      help="the accuracy --fail-under judges: raw (the default: every sample, errors counting as "
+                           "failures) or valid (without the samples a validity scanner found invalid, such as "
+                           "endpoint errors, empty or truncated replies; see `evalui scan`)")
     gate.add_argument("--junit", metavar="FILE", help="write a JUnit XML file: one testcase per sample")
     gate.add_argument("--max-regression-vs", metavar="EXP",
                       help="exit 100 when this run is significantly worse than run EXP "
@@ -51,6 +57,7 @@ class Gate:
     junit: Path | None = None
     baseline: str | None = None
     on_inconclusive: str = "exit"
+    gate_on: str = "raw"
     failed: bool = False
     inconclusive: bool = False
     reasons: list[str] = field(default_factory=list)
@@ -62,7 +69,8 @@ class Gate:
         if fail_under is None and junit is None and baseline is None:
             return None
         gate = cls(fail_under=_threshold(fail_under) if fail_under is not None else None,
-                   on_inconclusive=getattr(args, "on_inconclusive", None) or "exit")
+                   on_inconclusive=getattr(args, "on_inconclusive", None) or "exit",
+                   gate_on=getattr(args, "gate_on", None) or "raw")
         if junit is not None:
             gate.junit = Path(junit)
             if not gate.junit.name or gate.junit.is_dir():
@@ -88,7 +96,9 @@ class Gate:
         try:
             experiment = store.experiment(summary["exp_id"])
             samples = store.samples(summary["exp_id"])
-            figures = gate_figures(samples, experiment["benchmark"])
+            # --gate-on valid: the figures leave out invalid samples; the JUnit file still lists every sample.
+            judged = _valid_samples(store, experiment, samples) if self.gate_on == "valid" else samples
+            figures = {**gate_figures(judged, experiment["benchmark"]), "gate_on": self.gate_on}
             record: dict = {"figures": figures}
             if self.junit:
                 record["junit"] = str(write_junit(self.junit, experiment, samples))
@@ -114,7 +124,8 @@ class Gate:
         """Judge the accuracy against --fail-under: adds a failure reason, or returns why the run is
         inconclusive (its interval strictly contains the threshold), or None when it passes."""
         accuracy, (low, high), threshold = figures["accuracy"], figures["ci95"], self.fail_under
-        words = f"accuracy {accuracy:.4f} (95% CI {low:.4f}–{high:.4f})"
+        what = "valid-sample accuracy" if self.gate_on == "valid" else "accuracy"
+        words = f"{what} {accuracy:.4f} (95% CI {low:.4f}–{high:.4f})"
         if low < threshold < high and self.on_inconclusive != "point":
             message = f"{words} contains the threshold {threshold:g}: too few samples to tell (see `evalui plan`)"
             if self.on_inconclusive == "fail":
@@ -139,6 +150,15 @@ class Gate:
                                 f"McNemar p = {record['mcnemar_p']:.4g}")
         keys = ("n", "diff", "diff_ci", "mcnemar_p", "flipped_to_wrong", "flipped_to_correct", "significant")
         return {"baseline": self.baseline, **{k: record[k] for k in keys}}
+
+
+def _valid_samples(store, experiment: dict, samples: list) -> list:
+    """The samples no validity scanner finds invalid (scanned now, as `evalui scan` would)."""
+    from evalui.engine.findings import scan
+    from evalui.scanners.validity import is_invalid
+
+    scan(store, experiment, samples)
+    return [s for s in samples if not is_invalid(s.findings)]
 
 
 def _check_baseline(args, baseline: str) -> None:

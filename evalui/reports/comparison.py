@@ -49,10 +49,21 @@ def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
     flips = flipped(outcomes_a, outcomes_b)
     paired = [i for i in outcomes_a if outcomes_a[i] is not None and outcomes_b.get(i) is not None]
 
-    def interval(outcomes: dict) -> list[float]:
+    def interval(outcomes: dict, ids: list[str] = paired) -> list[float]:
         """95 % interval of a run's accuracy over the paired samples, clustered as the run summary's."""
-        found = clustered_accuracy((cluster_key(i, benchmark_a), outcomes[i]) for i in paired)
+        found = clustered_accuracy((cluster_key(i, benchmark_a), outcomes[i]) for i in ids)
         return [found.low, found.high]
+
+    # Beside the raw comparison, never in its place: the pairs where neither sample was found invalid.
+    invalid = _invalid_ids(store, experiments[a_id], samples_a.values()) | \
+        _invalid_ids(store, experiments[b_id], samples_b.values())
+    valid_a = {i: o for i, o in outcomes_a.items() if i not in invalid}
+    valid_b = {i: o for i, o in outcomes_b.items() if i not in invalid}
+    valid = compare_outcomes(valid_a, valid_b).as_dict()
+    valid.pop("by_group", None)
+    valid_pairs = [i for i in paired if i not in invalid]
+    valid.update(invalid_pairs=len(paired) - len(valid_pairs), a_ci95=interval(outcomes_a, valid_pairs),
+                 b_ci95=interval(outcomes_b, valid_pairs))
 
     def described(sample_id: str) -> dict:
         return {"id": sample_id, "group": groups.get(sample_id, ""),
@@ -64,7 +75,18 @@ def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
             **comparison.as_dict(), "a_ci95": interval(outcomes_a), "b_ci95": interval(outcomes_b),
             "only_in_a": sum(1 for i in samples_a if i not in samples_b),
             "only_in_b": sum(1 for i in samples_b if i not in samples_a),
-            "flipped": {direction: [described(i) for i in ids] for direction, ids in flips.items()}}
+            "flipped": {direction: [described(i) for i in ids] for direction, ids in flips.items()},
+            "valid": valid}
+
+
+def _invalid_ids(store: RunStore, experiment: dict, samples) -> set[str]:
+    """Ids of the samples a validity scanner finds invalid (scanned now, as `evalui scan` would)."""
+    from evalui.engine.findings import scan
+    from evalui.scanners.validity import is_invalid
+
+    samples = list(samples)
+    scan(store, experiment, samples)
+    return {s.sample_id for s in samples if is_invalid(s.findings)}
 
 
 def _signed(value: float | None) -> str:
@@ -96,6 +118,7 @@ def comparison_markdown(record: dict) -> str:
         f"Flipped to wrong: {record['flipped_to_wrong']} · flipped to correct: {record['flipped_to_correct']} · "
         f"only in A: {record['only_in_a']} · only in B: {record['only_in_b']}",
         "",
+        *_valid_line(record.get("valid")),
         "| group | n | A | B | diff | 95% CI | → wrong | → correct | McNemar p |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
@@ -105,6 +128,16 @@ def comparison_markdown(record: dict) -> str:
                      f"{g['flipped_to_correct']} | {_p(g['mcnemar_p'])} |")
     lines += ["", f"_Interval: {record['interval_method']}; test: {record['test_method']}._"]
     return "\n".join(lines)
+
+
+def _valid_line(valid: dict | None) -> list[str]:
+    """The same comparison without the pairs a validity scanner found invalid in either run."""
+    if not valid:
+        return []
+    return [f"Valid samples only ({valid['n']} pairs, {valid['invalid_pairs']} left out as invalid): "
+            f"{percent(valid['a_accuracy'])}{_accuracy_interval(valid.get('a_ci95'))} → "
+            f"{percent(valid['b_accuracy'])}{_accuracy_interval(valid.get('b_ci95'))}, diff {_signed(valid['diff'])} "
+            f"(95% CI {_interval(valid['diff_ci'])}), McNemar p = {_p(valid['mcnemar_p'])}.", ""]
 
 
 def flip_choices(record: dict) -> list[tuple[str, str]]:

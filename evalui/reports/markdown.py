@@ -72,3 +72,24 @@ def epoch_lines(summary: dict) -> list[str]:
                f"{percent(figures.get('flip_rate'))}; correlation between a sample's epochs (ICC) "
                f"{'–' if figures.get('icc') is None else format(figures['icc'], '.2f')}"] if "flaky" in figures else []),
             ""]
+
+
+def validity_lines(summary: dict) -> list[str]:
+    """The report's section on validity: the valid-sample score beside the raw one, and what each
+    scanner found (evalui.scanners). Never in the raw figures' place."""
+    figures = summary.get("validity")
+    if not figures:
+        return []
+    low, high = (figures.get("valid_ci95") or [None, None])[:2]
+    interval = f" (95% CI {percent(low)}–{percent(high)})" if low is not None else ""
+    rows = [[name, counts.get("invalid", 0), counts.get("warning", 0), counts.get("info", 0)]
+            for name, counts in figures.get("by_scanner", {}).items() if counts]
+    return ["## Validity", "",
+            f"- Valid-sample accuracy: **{percent(figures.get('valid_accuracy'))}**{interval} over "
+            f"{figures.get('valid', 0)} samples; {figures.get('invalid', 0)} samples found invalid "
+            f"({figures.get('invalid_judged', 0)} of them judged) are left out. The raw accuracy above counts them.",
+            "- Invalid: the environment failed the sample (an endpoint error, an empty or truncated reply, a tool that "
+            "crashed, the answer in the prompt). Warning: the verdict stands, but look (a refusal, a loop, the step "
+            "limit, an item every other model fails). `evalui scan` runs the scanners again.",
+            "",
+            *([table(["scanner", "invalid", "warning", "info"], rows), ""] if rows else ["No scanner found anything.", ""])]

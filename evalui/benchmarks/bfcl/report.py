@@ -9,7 +9,7 @@ from evalui.benchmarks.bfcl.data import entries_by_id
 from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivity_chart
 from evalui.benchmarks.bfcl.format_sensitivity import report_lines as format_sensitivity_lines
 from evalui.reports.charts import accuracy_bars, count_bars, write_html
-from evalui.reports.markdown import epoch_lines, inert, percent, table, text_bar
+from evalui.reports.markdown import epoch_lines, inert, percent, table, text_bar, validity_lines
 
 SAMPLE_ROWS = 50
 
@@ -103,6 +103,7 @@ def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: lis
         "",
         "Chart: [accuracy.html](accuracy.html)",
         "",
+        *validity_lines(summary),
         *epoch_lines(summary),
         *leaderboard_lines(summary.get("leaderboard") or {}),
         *format_sensitivity_lines(sensitivity),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalui.reports.charts import accuracy_bars, histogram, write_html
-from evalui.reports.markdown import epoch_lines, inert, percent, table, text_bar
+from evalui.reports.markdown import epoch_lines, inert, percent, table, text_bar, validity_lines
 
 SAMPLE_ROWS = 50
 
@@ -49,6 +49,7 @@ def write_gaia_report(folder: Path, experiment: dict, summary: dict, rows: list[
         f"- Tokens: {summary['tokens']}",
         *agent_lines(experiment, summary),
         "",
+        *validity_lines(summary),
         *epoch_lines(summary),
         "## Accuracy per level",
         "",
