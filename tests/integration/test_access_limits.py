@@ -96,3 +96,5 @@ def test_a_visitor_may_have_two_runs_going_and_is_told_at_the_third(app_url, mon
         wait_for(lambda: not any(is_running(f"cap-{i}") for i in (1, 2, 4)), "the released runs never ended")
         again = one.predict(*bfcl_start(peer, "cap-3"), api_name="/bfcl_start")
         assert "cap-3" in status_of(again) and "already have" not in status_of(again)
+        # Left running, it would export into the next test's data folder (EVALUI_DATA_DIR is read then).
+        wait_for(lambda: not is_running("cap-3"), "the last run never ended")
