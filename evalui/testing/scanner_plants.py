@@ -214,3 +214,53 @@ class OtherModel:
 def wait_a_moment() -> None:
     """A test's runs get distinct creation times (the store lists runs newest first)."""
     time.sleep(0.01)
+
+
+# BFCL (prompt mode): the same kinds on single-turn entries, chosen by the entry's number --------
+BFCL_KINDS: dict[str, dict[str, str]] = {
+    "right": {},
+    "wrong": {},
+    "broken_call": {"format_failure": "warning"},  # the gold call without its closing parenthesis
+    "prose": {},  # words instead of a call: a failure, but no call was there to decode
+    "truncated": {"truncated": "invalid"},  # the same broken call, cut at the token cap
+    "empty": {"empty_reply": "invalid"},
+    "refusal": {"refusal": "warning"},
+    "endpoint_error": {"endpoint_error": "invalid"},
+}
+
+
+class BfclPlantedModel:
+    """Answers simple_python entries in prompt mode as ``kind_of(entry number)`` says."""
+
+    def __init__(self, offset: int = 0):
+        from evalui.testing.bfcl_oracle import BfclOracle
+
+        self.oracle = BfclOracle(["simple_python"])
+        self.offset = offset
+
+    def kind_of(self, sample_id: str) -> str:
+        number = int(sample_id.rsplit("_", 1)[1])
+        return list(BFCL_KINDS)[(number + self.offset) % len(BFCL_KINDS)]
+
+    def __call__(self, body: dict, number: int) -> Reply:
+        entry = self.oracle.entry_for(body)
+        if entry is None:
+            return completion("OK")
+        kind = self.kind_of(entry.id)
+        if kind == "right":
+            return self.oracle.gold_reply(body)
+        if kind == "wrong":
+            return self.oracle.wrong_reply(body)
+        gold = self.oracle.gold_reply(body).body["choices"][0]["message"]["content"]
+        broken = gold.rstrip().rstrip("]").rstrip(")")  # bfcl's decoder forgives a missing "]", not a ")"
+        if kind == "broken_call":
+            return completion(broken)
+        if kind == "truncated":
+            return _reply(broken, "length")
+        if kind == "prose":
+            return completion("I would need to know more about the inputs before calling any function.")
+        if kind == "empty":
+            return completion("")
+        if kind == "refusal":
+            return completion(_REFUSALS[int(entry.id.rsplit("_", 1)[1]) % len(_REFUSALS)])
+        return error(500, "scripted outage")
