@@ -55,6 +55,10 @@ def register(scanner: Scanner) -> None:
     _registered[scanner.name] = scanner
 
 
+def unregister(name: str) -> None:
+    _registered.pop(name, None)
+
+
 def _resolve(name: str, target: str) -> Scanner | None:
     try:
         scanner = pkgutil.resolve_name(target)
