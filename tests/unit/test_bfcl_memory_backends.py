@@ -68,6 +68,14 @@ def test_the_loader_gives_bfcl_evals_own_class(bfcl_utils, category):
     assert load_memory_backend(f"{category}_3-student-3") is cls
 
 
+def test_snapshot_roots_are_per_run_and_worker(tmp_path):
+    assert run_snapshot_root(tmp_path / "run-1") != run_snapshot_root(tmp_path / "run-2")
+    assert run_snapshot_root(tmp_path, "w1") != run_snapshot_root(tmp_path, "w2")
+    assert run_snapshot_root(tmp_path, "w1").is_relative_to(run_snapshot_root(tmp_path))
+    with pytest.raises(ValueError):
+        run_snapshot_root(tmp_path, "../elsewhere")
+
+
 def test_not_a_memory_category():
     for category in ("multi_turn_base", "web_search_base", "memory", "memory_kvx"):
         with pytest.raises(ValueError):

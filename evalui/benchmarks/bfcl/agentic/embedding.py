@@ -83,7 +83,7 @@ class MiniLMEncoder:
 
     def __init__(self, weights: dict[str, np.ndarray], config: dict, tokenizer_json: str,
                  weights_sha256: str = "", max_seq_length: int = _MAX_SEQ_LENGTH,
-                 cache_size: int = _CACHE_SIZE):
+                 cache_size: int = _CACHE_SIZE, blas_threads: int = 1):
         try:
             from tokenizers import Tokenizer
         except ImportError as exc:
@@ -103,6 +103,7 @@ class MiniLMEncoder:
         # One encode at a time, on one BLAS thread (see encode).
         self._lock = threading.Lock()
         self._blas = _blas_controller()
+        self._blas_threads = blas_threads
         # bfcl's VectorStore re-embeds its whole store whenever a snapshot is loaded, i.e. for every
         # question: up to 50 texts of up to 256 tokens, about a millisecond per token here. Every
         # question of a scenario loads the same snapshot, so the pooled vectors are kept per text.
@@ -146,7 +147,7 @@ class MiniLMEncoder:
         process-wide while it lasts, hence the lock: nested limits from two threads would restore
         each other's values out of order.
         """
-        with self._lock, self._blas.limit(limits=1, user_api="blas"):
+        with self._lock, self._blas.limit(limits=self._blas_threads, user_api="blas"):
             return self._encode(texts, normalize, batch_size)
 
     def _encode(self, texts: list[str], normalize: bool, batch_size: int) -> np.ndarray:
@@ -249,7 +250,7 @@ def weights_zip() -> Path:
     raise EmbeddingUnavailable(f"{WEIGHTS_DISTRIBUTION} is installed without its model.zip; {INSTALL_HINT}")
 
 
-def load_encoder(zip_path: Path | None = None, cache_size: int = _CACHE_SIZE) -> MiniLMEncoder:
+def load_encoder(zip_path: Path | None = None, cache_size: int = _CACHE_SIZE, blas_threads: int = 1) -> MiniLMEncoder:
     """A new encoder from the weights package (about 90 MB of float32 weights in memory)."""
     try:
         from safetensors.numpy import load as load_safetensors
@@ -262,7 +263,8 @@ def load_encoder(zip_path: Path | None = None, cache_size: int = _CACHE_SIZE) ->
     sha256 = hashlib.sha256(raw).hexdigest()
     weights = load_safetensors(raw)
     del raw
-    return MiniLMEncoder(weights, config, tokenizer_json, weights_sha256=sha256, cache_size=cache_size)
+    return MiniLMEncoder(weights, config, tokenizer_json, weights_sha256=sha256, cache_size=cache_size,
+                         blas_threads=blas_threads)
 
 
 @functools.cache

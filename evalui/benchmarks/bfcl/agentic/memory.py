@@ -23,12 +23,13 @@ bfcl writes the backend's memory to ``<model_result_dir>/agentic/memory/<backend
 (``prereq_checkpoints/<id>.json`` and ``<scenario>_final.json``), and every question of that
 scenario and backend loads ``<scenario>_final.json``. ``model_result_dir`` comes from the entry's
 ``initial_config``; bfcl sets it to its one result folder per model, shared by every run of that
-model. Here it is ``snapshot_root``, which the player gives per run (``run_snapshot_root``), so two
-runs, or two workers with their own roots, never read each other's memory.
+model. Here it is ``snapshot_root``, which the player gives per run, and per worker where several
+play prereq chains (``run_snapshot_root(run_dir, worker)``), so no two runs or workers ever read or
+write each other's memory.
 
 For the player (see ``open_memory_backend``):
 
-    root = run_snapshot_root(run_dir)               # once per run
+    root = run_snapshot_root(run_dir[, worker])     # once per run (and worker)
     for prereq in prereqs_of_scenario (in depends_on order):
         backend = open_memory_backend(prereq, root)    # a fresh instance, memory loaded
         ... play the conversation, running calls on backend ...
@@ -135,9 +136,18 @@ def load_memory_backend(category: str) -> type:
     return getattr(module, class_name)
 
 
-def run_snapshot_root(run_dir: str | Path) -> Path:
-    """Where one run keeps its memory snapshots (bfcl's ``model_result_dir`` for memory entries)."""
-    return Path(run_dir) / SNAPSHOT_DIR_NAME
+def run_snapshot_root(run_dir: str | Path, worker: str = "") -> Path:
+    """Where one run keeps its memory snapshots (bfcl's ``model_result_dir`` for memory entries).
+
+    Within it bfcl keeps one file per backend and scenario. Workers that each play a scenario's
+    prereq chain (separate processes or machines of one run) give their own ``worker`` name, so
+    two chains of the same scenario never write the same file."""
+    root = Path(run_dir) / SNAPSHOT_DIR_NAME
+    if worker:
+        if not worker.replace("-", "").replace("_", "").isalnum():
+            raise ValueError(f"a worker name is letters, digits, '-' and '_', not {worker!r}")
+        root = root / worker
+    return root
 
 
 def memory_initial_config(entry: dict, snapshot_root: str | Path) -> dict:
