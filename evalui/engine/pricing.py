@@ -168,7 +168,7 @@ class CostMeter:
 
     def stop_message(self) -> str:
         return (f"{BUDGET_SPENT}: ${self.spent_usd:.4f} spent of the ${self.max_cost_usd:.4f} budget; "
-                "resume with a higher --max-cost")
+                "resume it with a higher budget (--max-cost)")
 
 
 class MeteredTask:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
+from evalui.stats.cost import pareto_front
+
 PLOTLY_JS = "plotly.min.js"
 
 
@@ -126,4 +128,46 @@ def win_loss_tie(rates: Mapping[str, Mapping]) -> go.Figure:
     values = [rates[f"{label}_rate"]["successes"] for label in labels]
     figure = go.Figure(go.Pie(labels=["generated better", "real better", "tie"], values=values, hole=0.4, sort=False))
     figure.update_layout(title="Win rate against real AIME problems (both orders agree)", margin={"t": 50, "b": 20})
+    return figure
+
+
+def priced_runs(experiments: list[dict]) -> tuple[list[dict], int]:
+    """The finished runs that have an accuracy and a cost, as chart points, and how many finished
+    runs had no price. A run that stopped early (cancelled, out of budget) is left out: its cost
+    and accuracy are those of part of the benchmark."""
+    points, unpriced = [], 0
+    for experiment in experiments:
+        summary = experiment.get("summary") or {}
+        if experiment.get("status") != "finished" or summary.get("accuracy") is None:
+            continue
+        cost = (summary.get("cost") or {}).get("usd")
+        if cost is None:
+            unpriced += 1
+            continue
+        low, high = (summary.get("ci95") or [None, None])[:2]
+        points.append({"exp_id": experiment["exp_id"], "model": experiment.get("model", ""), "cost": cost,
+                       "accuracy": summary["accuracy"], "low": summary["accuracy"] if low is None else low,
+                       "high": summary["accuracy"] if high is None else high, "judged": summary.get("judged"),
+                       "per_correct": (summary.get("cost") or {}).get("per_correct_usd")})
+    return points, unpriced
+
+
+def cost_pareto(points: list[dict], title: str = "Accuracy against cost") -> go.Figure:
+    """Each run's accuracy (with its 95 % interval) against its cost in USD, and the Pareto frontier:
+    the runs no other run beats on both (as cheap or cheaper, as accurate or more), joined as steps."""
+    figure = go.Figure()
+    figure.add_scatter(
+        x=[p["cost"] for p in points], y=[p["accuracy"] for p in points], mode="markers", name="runs",
+        customdata=[p["exp_id"] for p in points], text=[p["model"] for p in points],
+        hovertemplate="%{customdata} (%{text})<br>cost $%{x:.4f}<br>accuracy %{y:.1%}<extra></extra>",
+        marker={"size": 11},
+        error_y={"type": "data", "symmetric": False, "array": [p["high"] - p["accuracy"] for p in points],
+                 "arrayminus": [p["accuracy"] - p["low"] for p in points]})
+    front = [points[i] for i in pareto_front([(p["cost"], p["accuracy"]) for p in points])]
+    figure.add_scatter(
+        x=[p["cost"] for p in front], y=[p["accuracy"] for p in front], mode="lines+markers+text",
+        name="Pareto frontier", line={"shape": "hv", "dash": "dash"}, customdata=[p["exp_id"] for p in front],
+        text=[p["exp_id"] for p in front], textposition="top left", hoverinfo="skip")
+    figure.update_layout(title=title, xaxis_title="cost of the run (USD)", yaxis_title="accuracy",
+                         yaxis={"range": [0, 1.05], "tickformat": ".0%"}, margin={"t": 50, "b": 40})
     return figure

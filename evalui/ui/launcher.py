@@ -12,6 +12,7 @@ import gradio as gr
 
 from evalui.engine.background import BackgroundRun, background_runs
 from evalui.engine.epochs import add_epochs
+from evalui.engine.pricing import live_cost, set_budget
 from evalui.engine.store import RunStore
 from evalui.errors import InputError
 from evalui.reports.markdown import defuse_links
@@ -37,6 +38,7 @@ class LauncherParts:
     runs: gr.Dropdown
     refresh: gr.Button
     progress: gr.HTML
+    max_cost: gr.Number  # the run's budget in USD (--max-cost); 0: none, or what a resumed run has
 
 
 def build_controls(prefix: str, start_label: str) -> LauncherParts:
@@ -51,7 +53,10 @@ def build_controls(prefix: str, start_label: str) -> LauncherParts:
     with gr.Row():
         runs = gr.Dropdown(choices=[], label=t("run.stored"), elem_id=f"{prefix}-runs", scale=4)
         refresh = gr.Button(t("run.refresh"), scale=1, elem_id=f"{prefix}-runs-refresh")
-    return LauncherParts(start, cancel, status, log, runs, refresh, progress)
+        # 0 (no limit) rather than empty: an input with a value is one API callers may leave out.
+        max_cost = gr.Number(value=0, minimum=0, label=t("run.max_cost"), info=t("run.max_cost_info"), scale=2,
+                             elem_id=f"{prefix}-max-cost")
+    return LauncherParts(start, cancel, status, log, runs, refresh, progress, max_cost)
 
 
 # Gradio 6.31's Textbox autoscroll runs once, not on each new value, so the log would stay at its
@@ -108,6 +113,8 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
     saved = gr.BrowserState(None, storage_key=f"evalui-{api_prefix}-run")
     timer = gr.Timer(value=POLL_S, active=False)
     inputs = [*inputs, epochs] if epochs is not None else inputs
+    # The budget comes last (after epochs): API callers may leave both out.
+    inputs = [*inputs, parts.max_cost]
     keep = [restorable(c) for c in inputs]
     kept = [c for c, k in zip(inputs, keep) if k]
     input_choices = input_choices or {}
@@ -117,12 +124,14 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
     def start_run(*values):
         # Returns as soon as the run is started: the timer follows it, so a run holds no queue slot.
         require_access("start runs")
-        asked = values[-1] if epochs is not None else None
+        *own, budget = values
+        asked = own[-1] if epochs is not None else None
         try:
             # One of the visitor's run slots is held while the run is prepared, then the run keeps it.
             with RUNS_IN_FLIGHT.start(is_running) as owned:
-                run_id, work = prepare(*(values[:-1] if epochs is not None else values))
+                run_id, work = prepare(*(own[:-1] if epochs is not None else own))
                 add_epochs(store, run_id, int(asked) if asked and asked > 1 else None)
+                set_budget(store, run_id, float(budget) if budget else None)
                 background_runs().start(run_id, work)
                 owned(run_id)
         except (ValueError, InputError, gr.Error) as exc:
@@ -141,6 +150,11 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
             return ""
         counts = store.progress(run_id)
         label = f"{(benchmark or 'run').upper()} {counts['judged']}/{counts['total']}"
+        meter = live_cost(run_id)
+        if meter is not None:  # the cost so far, and once a few samples were answered, the whole run's
+            label += " · " + say("msg.cost_live", spent=f"{meter.spent_usd:.4f}")
+            if meter.estimate_usd() is not None:
+                label += " · " + say("msg.cost_estimate", estimate=f"{meter.estimate_usd():.4f}")
         return (f'<div class="evalui-progress"><progress value="{counts["judged"]}" max="{max(counts["total"], 1)}" '
                 f'style="width:100%"></progress><div>{html.escape(label)}</div></div>')
 

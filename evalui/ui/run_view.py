@@ -7,7 +7,8 @@ from evalui.engine.store import RunStore
 from evalui.reports.markdown import epoch_texts, inert
 from evalui.ui.access import say
 
-STATES = ("running", "cancelling", "cancelled", "finished", "incomplete", "interrupted", "failed", "created")
+STATES = ("running", "cancelling", "cancelled", "finished", "incomplete", "interrupted", "failed", "created",
+          "budget_spent")
 
 
 def success_word(benchmark: str) -> str:
@@ -58,7 +59,19 @@ def status_line(store: RunStore, exp_id: str | None) -> str:
         outcome = say("msg.outcome", count=counts["correct"], word=word, share=f"{share:.1%}")
     state = run_state(store, exp_id, experiment)
     return say("msg.status", exp_id=exp_id, status=state_word(state), judged=counts["judged"], total=counts["total"],
-               outcome=outcome, errors=counts["errors"], tokens=counts["tokens"]) + epochs_note(experiment, state)
+               outcome=outcome, errors=counts["errors"], tokens=counts["tokens"]) + epochs_note(experiment, state) \
+        + cost_note(experiment, state)
+
+
+def cost_note(experiment: dict, state: str) -> str:
+    """What a run that stopped cost (and its budget), from its summary; a running run's is in its progress bar."""
+    cost = (experiment.get("summary") or {}).get("cost") or {}
+    if state in ("running", "cancelling") or cost.get("usd") is None:
+        return ""
+    per_correct = cost.get("per_correct_usd")
+    note = say("msg.cost", usd=f"{cost['usd']:.4f}", per_correct="–" if per_correct is None else f"{per_correct:.4f}")
+    budget = experiment["config"].get("max_cost_usd")
+    return note + (say("msg.budget", budget=f"{budget:.4f}") if budget is not None else "")
 
 
 def epochs_note(experiment: dict, state: str) -> str:

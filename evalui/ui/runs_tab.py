@@ -10,6 +10,7 @@ import pandas as pd
 from evalui.runs import history
 from evalui.engine.default_key import key_for
 from evalui.engine.store import RunStore
+from evalui.reports.charts import cost_pareto, priced_runs
 from evalui.reports.markdown import inert
 from evalui.ui import compare_view, inspector, launcher
 from evalui.ui.access import require_access, say
@@ -33,6 +34,11 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
         per_group = gr.Plot(label=t("runs.groups"), elem_id="runs-compare-groups")
         against_tokens = gr.Plot(label=t("runs.tokens"), elem_id="runs-compare-tokens")
+    with gr.Row():
+        pareto_benchmark = gr.Dropdown(choices=[], label=t("runs.pareto_benchmark"), scale=1,
+                                       elem_id="runs-pareto-benchmark")
+        pareto_note = gr.Markdown(elem_id="runs-pareto-note")
+    pareto = gr.Plot(label=t("runs.pareto"), elem_id="runs-pareto")
     pair = compare_view.build(store)
     gr.Markdown(t("runs.one"))
     parts = launcher.build_controls("runs", t("runs.resume"))
@@ -74,6 +80,18 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                                       on_progress=lambda p: run.say(p.message))
 
         return selected, work
+
+    def benchmark_choices():
+        return gr.update(choices=sorted({e["benchmark"] for e in store.experiments()}))
+
+    def cost_chart(benchmark):
+        if not benchmark:
+            return "", None
+        points, unpriced = priced_runs(store.experiments(benchmark))
+        figure = cost_pareto(points, f"{benchmark}: {say('runs.pareto').lower()}") if points else None
+        front = figure.data[1].customdata if figure is not None else ()
+        return say("runs.pareto_note", benchmark=inert(benchmark), shown=len(points), unpriced=unpriced,
+                   front=", ".join(inert(i) for i in front) or "–"), figure
 
     def compare_runs(ids):
         ids = list(ids or [])
@@ -127,3 +145,6 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     confirm.click(delete_run, [current], [confirm_row, table, chosen, parts.runs, current, samples, files, parts.status],
                   api_name="runs_delete")
     demo.load(listing, None, [table, chosen, pair.a, pair.b], api_visibility="private")
+    for source in (demo.load, refresh.click):
+        source(benchmark_choices, None, [pareto_benchmark], api_visibility="private")
+    pareto_benchmark.change(cost_chart, [pareto_benchmark], [pareto_note, pareto], api_name="runs_cost_pareto")

@@ -84,6 +84,21 @@ STRINGS: dict[str, tuple[str, str]] = {
     "state.interrupted": ("interrupted", "已中断"),
     "state.failed": ("failed", "失败"),
     "state.created": ("created", "已创建"),
+    "state.budget_spent": ("stopped: budget spent", "已停止：预算用尽"),
+    "run.max_cost": ("Max cost (USD)", "费用上限（美元）"),
+    "run.max_cost_info": ("Stop once the run has cost this much; 0: no limit (a resumed run keeps its own)",
+                          "运行费用达到此值即停止；0：不设上限（续跑时沿用原设置）"),
+    "msg.cost_live": ("${spent} spent", "已花费 ${spent}"),
+    "msg.cost_estimate": ("about ${estimate} for the whole run", "整个运行约 ${estimate}"),
+    "msg.cost": (" · cost ${usd} (${per_correct} per correct answer)", " · 费用 ${usd}（每个正确答案 ${per_correct}）"),
+    "msg.budget": (" · budget ${budget}", " · 预算 ${budget}"),
+    "runs.pareto": ("Accuracy against cost", "准确率与费用"),
+    "runs.pareto_benchmark": ("Benchmark", "基准"),
+    "runs.pareto_note": ("Finished runs of **{benchmark}** with a known price: {shown} shown, {unpriced} without a price. "
+                         "Error bars: 95% intervals. The line joins the runs no other run beats on both cost and "
+                         "accuracy (the Pareto frontier): {front}.",
+                         "**{benchmark}** 中价格已知的已完成运行：显示 {shown} 个，{unpriced} 个没有价格。误差线：95% 区间。"
+                         "折线连接在费用和准确率上都不被其他运行超越的运行（帕累托前沿）：{front}。"),
     "word.correct": ("correct", "正确"),
     "word.valid": ("valid", "有效"),
     "word.pass": ("pass (≥ 3.5)", "通过（≥ 3.5）"),
