@@ -53,8 +53,11 @@ def test_a_run_writes_records_that_validate_against_the_published_schemas(store,
     verdicts = {"correct": 0, "wrong": 0, "error": 0}
     for line, sample in zip(lines, samples):
         sample_schema.validate(line)
-        assert list(line) == ["schema_version", *KEYS_BEFORE_VERSIONS, "score"]
+        assert list(line) == ["schema_version", *KEYS_BEFORE_VERSIONS, "score", "findings"]
         assert line["schema_version"] == SAMPLE_RECORD_VERSION and line["id"] == sample.sample_id
+        # The store keeps the scanners' findings in the verdict; the record has them on their own.
+        stored_findings = (sample.verdict or {}).pop("findings", line["findings"])
+        assert line["findings"] == stored_findings
         assert line["verdict"] == sample.verdict and line["trajectory"] == sample.trajectory  # kept exactly
         if sample.stage != "judged":
             verdicts["error"] += 1
