@@ -9,6 +9,7 @@ from evalui.benchmarks.bfcl.data import entries_by_id
 from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivity_chart
 from evalui.benchmarks.bfcl.format_sensitivity import report_lines as format_sensitivity_lines
 from evalui.reports.charts import accuracy_bars, count_bars, write_html
+from evalui.reports.cost import cost_lines
 from evalui.reports.markdown import epoch_lines, inert, percent, table, text_bar, validity_lines
 
 SAMPLE_ROWS = 50
@@ -105,6 +106,7 @@ def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: lis
         "",
         *validity_lines(summary),
         *epoch_lines(summary),
+        *cost_lines(summary),
         *leaderboard_lines(summary.get("leaderboard") or {}),
         *format_sensitivity_lines(sensitivity),
         "## Error types",

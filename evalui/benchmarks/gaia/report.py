@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalui.reports.charts import accuracy_bars, histogram, write_html
+from evalui.reports.cost import cost_lines
 from evalui.reports.markdown import epoch_lines, inert, percent, table, text_bar, validity_lines
 
 SAMPLE_ROWS = 50
@@ -51,6 +52,7 @@ def write_gaia_report(folder: Path, experiment: dict, summary: dict, rows: list[
         "",
         *validity_lines(summary),
         *epoch_lines(summary),
+        *cost_lines(summary),
         "## Accuracy per level",
         "",
         table(["level", "correct", "total", "accuracy", ""],
