@@ -78,7 +78,10 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
             raise ChangedRun(f"exp_id {exp_id!r} was run with " + ", ".join(
                 f"{k}={stored[k]!r}" for k in changed) + " and finished samples depend on it; "
                 f"it cannot be resumed with " + ", ".join(f"{k}={values.get(k)!r}" for k in changed))
-        # What was not given again is what the run was started with.
+        # What was not given again is what the run was started with; so is its price, unless prices
+        # are given with the resume (a table's price looked up again does not replace the run's own).
+        if (config["pricing"] or {}).get("priced_by") != "run" and existing["config"].get("pricing"):
+            config["pricing"] = None
         for key in ("out", "concurrency", "requests_per_minute", "max_cost_usd", "pricing"):
             if config[key] is None:
                 config[key] = existing["config"].get(key)

@@ -160,3 +160,18 @@ def test_the_whole_runs_cost_is_estimated_after_the_first_five_samples(tmp_path,
     assert events[-1].cost_usd == pytest.approx(10 * PER_SAMPLE)
     assert events[-1].cost_estimate_usd == pytest.approx(10 * PER_SAMPLE)
     store.close()
+
+
+def test_a_resume_keeps_the_runs_own_price_unless_prices_are_given_with_it(tmp_path):
+    data = tmp_path / "data"
+    with ScriptedPeer(answering) as peer:
+        first = last_json(run_cli(data, peer, "--model", "gpt-4o-mini", "--price-input", "2", "--price-output", "8",
+                                  "--max-cost", "0.01"))
+        assert first["status"] == "budget_spent" and first["cost"]["priced_by"] == "run"
+        # Resumed without prices: the run's own, not the table's line for gpt-4o-mini.
+        kept = last_json(run_cli(data, peer, "--model", "gpt-4o-mini", "--max-cost", "0.05"))
+        assert kept["cost"]["priced_by"] == "run" and kept["cost"]["price"]["input_per_m"] == 2.0
+        # Prices given with a resume replace it, for every sample of the run.
+        given = last_json(run_cli(data, peer, "--model", "gpt-4o-mini", "--price-input", "1", "--price-output", "1"))
+    asked = len(peer.chat_requests())
+    assert given["cost"]["usd"] == pytest.approx(asked * (PROMPT + COMPLETION) / 1e6)
