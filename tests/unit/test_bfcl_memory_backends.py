@@ -114,7 +114,8 @@ def test_vector_store_retrieves_by_meaning(tmp_path):
     assert [h["text"] for h in hits][0] == "The dog is named Biscuit."
     assert hits[0]["similarity_score"] > hits[1]["similarity_score"]
     assert vec.archival_memory_update(1, "The cat is named Pepper.") == {"status": "ID 1 updated."}
-    assert vec.archival_memory_retrieve("What is my pet called?", top_k=1)["result"][0]["text"] == "The cat is named Pepper."
+    best = vec.archival_memory_retrieve("What is my pet called?", top_k=1)["result"][0]
+    assert best["text"] == "The cat is named Pepper."
     assert vec.archival_memory_remove(1) == {"status": "ID 1 removed from store."}
     assert all(h["id"] != 1 for h in vec.archival_memory_retrieve("pet", top_k=5)["result"])
     assert "error" in vec.core_memory_add("x" * 301)
