@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import resource
 import socket
@@ -51,8 +52,9 @@ def wrong_keys(keys) -> set[str]:
     return {key for index, key in enumerate(sorted(set(keys))) if index % 7 == 3}
 
 
-def full_script(categories: list[str], pages: list[str]):
-    """Made in the endpoint's process: one script for every category of the run."""
+def full_script(categories: list[str], pages: list[str], asked):
+    """Made in the endpoint's process: one script for every category of the run; ``asked`` (a shared
+    counter) counts the chat requests."""
     def make():
         from bfcl_eval import utils as bfcl_utils
 
@@ -68,9 +70,12 @@ def full_script(categories: list[str], pages: list[str]):
         single = BfclOracle([c for c in categories if c not in agentic and c not in MULTI_TURN_CATEGORIES])
         multi = MultiTurnOracle([c for c in categories if c in MULTI_TURN_CATEGORIES])
         memory = MemoryOracle(MEMORY, wrong=wrong_keys(question_key(e.id) for e in load_agentic_category(MEMORY[0])))
-        web = WebSearchOracle(WEB, pages, wrong=wrong_keys(web_question_key(e.id) for e in load_agentic_category(WEB[0])))
+        web_keys = (web_question_key(e.id) for e in load_agentic_category(WEB[0]))
+        web = WebSearchOracle(WEB, pages, wrong=wrong_keys(web_keys))
 
         def script(body, n):
+            with asked.get_lock():
+                asked.value += 1
             offered = " ".join([t["function"]["name"] for t in body.get("tools") or []]
                                + [m.get("content") or "" for m in body["messages"] if m.get("role") == "system"])
             if any(name in offered for name in MEMORY_NAMES):
@@ -84,9 +89,9 @@ def full_script(categories: list[str], pages: list[str]):
     return make
 
 
-def started_peer(make_script, log_path: Path) -> PeerProcess:
+def started_peer(make_script) -> PeerProcess:
     """The endpoint, once it listens: its oracles take a while to build on a busy machine."""
-    peer = PeerProcess(make_script, log_path=log_path)
+    peer = PeerProcess(make_script)
     deadline = time.monotonic() + 1800  # a bound that only catches a hang
     while time.monotonic() < deadline:
         try:
@@ -128,7 +133,8 @@ def main() -> None:
             os.environ.update(SERPAPI_API_KEY=SERPAPI_KEY, EVALUI_SERPAPI_URL=fake_web.url(""),
                               EVALUI_WEB_ALLOW_HOSTS=f"127.0.0.1:{fake_web.port}")
             pages = [fake_web.url(p) for p in PAGES]
-            peer = started_peer(full_script(WEB, pages), folder / "peer.log")
+            asked = multiprocessing.Value("q", 0)
+            peer = started_peer(full_script(WEB, pages, asked))
             started = time.perf_counter()
             recorded = run(store, peer, args.mode, WEB, "record", folder / "record", args.concurrency, args.limit,
                            web_search="serpapi", web_record=recording)
@@ -136,13 +142,15 @@ def main() -> None:
                   f"{time.perf_counter() - started:.1f} s, accuracy {recorded['accuracy']:.3f}")
         for name in ("SERPAPI_API_KEY", "EVALUI_SERPAPI_URL", "EVALUI_WEB_ALLOW_HOSTS"):
             os.environ.pop(name)  # the web server is gone: the full run replays
-        asked_before = len(peer.stop())
-        peer = started_peer(full_script(categories, pages), folder / "peer-full.log")
+        peer.stop()
+        asked_before, asked.value = asked.value, 0
+        peer = started_peer(full_script(categories, pages, asked))
         started = time.perf_counter()
         summary = run(store, peer, args.mode, ["all"], "full", folder / "full", args.concurrency, args.limit,
                       web_replay=recording)
         wall = time.perf_counter() - started
-        requests = len(peer.stop())
+        peer.stop()
+        requests = asked.value
         load = os.getloadavg()
         board = summary["leaderboard"]
         print(f"  full run: {summary['total']} samples, {requests} requests, run phase {summary['duration_s']:.1f} s "
