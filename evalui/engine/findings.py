@@ -10,7 +10,9 @@ named (an LLM scanner) are kept when the automatic ones run again.
 
 from __future__ import annotations
 
+from evalui.engine.finding_labels import label_precision, read_labels
 from evalui.engine.store import RunStore, Sample
+from evalui.errors import InputError
 from evalui.scanners.base import ScanContext, Scanner
 from evalui.scanners.registry import scan_sample, selected
 from evalui.scanners.validity import validity_figures
@@ -59,7 +61,13 @@ def keep(store: RunStore, exp_id: str, samples: list[Sample]) -> int:
     return len(changed)
 
 
-def validity(samples: list[Sample], scanners: list[Scanner]) -> dict:
-    """summary.json's ``validity`` for samples already scanned."""
-    return validity_figures(samples, {s.sample_id: s.findings or [] for s in samples},
-                            {s.name: s.version for s in scanners})
+def validity(samples: list[Sample], scanners: list[Scanner], folder=None) -> dict:
+    """summary.json's ``validity`` for samples already scanned; with the run's folder, each scanner's
+    precision from the reviewers' labels of these findings (evalui.engine.finding_labels)."""
+    found = {s.sample_id: s.findings or [] for s in samples}
+    figures = validity_figures(samples, found, {s.name: s.version for s in scanners})
+    try:
+        figures["label_precision"] = label_precision(read_labels(folder), found)
+    except InputError:  # an unreadable labels file: the run's exports are still written (saving a label says why)
+        figures["label_precision"] = {}
+    return figures

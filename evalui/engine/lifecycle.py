@@ -156,7 +156,7 @@ def summarise(store: RunStore, exp_id: str, *, duration_s: float | None = None) 
     summary.update(benchmark.summarise(samples, summary))
     summary.update(epochs.summary_figures(samples, experiment["config"]))
     # Beside the raw figures, never in their place: what the validity scanners found (evalui.engine.findings).
-    summary["validity"] = findings.validity(samples, findings.scan(store, experiment, samples))
+    summary["validity"] = findings.validity(samples, findings.scan(store, experiment, samples), folder)
     summary["cost"] = pricing.run_cost(samples, experiment["config"].get("pricing"))
     if experiment["config"].get("max_cost_usd") is not None:
         summary["cost"]["max_cost_usd"] = experiment["config"]["max_cost_usd"]

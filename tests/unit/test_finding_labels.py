@@ -1,0 +1,71 @@
+"""Reviewers' labels of scanner findings: stored per run in a locked JSON file, kept across a re-scan
+that finds the same thing, and each scanner's precision counted from them."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from evalui.engine.finding_labels import (CONFIRMED, FALSE_ALARM, finding_key, label_precision, labels_path,
+                                          read_labels, save_label)
+from evalui.errors import InputError
+
+pytestmark = pytest.mark.unit
+
+REFUSAL = {"scanner": "refusal", "severity": "warning", "message": "the reply refuses", "step": 1}
+EMPTY = {"scanner": "empty_reply", "severity": "invalid", "message": "the final reply is empty", "step": 2}
+EMPTY_TOO = {"scanner": "empty_reply", "severity": "invalid", "message": "the final reply is empty", "step": 1}
+
+
+def test_a_label_is_kept_by_its_finding_and_counted_in_precision(tmp_path):
+    save_label(tmp_path, "q1", REFUSAL, CONFIRMED, "Ada")
+    save_label(tmp_path, "q2", EMPTY, FALSE_ALARM, "Ada")
+    save_label(tmp_path, "q3", EMPTY_TOO, CONFIRMED, "Bo")
+    save_label(tmp_path, "q4", EMPTY_TOO, CONFIRMED, "Bo")
+    labels = read_labels(tmp_path)
+    assert labels[finding_key("q1", REFUSAL)]["reviewer"] == "Ada"
+    assert json.loads(labels_path(tmp_path).read_text())["labels"] == labels
+
+    findings = {"q1": [REFUSAL], "q2": [EMPTY], "q3": [EMPTY_TOO], "q4": [EMPTY_TOO], "q5": [EMPTY]}
+    assert label_precision(labels, findings) == {
+        "empty_reply": {CONFIRMED: 2, FALSE_ALARM: 1, "precision": 2 / 3},  # q5's finding has no label
+        "refusal": {CONFIRMED: 1, FALSE_ALARM: 0, "precision": 1.0}}
+
+
+def test_relabelling_replaces_and_a_rescan_keeps_only_the_same_finding(tmp_path):
+    save_label(tmp_path, "q2", EMPTY, CONFIRMED, "Ada")
+    save_label(tmp_path, "q2", EMPTY, FALSE_ALARM, "Bo")  # the latest label counts, with its reviewer
+    labels = read_labels(tmp_path)
+    assert len(labels) == 1 and next(iter(labels.values()))["reviewer"] == "Bo"
+    # A re-scan finds the same thing again (a new dict, same content): the label is still there.
+    assert label_precision(labels, {"q2": [dict(EMPTY)]})["empty_reply"][FALSE_ALARM] == 1
+    # A finding that is no longer found (another step) does not count, but its label stays in the file.
+    assert label_precision(labels, {"q2": [EMPTY_TOO]}) == {}
+    assert len(read_labels(tmp_path)) == 1
+
+
+def test_labels_need_a_reviewer_and_a_known_label_and_an_unreadable_file_is_left_alone(tmp_path):
+    with pytest.raises(InputError, match="reviewer"):
+        save_label(tmp_path, "q1", REFUSAL, CONFIRMED, "  ")
+    with pytest.raises(InputError, match="confirmed, false_alarm"):
+        save_label(tmp_path, "q1", REFUSAL, "maybe", "Ada")
+    assert read_labels(tmp_path) == {} and read_labels(None) == {}
+    labels_path(tmp_path).write_text("{ not json")
+    with pytest.raises(InputError, match="cannot read"):
+        save_label(tmp_path, "q1", REFUSAL, CONFIRMED, "Ada")
+    assert labels_path(tmp_path).read_text() == "{ not json"
+
+
+def test_concurrent_reviewers_lose_no_label(tmp_path):
+    def label(number):
+        for step in range(5):
+            save_label(tmp_path, f"q{number}", {**REFUSAL, "step": step}, CONFIRMED, f"reviewer {number}")
+
+    threads = [threading.Thread(target=label, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert len(read_labels(tmp_path)) == 20
