@@ -9,9 +9,11 @@ import html
 import json
 
 from evalui.benchmarks.bfcl.calls import pretty_prediction, pretty_truth
+from evalui.engine.finding_labels import finding_key
 from evalui.reports.verdicts import VERDICTS, verdict_of
 
 ALL = "all"
+ANY_INVALID = "any invalid"  # the finding filter's choice for samples the valid-sample score leaves out
 SEARCH_CHARS = 20_000  # of each sample's text searched; a long agent transcript is searched in its head
 _GOLD_KEYS = ("final_answer", "answer", "expected", "gold", "truth")
 
@@ -112,25 +114,37 @@ def reason_of(sample) -> str:
     return str(verdict.get("error_type") or "")
 
 
-def index(samples: list) -> list[dict]:
-    """One light row per sample, for the filters and the search."""
+def index(samples: list, found: dict[str, list[dict]] | None = None) -> list[dict]:
+    """One light row per sample, for the filters and the search; ``found``: each sample's findings."""
     rows = []
+    found = found or {}
     for sample in samples:
+        mine = found.get(sample.sample_id) or []
         searched = [sample.sample_id, sample.group, pretty_prediction(sample.prediction), sample.error or "",
                     reason_of(sample)]
         searched += [t["text"] for t in conversation(sample)]
         rows.append({"id": sample.sample_id, "group": sample.group, "verdict": verdict_of(sample),
-                     "error_type": error_type_of(sample), "text": "\n".join(searched)[:SEARCH_CHARS].casefold()})
+                     "error_type": error_type_of(sample), "text": "\n".join(searched)[:SEARCH_CHARS].casefold(),
+                     "scanners": sorted({str(f.get("scanner")) for f in mine}),
+                     "invalid": any(f.get("severity") == "invalid" for f in mine)})
     return rows
 
 
+def _has_finding(row: dict, finding: str | None) -> bool:
+    if finding in (ALL, "", None):
+        return True
+    return row.get("invalid", False) if finding == ANY_INVALID else finding in row.get("scanners", ())
+
+
 def filter_ids(rows: list[dict], *, verdict: str = ALL, group: str = ALL, error_type: str = ALL,
-               text: str = "") -> list[str]:
-    """Ids of the samples that pass every filter; the search is case-insensitive and matches any words order-free."""
+               text: str = "", finding: str = ALL) -> list[str]:
+    """Ids of the samples that pass every filter; the search is case-insensitive and matches any words
+    order-free; ``finding`` is a scanner's name or ANY_INVALID."""
     words = (text or "").casefold().split()
     return [r["id"] for r in rows
             if verdict in (ALL, "", None, r["verdict"]) and group in (ALL, "", None, r["group"])
-            and error_type in (ALL, "", None, r["error_type"]) and all(w in r["text"] for w in words)]
+            and error_type in (ALL, "", None, r["error_type"]) and _has_finding(r, finding)
+            and all(w in r["text"] for w in words)]
 
 
 def filter_choices(rows: list[dict]) -> dict[str, list[str]]:
@@ -139,19 +153,26 @@ def filter_choices(rows: list[dict]) -> dict[str, list[str]]:
         return [ALL, *dict.fromkeys(r[key] for r in rows if r[key])]
 
     present = {r["verdict"] for r in rows}
+    invalid = [ANY_INVALID] if any(r.get("invalid") for r in rows) else []
+    scanners = sorted({name for r in rows for name in r.get("scanners", ())})
     return {"verdict": [ALL, *(v for v in VERDICTS if v in present)], "group": seen("group"),
-            "error_type": seen("error_type")}
+            "error_type": seen("error_type"), "finding": [ALL, *invalid, *scanners]}
 
 
-def detail(benchmark: str, sample) -> dict:
+def detail(benchmark: str, sample, found: list[dict] | None = None, labels: dict[str, dict] | None = None) -> dict:
+    """The sample in full; ``found``: its findings, each with its reviewer's label from ``labels`` (by finding key)."""
     verdict = sample.verdict or {}
+    labels = labels or {}
+    listed = [{**f, "label": (labels.get(finding_key(sample.sample_id, f)) or {}).get("label", ""),
+               "reviewer": (labels.get(finding_key(sample.sample_id, f)) or {}).get("reviewer", "")}
+              for f in found or []]
     return {"id": sample.sample_id, "group": sample.group, "verdict": verdict_of(sample),
             "error_type": error_type_of(sample), "reason": reason_of(sample),
             "answer": pretty_prediction(sample.prediction), "gold": gold_answer(benchmark, sample),
             "latency_s": sample.latency_s, "prompt_tokens": sample.prompt_tokens,
             "completion_tokens": sample.completion_tokens, "attempts": sample.attempts,
             "checker": {k: v for k, v in verdict.items() if not isinstance(v, (dict, list))},
-            "conversation": conversation(sample)}
+            "conversation": conversation(sample), "findings": listed}
 
 
 def _pre(text: str, role: str) -> str:
@@ -172,6 +193,7 @@ def detail_html(record: dict, exp_id: str) -> str:
              "<h4>Verdict</h4>", _pre(record["reason"] or record["verdict"], "reason")]
     if record["checker"]:
         parts.append(_pre("\n".join(f"{k}: {v}" for k, v in record["checker"].items()), "checker"))
+    parts.append(findings_html(record.get("findings") or []))
     parts.append("<h4>Conversation</h4>")
     for turn in record["conversation"]:
         parts.append(f'<div class="evalui-turn"><b>{e(turn["role"])}</b>'
@@ -183,3 +205,26 @@ def detail_html(record: dict, exp_id: str) -> str:
         parts.append("</div>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def findings_html(found: list[dict]) -> str:
+    """The validity scanners' findings on the sample, numbered as the labelling control lists them."""
+    e = html.escape
+    if not found:
+        return '<h4>Findings</h4><p class="evalui-findings-none">No scanner found anything.</p>'
+    rows = "".join(
+        f'<tr class="evalui-finding" data-number="{n}" data-scanner="{e(str(f.get("scanner")))}" '
+        f'data-severity="{e(str(f.get("severity")))}" data-label="{e(f.get("label") or "")}">'
+        f'<td>{n}</td><td>{e(str(f.get("scanner")))}</td><td>{e(str(f.get("severity")))}</td>'
+        f'<td>{e(str(f.get("step") if f.get("step") is not None else "–"))}</td><td>{e(str(f.get("message") or ""))}</td>'
+        f'<td>{e((f.get("label") or "").replace("_", " ") or "–")}'
+        f'{" (" + e(f["reviewer"]) + ")" if f.get("reviewer") else ""}</td></tr>'
+        for n, f in enumerate(found, start=1))
+    return ('<h4>Findings</h4><table class="evalui-findings"><thead><tr><th>#</th><th>scanner</th><th>severity</th>'
+            f'<th>step</th><th>message</th><th>label</th></tr></thead><tbody>{rows}</tbody></table>')
+
+
+def finding_choices(found: list[dict]) -> list[tuple[str, int]]:
+    """(what the labelling control lists, the finding's number) for each finding of a sample."""
+    return [(f"{n}. {f.get('scanner')} ({f.get('severity')}, step {f.get('step') if f.get('step') is not None else '–'})", n)
+            for n, f in enumerate(found, start=1)]

@@ -59,8 +59,26 @@ def status_line(store: RunStore, exp_id: str | None) -> str:
         outcome = say("msg.outcome", count=counts["correct"], word=word, share=f"{share:.1%}")
     state = run_state(store, exp_id, experiment)
     return say("msg.status", exp_id=exp_id, status=state_word(state), judged=counts["judged"], total=counts["total"],
-               outcome=outcome, errors=counts["errors"], tokens=counts["tokens"]) + epochs_note(experiment, state) \
-        + cost_note(experiment, state)
+               outcome=outcome, errors=counts["errors"], tokens=counts["tokens"]) + validity_note(experiment, state) \
+        + epochs_note(experiment, state) + cost_note(experiment, state)
+
+
+def percent(value) -> str:
+    return "–" if value is None else f"{value:.1%}"
+
+
+def validity_note(experiment: dict, state: str) -> str:
+    """The raw accuracy with its 95 % interval and, beside it (never in its place), the valid-sample
+    score of the samples no validity scanner found invalid, from the run's summary."""
+    summary = experiment.get("summary") or {}
+    validity = summary.get("validity")
+    if state in ("running", "cancelling") or not validity or summary.get("accuracy") is None:
+        return ""
+    raw_low, raw_high = (list(summary.get("ci95") or []) + [None, None])[:2]
+    valid_low, valid_high = (list(validity.get("valid_ci95") or []) + [None, None])[:2]
+    return say("msg.validity", raw=percent(summary["accuracy"]), raw_low=percent(raw_low), raw_high=percent(raw_high),
+               valid=percent(validity.get("valid_accuracy")), valid_low=percent(valid_low),
+               valid_high=percent(valid_high), invalid=validity.get("invalid", 0))
 
 
 def cost_note(experiment: dict, state: str) -> str:

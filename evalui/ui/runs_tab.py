@@ -15,17 +15,41 @@ from evalui.reports.markdown import inert
 from evalui.ui import compare_view, inspector, launcher
 from evalui.ui.access import require_access, say
 from evalui.ui.endpoint_panel import EndpointInputs, preflight
-from evalui.ui.run_view import is_running
+from evalui.ui.run_view import is_running, percent
 from evalui.ui.strings import t
 
-RUN_WIDTHS = ["17%", "9%", "12%", "12%", "10%", "8%", "6%", "7%", "6%", "6%", "7%"]
+RUN_WIDTHS = ["15%", "8%", "11%", "11%", "9%", "7%", "6%", "7%", "6%", "9%", "5%", "6%"]
+VALID_COLUMN = "valid samples"
 SAMPLE_WIDTHS = ["14%", "10%", "7%", "7%", "36%", "12%", "7%", "7%"]
+
+
+def runs_table(store: RunStore) -> pd.DataFrame:
+    """history's table of runs with, after the headline value (never in its place), the valid-sample
+    score and its 95 % interval from each run's summary."""
+    frame = history.runs_frame(store)
+    summaries = {e["exp_id"]: e.get("summary") or {} for e in store.experiments()}
+
+    def valid(exp_id):
+        validity = summaries.get(exp_id, {}).get("validity") or {}
+        if validity.get("valid_accuracy") is None:
+            return ""
+        low, high = (list(validity.get("valid_ci95") or []) + [None, None])[:2]
+        return f"{percent(validity['valid_accuracy'])} [{percent(low)}–{percent(high)}] ({validity.get('invalid', 0)} invalid)"
+
+    frame.insert(list(frame.columns).index("value") + 1, VALID_COLUMN, [valid(i) for i in frame["exp_id"]])
+    return frame
+
+
+def runs_table_columns() -> pd.DataFrame:
+    columns = list(history.RUN_COLUMNS)
+    columns.insert(columns.index("value") + 1, VALID_COLUMN)
+    return pd.DataFrame(columns=columns)
 
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
         refresh = gr.Button(t("runs.refresh"), elem_id="runs-refresh")
-    table = gr.Dataframe(pd.DataFrame(columns=history.RUN_COLUMNS), label=t("tab.runs"), interactive=False, wrap=True,
+    table = gr.Dataframe(runs_table_columns(), label=t("tab.runs"), interactive=False, wrap=True,
                          max_height=360, column_widths=RUN_WIDTHS, elem_id="runs-table")
     with gr.Row():
         chosen = gr.Dropdown(choices=[], multiselect=True, label=t("runs.compare_choice"), elem_id="runs-compare-choice", scale=4)
@@ -54,7 +78,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     compare_view.open_flips_in(store, pair, inspector.include(demo, store, parts))
 
     def listing():
-        frame = history.runs_frame(store)
+        frame = runs_table(store)
         ids = list(frame["exp_id"])
         return frame, gr.update(choices=ids), gr.update(choices=ids), gr.update(choices=ids)
 
@@ -130,7 +154,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
             gr.Warning(html.escape(say("msg.delete_failed", exp_id=selected, reason=str(exc))))
             return unchanged
         gr.Info(html.escape(say("msg.deleted", exp_id=selected)))
-        frame = history.runs_frame(store)
+        frame = runs_table(store)
         ids = list(frame["exp_id"])
         empty, _ = run_view(None)
         return (hidden, frame, gr.update(choices=ids), gr.update(choices=ids, value=None), None, empty, None,
