@@ -19,12 +19,8 @@ import time
 
 from evalui.benchmarks.bfcl.agentic.backends import AgenticBackend
 from evalui.benchmarks.bfcl.data import BfclEntry
-from evalui.benchmarks.bfcl.multi_turn.play import Conversation, _stop_at_flood
-from evalui.benchmarks.bfcl.scoring.multi_turn import StepDecodeError, decode_step
-from evalui.benchmarks.bfcl.scoring.safe_calls import UnsafeExpression
-from evalui.engine.completion import EndpointError
-from evalui.engine.step_limits import SampleBudget, StepLimitExceeded
-from evalui.engine.trajectory import Step, TaskResult, step_of
+from evalui.benchmarks.bfcl.multi_turn.play import Conversation, play_turns
+from evalui.engine.trajectory import TaskResult
 
 
 def with_memory_instructions(entry: BfclEntry, instance) -> BfclEntry:
@@ -43,61 +39,9 @@ async def play_agentic(client, entry: BfclEntry, mode: str, backend: AgenticBack
     step outputs per turn) and whether the step limit stopped it."""
     started = time.perf_counter()
     conversation = Conversation(with_memory_instructions(entry, backend.instance), mode)
-    limit = conversation.prompts.MAXIMUM_STEP_LIMIT
-    steps: list[Step] = []
-    turns: list[list] = []
-    force_terminated, limit_exceeded = False, ""
-    budget = SampleBudget()
-    for turn_index, turn_messages in enumerate(conversation.entry.question):  # memory instructions included
-        conversation.start_turn(turn_index, turn_messages)
-        outputs: list = []
-        turns.append(outputs)
-        count = 0
-        while True:
-            try:
-                reply = await client.achat(conversation.messages, tools=conversation.tools,
-                                           extra_body=conversation.extra_body)
-            except EndpointError as exc:
-                exc.steps = steps
-                raise
-            step = step_of(reply, conversation.unsent)
-            conversation.unsent = []
-            steps.append(step)
-            try:
-                budget.check(reply.text, reply.tool_calls)
-            except StepLimitExceeded as exc:
-                limit_exceeded = _stop_at_flood(step, outputs, exc)
-                break
-            outputs.append(conversation.raw_output(reply))
-            conversation.add_reply(reply, len(steps))
-            try:
-                calls = decode_step(outputs[-1], mode, backend.allowed)
-            except (StepDecodeError, UnsafeExpression) as exc:
-                answered_in_words = mode == "fc" and isinstance(outputs[-1], str)
-                step.note = "no calls: the answer" if answered_in_words else f"not decoded, turn ends: {exc}"[:500]
-                break
-            if not calls:
-                step.note = "no calls: the answer"
-                break
-            try:
-                budget.check_count(calls)
-            except StepLimitExceeded as exc:
-                limit_exceeded = _stop_at_flood(step, outputs, exc, replace_last=True)
-                break
-            results = []
-            for call in calls:
-                result, error = await asyncio.to_thread(backend.run, call)
-                results.append(result)
-                step.tool_results.append({"name": call.shown(), "content": result, "error": error})
-            conversation.add_results(calls, results, len(steps))
-            count += 1
-            if count > limit:
-                force_terminated = True
-                step.note = f"force-terminated after {limit} steps in one turn"
-                break
-        if force_terminated or limit_exceeded:
-            break
-    output = {"turns": turns, "force_terminated": force_terminated}
-    if limit_exceeded:
-        output["limit_exceeded"] = limit_exceeded
-    return TaskResult(output, steps, time.perf_counter() - started)
+
+    async def run_call(call):
+        return await asyncio.to_thread(backend.run, call)
+
+    played = await play_turns(client, conversation, backend.allowed, run_call, answer_note="no calls: the answer")
+    return TaskResult(played.output(), played.steps, time.perf_counter() - started)

@@ -11,6 +11,7 @@ own user prompt (as tools in FC mode; in the prompt in prompt mode, as upstream 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 
 from evalui.benchmarks.bfcl.data import BfclEntry
@@ -100,72 +101,89 @@ class Conversation:
             self.add({"role": "user", "content": text})
 
 
+@dataclasses.dataclass
+class Played:
+    """What a conversation's turns left: every step, each turn's official outputs, and how it stopped."""
+    steps: list[Step] = dataclasses.field(default_factory=list)
+    turns: list[list] = dataclasses.field(default_factory=list)
+    step_turns: list[int] = dataclasses.field(default_factory=list)
+    force_terminated: bool = False
+    limit_exceeded: str = ""  # too_many_calls or too_large: the conversation stops at that step
+
+    def output(self, **extra) -> dict:
+        output = {"turns": self.turns, **extra, "force_terminated": self.force_terminated}
+        if self.limit_exceeded:
+            output["limit_exceeded"] = self.limit_exceeded
+        return output
+
+
+async def play_turns(client, conversation: Conversation, allowed, run_call, *,
+                     answer_note: str = "no calls, turn ends") -> Played:
+    """Every user turn of the conversation's entry: ask, decode, run the calls with ``run_call``
+    (awaitable, returning the result text and an error code), send the results back, until a step
+    does not decode into calls; past bfcl's step limit in one turn, the conversation stops."""
+    mode, limit = conversation.mode, conversation.prompts.MAXIMUM_STEP_LIMIT
+    played, budget = Played(), SampleBudget()
+    for turn_index, turn_messages in enumerate(conversation.entry.question):
+        conversation.start_turn(turn_index, turn_messages)
+        outputs: list = []
+        played.turns.append(outputs)
+        count = 0
+        while True:
+            try:
+                reply = await client.achat(conversation.messages, tools=conversation.tools,
+                                           extra_body=conversation.extra_body)
+            except EndpointError as exc:
+                exc.steps = played.steps  # the conversation so far is kept with the error
+                raise
+            step = step_of(reply, conversation.unsent)
+            conversation.unsent = []
+            played.steps.append(step)
+            played.step_turns.append(turn_index)
+            try:
+                budget.check(reply.text, reply.tool_calls)
+            except StepLimitExceeded as exc:
+                played.limit_exceeded = _stop_at_flood(step, outputs, exc)
+                break
+            outputs.append(conversation.raw_output(reply))
+            conversation.add_reply(reply, len(played.steps))
+            try:
+                calls = decode_step(outputs[-1], mode, allowed)
+            except (StepDecodeError, UnsafeExpression) as exc:
+                answered_in_words = mode == "fc" and isinstance(outputs[-1], str)
+                step.note = answer_note if answered_in_words else f"not decoded, turn ends: {exc}"[:500]
+                break
+            if not calls:
+                step.note = answer_note
+                break
+            try:
+                budget.check_count(calls)  # prompt mode: counted once decoded
+            except StepLimitExceeded as exc:
+                played.limit_exceeded = _stop_at_flood(step, outputs, exc, replace_last=True)
+                break
+            results = []
+            for call in calls:
+                result, error = await run_call(call)
+                results.append(result)
+                step.tool_results.append({"name": call.shown(), "content": result, "error": error})
+            conversation.add_results(calls, results, len(played.steps))
+            count += 1
+            if count > limit:
+                played.force_terminated = True
+                step.note = f"force-terminated after {limit} steps in one turn"
+                break
+        if played.force_terminated or played.limit_exceeded:
+            break
+    return played
+
+
 async def play(client, entry: BfclEntry, mode: str) -> TaskResult:
     """Play every turn of ``entry``; the output holds the official per-turn result and the step map."""
     started = time.perf_counter()
     conversation = Conversation(entry, mode)
-    limit = conversation.prompts.MAXIMUM_STEP_LIMIT
-    steps: list[Step] = []
-    turns: list[list] = []
-    step_turns: list[int] = []
-    force_terminated = False
-    limit_exceeded = ""  # too_many_calls or too_large: the conversation stops at that step
-    budget = SampleBudget()
     async with IsolatedBackends(entry) as backends:
-        for turn_index, turn_messages in enumerate(entry.question):
-            conversation.start_turn(turn_index, turn_messages)
-            outputs: list = []
-            turns.append(outputs)
-            count = 0
-            while True:
-                try:
-                    reply = await client.achat(conversation.messages, tools=conversation.tools,
-                                               extra_body=conversation.extra_body)
-                except EndpointError as exc:
-                    exc.steps = steps  # the conversation so far is kept with the error
-                    raise
-                step = step_of(reply, conversation.unsent)
-                conversation.unsent = []
-                steps.append(step)
-                step_turns.append(turn_index)
-                try:
-                    budget.check(reply.text, reply.tool_calls)
-                except StepLimitExceeded as exc:
-                    limit_exceeded = _stop_at_flood(step, outputs, exc)
-                    break
-                outputs.append(conversation.raw_output(reply))
-                conversation.add_reply(reply, len(steps))
-                try:
-                    calls = decode_step(outputs[-1], mode, backends.allowed)
-                except (StepDecodeError, UnsafeExpression) as exc:
-                    answered_in_words = mode == "fc" and isinstance(outputs[-1], str)
-                    step.note = "no calls, turn ends" if answered_in_words else f"not decoded, turn ends: {exc}"[:500]
-                    break
-                if not calls:
-                    step.note = "no calls, turn ends"
-                    break
-                try:
-                    budget.check_count(calls)  # prompt mode: counted once decoded
-                except StepLimitExceeded as exc:
-                    limit_exceeded = _stop_at_flood(step, outputs, exc, replace_last=True)
-                    break
-                results = []
-                for call in calls:
-                    result, error = await backends.arun(call)
-                    results.append(result)
-                    step.tool_results.append({"name": call.shown(), "content": result, "error": error})
-                conversation.add_results(calls, results, len(steps))
-                count += 1
-                if count > limit:
-                    force_terminated = True
-                    step.note = f"force-terminated after {limit} steps in one turn"
-                    break
-            if force_terminated or limit_exceeded:
-                break
-    output = {"turns": turns, "step_turns": step_turns, "force_terminated": force_terminated}
-    if limit_exceeded:
-        output["limit_exceeded"] = limit_exceeded
-    return TaskResult(output, steps, time.perf_counter() - started)
+        played = await play_turns(client, conversation, backends.allowed, backends.arun)
+    return TaskResult(played.output(step_turns=played.step_turns), played.steps, time.perf_counter() - started)
 
 
 def _stop_at_flood(step: Step, outputs: list, exc: StepLimitExceeded, replace_last: bool = False) -> str:
