@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,29 +14,10 @@ from toy_benchmark import ToyOptions, ask, samples
 
 from evalui.cli.gate import GATE_FAILED, GATE_INCONCLUSIVE
 from evalui.stats.metrics import wilson
-from evalui.testing.openai_peer import ScriptedPeer, completion, error
+from evalui.testing.openai_peer import ScriptedPeer, completion
+from integration.test_gate import SEED, N, always_right, wrong_and_broken
 
 TESTS = Path(__file__).resolve().parents[1]
-N, SEED = 30, 3
-
-
-def sums(question: str) -> int | None:
-    numbers = re.findall(r"\d+", question)
-    return int(numbers[0]) + int(numbers[1]) if len(numbers) >= 2 else None
-
-
-def wrong_and_broken(body, n):
-    """Right, except: sums ending in 7 are answered wrong (toy's ask), sums ending in 3 get HTTP 500."""
-    question = body["messages"][-1]["content"]
-    total = sums(question)
-    if total is not None and total % 10 == 3:
-        return error(500, "always broken")
-    return completion(ask(question))
-
-
-def always_right(body, n):
-    total = sums(body["messages"][-1]["content"])
-    return completion(f"The answer is {total}" if total is not None else "OK")
 
 
 def toy_answers(body, n):
