@@ -216,7 +216,7 @@ def findings_html(found: list[dict]) -> str:
         f'<tr class="evalui-finding" data-number="{n}" data-scanner="{e(str(f.get("scanner")))}" '
         f'data-severity="{e(str(f.get("severity")))}" data-label="{e(f.get("label") or "")}">'
         f'<td>{n}</td><td>{e(str(f.get("scanner")))}</td><td>{e(str(f.get("severity")))}</td>'
-        f'<td>{e(str(f.get("step") if f.get("step") is not None else "–"))}</td><td>{e(str(f.get("message") or ""))}</td>'
+        f'<td>{e(_step(f))}</td><td>{e(str(f.get("message") or ""))}</td>'
         f'<td>{e((f.get("label") or "").replace("_", " ") or "–")}'
         f'{" (" + e(f["reviewer"]) + ")" if f.get("reviewer") else ""}</td></tr>'
         for n, f in enumerate(found, start=1))
@@ -226,5 +226,8 @@ def findings_html(found: list[dict]) -> str:
 
 def finding_choices(found: list[dict]) -> list[tuple[str, int]]:
     """(what the labelling control lists, the finding's number) for each finding of a sample."""
-    return [(f"{n}. {f.get('scanner')} ({f.get('severity')}, step {f.get('step') if f.get('step') is not None else '–'})", n)
-            for n, f in enumerate(found, start=1)]
+    return [(f"{n}. {f.get('scanner')} ({f.get('severity')}, step {_step(f)})", n) for n, f in enumerate(found, start=1)]
+
+
+def _step(finding: dict) -> str:
+    return "–" if finding.get("step") is None else str(finding["step"])

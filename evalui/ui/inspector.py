@@ -209,9 +209,8 @@ def build(demo, store: RunStore, follow: gr.Dropdown | None = None, ends: gr.com
         control.input(refilter, filters, listed, api_visibility="private")
     search.submit(refilter, filters, listed, api_visibility="private")
     sample.input(pick, [*filters, sample], [position, detail, labelled], api_visibility="private")
-    confirm.click(label_with(CONFIRMED), [run, sample, labelled, reviewer], [detail, precision], api_visibility="private")
-    false_alarm.click(label_with(FALSE_ALARM), [run, sample, labelled, reviewer], [detail, precision],
-                      api_visibility="private")
+    for button, label in ((confirm, CONFIRMED), (false_alarm, FALSE_ALARM)):
+        button.click(label_with(label), [run, sample, labelled, reviewer], [detail, precision], api_visibility="private")
     previous.click(step(-1), [*filters, sample], listed, api_visibility="private", show_progress="hidden")
     following.click(step(1), [*filters, sample], listed, api_visibility="private", show_progress="hidden")
     if follow is not None:

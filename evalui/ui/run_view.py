@@ -58,8 +58,9 @@ def status_line(store: RunStore, exp_id: str | None) -> str:
         word = success_word(experiment["benchmark"])
         outcome = say("msg.outcome", count=counts["correct"], word=word, share=f"{share:.1%}")
     state = run_state(store, exp_id, experiment)
+    validity = validity_note(experiment, state) if scored else ""  # no valid share of answers nobody can score
     return say("msg.status", exp_id=exp_id, status=state_word(state), judged=counts["judged"], total=counts["total"],
-               outcome=outcome, errors=counts["errors"], tokens=counts["tokens"]) + validity_note(experiment, state) \
+               outcome=outcome, errors=counts["errors"], tokens=counts["tokens"]) + validity \
         + epochs_note(experiment, state) + cost_note(experiment, state)
 
 

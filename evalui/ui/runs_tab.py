@@ -34,7 +34,8 @@ def runs_table(store: RunStore) -> pd.DataFrame:
         if validity.get("valid_accuracy") is None:
             return ""
         low, high = (list(validity.get("valid_ci95") or []) + [None, None])[:2]
-        return f"{percent(validity['valid_accuracy'])} [{percent(low)}–{percent(high)}] ({validity.get('invalid', 0)} invalid)"
+        interval = f"[{percent(low)}–{percent(high)}]"
+        return f"{percent(validity['valid_accuracy'])} {interval} ({validity.get('invalid', 0)} invalid)"
 
     frame.insert(list(frame.columns).index("value") + 1, VALID_COLUMN, [valid(i) for i in frame["exp_id"]])
     return frame

@@ -69,3 +69,28 @@ def test_concurrent_reviewers_lose_no_label(tmp_path):
     for thread in threads:
         thread.join(timeout=120)
     assert len(read_labels(tmp_path)) == 20
+
+
+def test_the_inspector_filters_by_finding_and_shows_each_with_its_label_as_text():
+    from types import SimpleNamespace
+
+    from evalui.runs import inspector_data as data
+
+    def sample(sample_id, correct):
+        return SimpleNamespace(sample_id=sample_id, group="g", stage="judged", correct=correct, error=None,
+                               verdict={"correct": correct}, prediction="x", trajectory=[], request={}, response={},
+                               payload={}, latency_s=1.0, prompt_tokens=1, completion_tokens=1, attempts=1)
+
+    hostile = {**REFUSAL, "message": '<img src=x onerror="alert(1)">'}
+    samples = [sample("q1", False), sample("q2", False), sample("q3", True)]
+    rows = data.index(samples, {"q1": [hostile], "q2": [EMPTY, REFUSAL]})
+    assert data.filter_ids(rows, finding=data.ANY_INVALID) == ["q2"]
+    assert data.filter_ids(rows, finding="refusal") == ["q1", "q2"]
+    assert data.filter_ids(rows, finding=data.ALL) == ["q1", "q2", "q3"]
+    assert data.filter_choices(rows)["finding"] == ["all", data.ANY_INVALID, "empty_reply", "refusal"]
+
+    labels = {finding_key("q1", hostile): {"label": FALSE_ALARM, "reviewer": "<b>Ada</b>"}}
+    page = data.detail_html(data.detail("gaia", samples[0], [hostile], labels), "run")
+    assert 'data-label="false_alarm"' in page and "<img" not in page and "&lt;b&gt;Ada&lt;/b&gt;" in page
+    assert data.finding_choices([EMPTY, REFUSAL]) == [("1. empty_reply (invalid, step 2)", 1),
+                                                      ("2. refusal (warning, step 1)", 2)]
