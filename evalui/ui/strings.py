@@ -309,7 +309,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "msg.validity": (" · accuracy {raw} [{raw_low}–{raw_high}] · valid samples {valid} [{valid_low}–{valid_high}] "
                      "({invalid} invalid)",
                      " · 准确率 {raw} [{raw_low}–{raw_high}] · 有效样本 {valid} [{valid_low}–{valid_high}]（{invalid} 个无效）"),
-    "runs.valid_column": ("valid samples", "有效样本"),
     "msg.delete_ask": ("Delete **{exp_id}** and its folder? This cannot be undone.",
                        "删除 **{exp_id}** 及其文件夹？此操作无法撤销。"),
     "msg.delete_running": ("Cancel the run before deleting it.", "请先取消该运行，再删除。"),
