@@ -81,10 +81,12 @@ def official_verdicts(root: Path, mode: str, ids: list[str]) -> dict[str, bool]:
 
 # --- the logging proxy -------------------------------------------------------------------------------
 class LoggingProxy:
-    """Forwards POSTs to ``upstream`` and keeps each (request body, status, response body)."""
+    """Forwards POSTs to ``upstream`` and keeps each (request body, status, response body) whose
+    reply reached the client; ``undelivered`` counts the others."""
 
     def __init__(self, upstream: str):
         self.upstream, self.log, lock = upstream.rstrip("/"), [], threading.Lock()
+        self.undelivered = 0
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -108,14 +110,22 @@ class LoggingProxy:
                         status, payload = reply.status, reply.read()
                 except urllib.error.HTTPError as exc:
                     status, payload = exc.code, exc.read()
+                try:
+                    self.send_response(status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    self.wfile.flush()
+                except OSError:
+                    # The client gave up first (the OpenAI SDK's 600 s timeout on a busy machine) and
+                    # will send the request again: that attempt is not part of the conversation.
+                    with lock:
+                        proxy.undelivered += 1
+                    return
                 if data is not None:
                     with lock:
                         proxy.log.append((json.loads(data), status, payload.decode("utf-8", "replace")))
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -182,6 +192,7 @@ def batch(categories: list[str], per_category: int, mode: str, upstream: str, mo
              model, theirs, "http://127.0.0.1:9/v1")
     results, verdicts = evalui_outcome(summary)
     return {"ids": ids, "index": index, "official_log": official.log, "evalui_log": ours.log,
+            "undelivered_bfcl": official.undelivered, "undelivered_evalui": ours.undelivered,
             "bfcl_results": bfcl_results(root, mode), "evalui_results": results,
             "bfcl_verdicts": official_verdicts(root, mode, ids), "evalui_verdicts": verdicts,
             "checker_on_evalui": official_verdicts(theirs, mode, ids), "bfcl_s": bfcl_s, "evalui_s": evalui_s}
@@ -194,7 +205,8 @@ def agreement(outcome: dict) -> dict:
     official = index.by_entry([body for body, _, _ in outcome["official_log"]])
     ours = index.by_entry([body for body, _, _ in outcome["evalui_log"]])
     figures = {"entries": len(outcome["ids"]), "requests_bfcl": len(outcome["official_log"]),
-               "requests_evalui": len(outcome["evalui_log"]), "bodies_identical": 0, "conversations_identical": 0,
+               "requests_evalui": len(outcome["evalui_log"]), "abandoned_bfcl": outcome["undelivered_bfcl"],
+               "abandoned_evalui": outcome["undelivered_evalui"], "bodies_identical": 0, "conversations_identical": 0,
                "outputs_identical": 0, "verdicts_equal": 0, "checker_agrees_on_evalui": 0, "differences": []}
     for entry_id in outcome["ids"]:
         expected, actual = official.get(entry_id, []), ours.get(entry_id, [])
@@ -268,7 +280,8 @@ def main() -> None:
                 label = "single-turn" if len(categories) > 1 else categories[0]
                 endpoint = "local model" if local else "scripted endpoint"
                 print(f"{mode:6} {label:26} {endpoint:17} entries {figures['entries']:3}  requests bfcl/evalui "
-                      f"{figures['requests_bfcl']}/{figures['requests_evalui']}  identical bodies "
+                      f"{figures['requests_bfcl']}/{figures['requests_evalui']} (abandoned by the client "
+                      f"{figures['abandoned_bfcl']}/{figures['abandoned_evalui']})  identical bodies "
                       f"{figures['bodies_identical']}  identical conversations {figures['conversations_identical']}  "
                       f"identical outputs {figures['outputs_identical']}  equal verdicts {figures['verdicts_equal']} "
                       f"(correct bfcl {figures['bfcl_correct']}, evalui {figures['evalui_correct']}; official checker "
