@@ -193,6 +193,8 @@ class Validity(_Record):
     by_scanner: dict[str, dict[str, int]] = Field(default_factory=dict, description=(
         "per scanner, the samples it flagged at each severity"))
     scanners: dict[str, str] = Field(default_factory=dict, description="the scanners that ran, with their versions")
+    label_precision: dict[str, dict[str, int | float | None]] = Field(default_factory=dict, description=(
+        "per scanner, its precision from reviewers' labels of these findings: confirmed, false_alarm, precision"))
 
 
 class RunSummary(_Record):

@@ -21,7 +21,7 @@ from evalui.errors import InputError
 from evalui.runs import finding_labels as labelling
 from evalui.runs import inspector_data as data
 from evalui.ui.run_view import is_running
-from evalui.ui.access import say
+from evalui.ui.access import require_access, say
 from evalui.ui.strings import t
 
 # Alt+↓ / Alt+↑ press Next / Previous of the inspector on screen (only one tab is visible at a time).
@@ -180,6 +180,7 @@ def build(demo, store: RunStore, follow: gr.Dropdown | None = None, ends: gr.com
 
     def label_with(label):
         def save(exp_id, sample_id, number, name):
+            require_access("label findings")  # reading a run is not enough to write beside it
             if not exp_id or not sample_id or not number:
                 gr.Warning(say("inspector.need_finding"))
                 return gr.skip(), gr.skip()

@@ -365,6 +365,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "access.test_endpoints": ("test endpoints", "测试端点"),
     "access.upload_files": ("upload files", "上传文件"),
     "access.save_reviews": ("save reviews", "保存审阅"),
+    "access.label_findings": ("label findings", "标注发现"),
     "access.export_approved_problems": ("export approved problems", "导出已通过的题目"),
     "access.change_the_assignment": ("change the assignment", "更改分配设置"),
     "access.adjudicate": ("adjudicate", "裁决"),

@@ -27,7 +27,7 @@ READ_ONLY = {
       for what in ("runs", "show")),
     "aime_files", "aime_results", "runs_list", "runs_compare", "runs_compare_pair", "bfcl_turns", "gaia_transcript",
     "verify_files", "verify_open", "verify_previous", "verify_next", "verify_next_unverified", "verify_goto",
-    "verify_as", "verify_disputed", "verify_adjudicate_show",
+    "verify_as", "verify_disputed", "verify_adjudicate_show", "runs_cost_pareto",
 }
 REFUSAL = "Only allowed users may"
 GAIA_METADATA = BUNDLED_SAMPLE / "2023" / "validation" / "metadata.jsonl"
