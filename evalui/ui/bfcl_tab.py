@@ -11,7 +11,7 @@ import pandas as pd
 from evalui.benchmarks.bfcl.run import execute_bfcl_run, export_bfcl_run, prepare_bfcl_run, samples_frame
 from evalui.engine.store import RunStore
 from evalui.runs.history import pretty_prediction, pretty_truth
-from evalui.benchmarks.bfcl.report import truth_of
+from evalui.benchmarks.bfcl.report import leaderboard_lines, truth_of
 from evalui.benchmarks.bfcl.turns import stored_sample_turns, turns_summary
 from evalui.reports.charts import accuracy_bars, count_bars
 from evalui.benchmarks.bfcl.data import entries_by_id
@@ -52,12 +52,13 @@ def _parsed(text: str):
 
 
 def results_view(store: RunStore, exp_id: str | None):
-    """(accuracy chart, error chart, sample table, files, format-sensitivity chart) of a run, from the store."""
+    """(accuracy chart, error chart, sample table, files, format-sensitivity chart, the leaderboard's
+    overall score with the parts run) of a run, from the store."""
     if not exp_id or store.experiment(exp_id) is None:
-        return None, None, sample_table(store, None), None, None
+        return None, None, sample_table(store, None), None, None, ""
     summary = finished_summary(store, exp_id, export_bfcl_run)
     if not summary:
-        return None, None, sample_table(store, exp_id), None, None
+        return None, None, sample_table(store, exp_id), None, None, ""
     accuracy = accuracy_bars(summary["by_category"], "Accuracy per category (95% CI)")
     errors = count_bars(summary["error_types"], "Error types") if summary["error_types"] else None
     folder = Path(summary["out_dir"])
@@ -66,8 +67,10 @@ def results_view(store: RunStore, exp_id: str | None):
                                               "plotly.min.js") if (folder / name).exists()]
     files += [str(p) for p in sorted(folder.glob("data_*.csv"))]  # the leaderboard's CSVs
     sensitivity = summary.get("format_sensitivity")
+    # Figures and category names only (no model text), with the partial-score warning of report.md.
+    board = "\n".join(leaderboard_lines(summary.get("leaderboard") or {}))
     return (accuracy, errors, sample_table(store, exp_id), files,
-            format_sensitivity_chart(sensitivity) if sensitivity else None)
+            format_sensitivity_chart(sensitivity) if sensitivity else None, board)
 
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
@@ -88,6 +91,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         error_plot = gr.Plot(label=t("bfcl.errors"), elem_id="bfcl-error-plot")
     # Filled for runs with format_sensitivity: accuracy per prompt configuration, the spread marked.
     format_plot = gr.Plot(label="Format sensitivity", elem_id="bfcl-format-sensitivity-plot")
+    leaderboard_view = gr.Markdown("", elem_id="bfcl-leaderboard")
     samples = gr.Dataframe(sample_table(store, None), label=t("bfcl.samples"), wrap=True, max_height=480,
                            interactive=False, column_widths=WIDTHS, elem_id="bfcl-samples")
     with gr.Row():
@@ -114,7 +118,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
 
     current = launcher.wire(demo, store, parts, benchmark="bfcl",
                   inputs=[*endpoint.components(), categories, limit, mode, concurrency, exp_id],
-                  prepare=prepare, results=[accuracy_plot, error_plot, samples, downloads, format_plot],
+                  prepare=prepare, results=[accuracy_plot, error_plot, samples, downloads, format_plot, leaderboard_view],
                   results_view=lambda run_id: results_view(store, run_id), api_prefix="bfcl", epochs=epochs)
     inspector.include(demo, store, parts)
 

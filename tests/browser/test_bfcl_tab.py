@@ -49,6 +49,10 @@ def test_run_bfcl_in_the_browser(browser, launch_app, slow_gold_peer, tmp_path):
     status.filter(has_text="(100.0%)").wait_for(timeout=30_000)
     page.locator("#bfcl-accuracy-plot .js-plotly-plot").wait_for(timeout=30_000)
     assert "simple_python_0" in page.locator("#bfcl-samples").inner_text()
+    # One category of the leaderboard's: the overall score is shown, and said to be partial.
+    board = page.locator("#bfcl-leaderboard")
+    board.filter(has_text="partial overall score").wait_for(timeout=30_000)
+    assert "non_live" in board.inner_text() or "non-live" in board.inner_text()
     page.screenshot(path=str(tmp_path / "bfcl-done.png"), full_page=True)
     assert SENTINEL_KEY not in page.content()
     # Five samples, plus the one-token check of the endpoint before the run.
