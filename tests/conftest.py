@@ -47,6 +47,16 @@ def app_url(monkeypatch, tmp_path):
     demo.close()
 
 
+@pytest.fixture(scope="module")
+def parity_client():
+    """evalui's side of a request-parity comparison: its ModelClient, building bodies without HTTP."""
+    from evalui.testing.bfcl_parity import OfflineClient
+
+    client = OfflineClient()
+    yield client
+    client.close()
+
+
 LAYERS = ("unit", "integration", "browser")
 
 

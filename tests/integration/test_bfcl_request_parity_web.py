@@ -17,7 +17,7 @@ from bfcl_web_server import SERPAPI_KEY, FakeWeb
 from evalui.benchmarks.bfcl.agentic.data import load_agentic_category
 from evalui.benchmarks.bfcl.agentic.web_search import WebSearchOptions, check_web_options
 from evalui.testing.bfcl_agentic_oracle import WebSearchOracle
-from evalui.testing.bfcl_parity import AgenticSides, OfficialHandler, OfflineClient
+from evalui.testing.bfcl_parity import AgenticSides, OfficialHandler
 
 CATEGORIES = ("web_search_base", "web_search_no_snippet")
 QUESTIONS = 6
@@ -41,20 +41,13 @@ def web(monkeypatch):
         yield server
 
 
-@pytest.fixture(scope="module")
-def client():
-    client = OfflineClient()
-    yield client
-    client.close()
-
-
 @pytest.mark.parametrize("mode", ["fc", "prompt"])
-def test_web_search_requests_equal_bfcl_handler_live_and_replayed(web, client, tmp_path, mode):
+def test_web_search_requests_equal_bfcl_handler_live_and_replayed(web, parity_client, tmp_path, mode):
     oracle = WebSearchOracle(list(CATEGORIES), [web.url(p) for p in PAGES], wrong={"1", "4"}, endless={"2"})
     handler = OfficialHandler(mode)
     recording = str(tmp_path / "web")
     for options in (WebSearchOptions(provider="serpapi", record_dir=recording), WebSearchOptions(replay_dir=recording)):
-        sides = AgenticSides(handler, client, tmp_path / options.mode, check_web_options(options))
+        sides = AgenticSides(handler, parity_client, tmp_path / options.mode, check_web_options(options))
         problems = []
         for category in CATEGORIES:
             for entry in load_agentic_category(category)[:QUESTIONS]:

@@ -15,26 +15,19 @@ import pytest
 
 from evalui.benchmarks.bfcl.agentic.data import load_agentic_category, prereq_chain
 from evalui.testing.bfcl_agentic_oracle import MemoryOracle, question_key
-from evalui.testing.bfcl_parity import AgenticSides, OfficialHandler, OfflineClient
+from evalui.testing.bfcl_parity import AgenticSides, OfficialHandler
 
 MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 SCENARIO, QUESTIONS = "notetaker", 3
 
 
-@pytest.fixture(scope="module")
-def client():
-    client = OfflineClient()
-    yield client
-    client.close()
-
-
 @pytest.mark.parametrize("mode", ["fc", "prompt"])
 @pytest.mark.parametrize("category", MEMORY)
-def test_memory_requests_equal_bfcl_handler(client, tmp_path, category, mode):
+def test_memory_requests_equal_bfcl_handler(parity_client, tmp_path, category, mode):
     questions = [e.id for e in load_agentic_category(category) if SCENARIO in e.id][:QUESTIONS]
     keys = [question_key(i) for i in questions]
     oracle = MemoryOracle([category], wrong={keys[1]}, endless={keys[2]})
-    sides = AgenticSides(OfficialHandler(mode), client, tmp_path)
+    sides = AgenticSides(OfficialHandler(mode), parity_client, tmp_path)
     problems = []
     for entry_id in questions:
         problems += sides.compare(category, entry_id, lambda body: oracle.reply(body).body)
