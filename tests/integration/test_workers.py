@@ -98,17 +98,20 @@ def test_two_workers_split_a_run_and_ask_each_question_once(tmp_path, database):
         # The requests' timeout outlasts the wait above, so no request is asked twice while held.
         workers = started([start_worker(peer, tmp_path / "data", database, "shared-1", count, timeout_s=600)
                            for _ in range(2)])
-        deadline = time.monotonic() + 300  # a loaded CI machine takes long to import bfcl-eval
-        while not both_joined.is_set():
-            assert time.monotonic() < deadline, "the two workers never worked at the same time"
+        def both_live() -> bool:
             for worker in workers:
                 assert worker.poll() is None, f"a worker ended before the other joined: {worker.communicate()[1][-3000:]}"
             store = _open_when_ready(database)
-            if store is not None:
-                both_joined.set() if len(store.live_workers("shared-1")) == 2 else time.sleep(0.1)
+            if store is None:
+                return False
+            try:
+                return len(store.live_workers("shared-1")) == 2
+            finally:
                 store.close()
-            else:
-                time.sleep(0.1)
+
+        # A loaded CI machine takes long to import bfcl-eval: a generous bound, only against a hang.
+        wait_for(both_live, "the two workers working at the same time", within_s=300, poll_s=0.1)
+        both_joined.set()
         outputs = [finish(worker) for worker in workers]
         asked = len(peer.chat_requests())
     assert asked == count  # all judged (below), each needed one request: none was asked twice
