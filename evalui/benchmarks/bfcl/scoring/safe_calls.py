@@ -83,23 +83,13 @@ def guard_python_calls(text: str) -> str:
     if not isinstance(text, str):
         raise NotACallList("a prompt-mode result must be text")
     check_size(text)
-    source = official_preprocessing(text)
-    try:
-        tree = ast.parse(source, mode="eval")
-    except SyntaxError:
+    tree = _parsed_within_bounds(official_preprocessing(text))
+    if tree is None:
         return text
-    except (RecursionError, MemoryError, ValueError) as exc:
-        raise UnsafeExpression(f"the output cannot be parsed within bounds ({type(exc).__name__})") from None
     calls = tree.body.elts if isinstance(tree.body, (ast.List, ast.Tuple)) else [tree.body]
     if not all(isinstance(call, ast.Call) for call in calls):
         raise NotACallList("the output is not a list of function calls")
-    folded = False
-    for call in calls:
-        folded |= _check_call(call)
-    if not folded:
-        return text
-    # Only the folded operations change; everything else re-parses to the same tree.
-    return ast.unparse(tree)
+    return _checked(tree, calls, text)
 
 
 def guard_python_source(source: str) -> str:
@@ -107,20 +97,34 @@ def guard_python_source(source: str) -> str:
     brackets added: the inside of a ``<TOOLCALL>`` tag). A call, or a list or tuple of calls, is
     what it evaluates; anything else in the body is refused here, before any of it could run."""
     check_size(source)
-    try:
-        tree = ast.parse(source, mode="eval")
-    except SyntaxError:
+    tree = _parsed_within_bounds(source)
+    if tree is None:
         return source
-    except (RecursionError, MemoryError, ValueError) as exc:
-        raise UnsafeExpression(f"the output cannot be parsed within bounds ({type(exc).__name__})") from None
     calls = [tree.body] if isinstance(tree.body, ast.Call) else getattr(tree.body, "elts", None)
     if calls is None or not isinstance(tree.body, (ast.Call, ast.List, ast.Tuple)) or \
             not all(isinstance(call, ast.Call) for call in calls):
         raise NotACallList("the output is not a list of function calls")
+    return _checked(tree, calls, source)
+
+
+def _parsed_within_bounds(source: str) -> ast.Expression | None:
+    """The expression's tree; None when it is not Python (the official decoder fails on it the same
+    way, having run nothing). A parse that exhausts the parser's own limits is refused."""
+    try:
+        return ast.parse(source, mode="eval")
+    except SyntaxError:
+        return None
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise UnsafeExpression(f"the output cannot be parsed within bounds ({type(exc).__name__})") from None
+
+
+def _checked(tree: ast.Expression, calls: list[ast.Call], original: str) -> str:
+    """Every call checked; the original text when nothing was folded, else the folded source (only the
+    folded operations change: everything else re-parses to the same tree)."""
     folded = False
     for call in calls:
         folded |= _check_call(call)
-    return ast.unparse(tree) if folded else source
+    return ast.unparse(tree) if folded else original
 
 
 def _check_call(call: ast.Call) -> bool:
