@@ -12,6 +12,11 @@ from evalui.cli.gate import add_gate_flags
 from evalui.errors import InputError
 
 
+def share(value) -> str:
+    """A proportion as the text summaries print it; "–" when there is none."""
+    return "–" if value is None else f"{value:.1%}"
+
+
 def interrupt_on_sigterm() -> None:
     """SIGTERM stops a run as Ctrl-C does: answered samples are kept and the run can resume."""
     def handler(signum, frame):

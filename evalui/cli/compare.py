@@ -34,8 +34,7 @@ def run_compare(args) -> int:
 
 def summary_text(record: dict, flips: int) -> str:
     """What a person reads above the JSON line: the figures per group and the first flipped samples."""
-    def share(value):
-        return "–" if value is None else f"{value:.1%}"
+    from evalui.cli.common import share
 
     def interval(bounds):
         return "–" if not bounds else f"[{bounds[0]:+.3f}, {bounds[1]:+.3f}]"

@@ -36,8 +36,7 @@ def run_scan(args) -> int:
 
 
 def summary_text(done: dict, limit: int) -> str:
-    def share(value):
-        return "–" if value is None else f"{value:.1%}"
+    from evalui.cli.common import share
 
     validity = done.get("validity") or {}
     lines = [f"{done['exp_id']}: {len(done['findings'])} findings on {done['samples']} samples by "
