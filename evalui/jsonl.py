@@ -1,4 +1,5 @@
-"""Reading JSON and JSON-lines files with errors that name the file and the line.
+"""Reading JSON and JSON-lines files with errors that name the file and the line; writing a file
+so that a reader sees all of it or none.
 
 Input files come from uploads and from people's disks: binary files, other encodings, lines
 nested thousands deep and files of gigabytes each get one sentence naming the file, never a
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -124,3 +126,21 @@ def read_json_array(path: str | Path, what: str) -> list:
     if not isinstance(value, list):
         raise InputError(f"expected a JSON array of {what}", path=str(path))
     return value
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Written beside ``path``, synced and renamed over it: a reader (or a crash) never sees half a file."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomically(path: Path, data) -> None:
+    write_text_atomically(path, json.dumps(data, indent=2, ensure_ascii=False))

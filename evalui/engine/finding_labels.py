@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -26,6 +24,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from evalui.errors import InputError
+from evalui.jsonl import write_json_atomically
 
 CONFIRMED, FALSE_ALARM = "confirmed", "false_alarm"
 LABELS = (CONFIRMED, FALSE_ALARM)
@@ -72,11 +71,7 @@ def save_label(folder: str | Path, sample_id: str, finding: Mapping, label: str,
     with FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT_S):
         labels = read_labels(folder)  # refuses (and leaves alone) a file it cannot read
         labels[finding_key(sample_id, finding)] = entry
-        # Written beside and renamed over: a reader never sees half a file.
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".finding_labels.", suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump({"labels": labels}, out, indent=2, ensure_ascii=False)
-        os.replace(temporary, path)
+        write_json_atomically(path, {"labels": labels})
     return entry
 
 

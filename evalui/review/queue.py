@@ -16,8 +16,9 @@ from pathlib import Path
 from filelock import FileLock
 
 from evalui.errors import InputError
+from evalui.jsonl import write_json_atomically
 from evalui.review.reviews import (LOCK_TIMEOUT_S, ProblemReviews, adjudicate, clean_name, make_review, reviewer_key,
-                                 save_review, write_atomically)
+                                 save_review)
 from evalui.review.uploads import FileProblem, read_data_file, read_json
 
 SETTINGS_SUFFIX = "_review_settings.json"
@@ -53,7 +54,7 @@ def save_settings(data_file: str | Path, overlap, blind) -> dict:
     settings = check_settings(overlap, blind)
     path = settings_path(data_file)
     with FileLock(str(path) + ".lock", timeout=LOCK_TIMEOUT_S):
-        write_atomically(path, settings)
+        write_json_atomically(path, settings)
     return settings
 
 

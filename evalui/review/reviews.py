@@ -18,9 +18,7 @@ without a name still count, each under its own reserved label (see verification_
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -29,9 +27,10 @@ from pathlib import Path
 from filelock import FileLock
 
 from evalui.errors import InputError
-from evalui.stats.metrics import JUDGE_DIMENSIONS
+from evalui.jsonl import write_json_atomically
 from evalui.review.uploads import FileProblem, read_json
 from evalui.review.names import UNNAMED, clean_name, reviewer_key, saved_unnamed, unnamed_labels
+from evalui.stats.metrics import JUDGE_DIMENSIONS
 
 STATUSES = ("approved", "rejected", "needs_revision")
 REVIEW_FIELDS = ("reviewer", "scores", "total_score", "status", "comments", "verified_at")
@@ -210,19 +209,6 @@ def make_review(problem_id: str, scores: dict, status: str, comments: str, revie
     }
 
 
-def write_atomically(path: Path, data) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, indent=2, ensure_ascii=False)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def _change_entry(data_file: str | Path, problem_id: str, change) -> dict:
     """Under the file lock: re-read the file (others may have saved), change one entry, replace the file."""
     path = verifications_path(data_file)
@@ -234,7 +220,7 @@ def _change_entry(data_file: str | Path, problem_id: str, change) -> dict:
             shutil.copy2(path, backup)
             raise CorruptVerificationFile(exc.problem, backup) from None
         entries[problem_id] = change(entries.get(problem_id))  # other entries, flagged or not, stay as they are
-        write_atomically(path, entries)
+        write_json_atomically(path, entries)
     return entries
 
 
@@ -301,6 +287,6 @@ def export_approved(data_file: str | Path, problems: list[dict]) -> Path:
     reviews = read_verifications(verifications_path(data_file))
     approved = [p for p in problems if reviews.get(p["problem_id"], {}).get("status") == "approved"]
     target = Path(data_file).with_name(f"{Path(data_file).stem}_approved.json")
-    write_atomically(target, approved)
+    write_json_atomically(target, approved)
     return target
 

@@ -23,10 +23,11 @@ import base64
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from filelock import FileLock
+
+from evalui.jsonl import write_text_atomically
 
 KINDS = ("search", "fetch")
 LOCKS = ".locks"
@@ -101,14 +102,7 @@ class WebStore:
             text = text.replace(secret, REDACTED)
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.replace(temporary, path)  # readers see the whole record or none
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_text_atomically(path, text)  # readers see the whole record or none
 
 
 def recording_files(directory: str | os.PathLike) -> list[Path]:
