@@ -19,16 +19,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="evalui", description="Evaluate LLM agents: BFCL, GAIA, AIME.")
     benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="{bfcl,gaia,aime,verify,compare,…}")
-    bfcl.register(benchmarks)
-    gaia.register(benchmarks)
-    aime.register(benchmarks)
+    groups = {"bfcl": bfcl.register(benchmarks), "gaia": gaia.register(benchmarks), "aime": aime.register(benchmarks)}
     verify.register(benchmarks)
     compare.register(benchmarks)
     plan.register(benchmarks)
     export.register(benchmarks)
     rescore.register(benchmarks)
     scan.register(benchmarks)
-    generic.register(benchmarks)  # benchmarks added through the registry
+    generic.register(benchmarks, groups)  # every benchmark's run command, from its options
     return parser
 
 

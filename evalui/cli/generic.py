@@ -1,8 +1,12 @@
-"""``evalui <name> run …`` for a benchmark added through the registry: flags come from its options."""
+"""The run commands of every benchmark (``evalui bfcl run``, ``evalui gaia run``, ``evalui aime
+generate``, ``evalui NAME run`` for one added through the registry), built from its options: each
+option is a flag, and the benchmark's hooks add what is not an option (GAIA's source flags) and
+choose what the summary prints."""
 
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing
 
 from evalui.cli.common import (ProgressBar, add_endpoint_flags, add_run_flags, apply_budget, endpoint_from_args,
@@ -10,61 +14,116 @@ from evalui.cli.common import (ProgressBar, add_endpoint_flags, add_run_flags, a
 from evalui.errors import InputError
 
 
-def register(benchmarks) -> None:
+def register(benchmarks, groups: dict) -> None:
+    """A run command per registered benchmark, in its group's sub-commands (``groups``: the groups
+    already made, by name; a benchmark with a group of its own gets one)."""
     from evalui.engine import registry
 
-    for name in registry.extra_names():
+    for name in registry.names():
         spec = registry.get(name)
-        parser = benchmarks.add_parser(name, help=spec.title)
-        commands = parser.add_subparsers(dest="command", required=True)
-        run = commands.add_parser("run", help=f"run {spec.title} against an OpenAI-compatible endpoint")
-        add_endpoint_flags(run)
-        add_run_flags(run, epochs=True)
-        hints = typing.get_type_hints(spec.options)
-        shared = {}  # options named like a common flag (--seed) read that flag
-        for field in spec.option_fields():
-            flag = f"--{field.name.replace('_', '-')}"
-            existing = run._option_string_actions.get(flag)
-            if existing is not None:
-                shared[field.name] = existing.dest
-                continue
-            default = None if field.default is dataclasses.MISSING else field.default
-            run.add_argument(flag, dest=f"option_{field.name}",
-                             help=f"{_type_name(hints.get(field.name))} (default: {default!r})")
-        run.set_defaults(handler=run_generic, benchmark_name=name, shared_options=shared)
+        group, command = spec.cli_command()
+        if group not in groups:
+            parser = benchmarks.add_parser(group, help=spec.title)
+            groups[group] = parser.add_subparsers(dest="command", required=True)
+        add_run_command(groups[group], command, spec)
+
+
+def add_run_command(commands, command: str, spec) -> None:
+    run = commands.add_parser(command, help=f"{spec.title}: run it against an OpenAI-compatible endpoint")
+    if spec.cli_flags:
+        spec.cli_flags(run)
+    hints = typing.get_type_hints(spec.options)
+    shared = {}  # options named like a common flag (--seed) read that flag
+    add_endpoint_flags(run, model_help=spec.model_help)
+    add_run_flags(run, epochs=spec.epochs)
+    for field in spec.asked_fields():
+        meta = field.metadata
+        flag = meta.get("flag") or f"--{field.name.replace('_', '-')}"
+        existing = run._option_string_actions.get(flag)
+        if existing is not None:
+            shared[field.name] = existing.dest
+            continue
+        kind = _base(hints.get(field.name))
+        default = _default(field)
+        help_text = meta.get("help") or _type_name(kind)
+        if default not in (None, "", []) and "default" not in help_text:
+            help_text += f" (default: {','.join(default) if isinstance(default, list) else default})"
+        run.add_argument(flag, dest=f"option_{field.name}", required=bool(meta.get("required")),
+                         choices=meta.get("choices"), type=kind if kind in (int, float) else None, help=help_text,
+                         metavar=None if meta.get("choices") else flag.lstrip("-").replace("-", "_").upper())
+    run.set_defaults(handler=run_benchmark, benchmark_name=spec.name, shared_options=shared)
+
+
+def _base(kind):
+    """``int`` for ``int | None``: the type a flag's text is read as."""
+    args = [a for a in typing.get_args(kind) if a is not type(None)]
+    return args[0] if typing.get_origin(kind) in (typing.Union, types.UnionType) and args else kind
+
+
+def _default(field: dataclasses.Field):
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return None if field.default is dataclasses.MISSING else field.default
 
 
 def _type_name(kind) -> str:
     return getattr(kind, "__name__", None) or str(kind).replace("typing.", "")
 
 
-def run_generic(args) -> int:
-    interrupt_on_sigterm()
-    from evalui.engine import registry
-    from evalui.cli import print_summary
+def options_from(spec, args):
+    """The options a command line gives: its flags, then the benchmark's own reading of its extras."""
+    given = {f.name: getattr(args, args.shared_options.get(f.name, f"option_{f.name}")) for f in spec.asked_fields()}
+    try:
+        return spec.make_options(spec.cli_options(args, {k: v for k, v in given.items() if v is not None}))
+    except (ValueError, TypeError) as exc:
+        raise InputError(str(exc)) from None
+
+
+def settings_for(spec, options, args):
+    """The endpoint, unless the options name who answers instead (GAIA's --agent)."""
+    return None if spec.answered_by(options) else endpoint_from_args(args)
+
+
+def start(spec, options, args, settings, store, *, exp_id: str | None = None) -> str:
+    """Register the command's run (or reopen it to resume); bad input becomes a one-line error."""
     from evalui.engine import lifecycle
     from evalui.engine.epochs import add_epochs
+
+    try:
+        run_id = lifecycle.prepare(store, spec, options, settings, exp_id=exp_id or args.exp_id,
+                                   concurrency=args.concurrency, requests_per_minute=args.rpm, out=args.out)
+        if spec.epochs:
+            add_epochs(store, run_id, args.epochs)
+        apply_budget(store, run_id, args)
+    except (ValueError, TypeError) as exc:
+        raise InputError(str(exc)) from None
+    return run_id
+
+
+def run_to_end(spec, args, settings, store, run_id: str) -> dict:
+    from evalui.engine import lifecycle
+
+    bar = ProgressBar(f"{spec.name} {run_id}")
+    try:
+        return lifecycle.execute(store, run_id, settings, concurrency=args.concurrency,
+                                 requests_per_minute=args.rpm, on_progress=bar)
+    finally:
+        bar.close()
+
+
+def run_benchmark(args) -> int:
+    interrupt_on_sigterm()
+    from evalui.cli import print_summary
+    from evalui.engine import registry
     from evalui.engine.store import RunStore
 
     spec = registry.get(args.benchmark_name)
-    given = {f.name: getattr(args, args.shared_options.get(f.name, f"option_{f.name}")) for f in spec.option_fields()}
-    values = {name: value for name, value in given.items() if value is not None}
-    settings = endpoint_from_args(args)
+    options = options_from(spec, args)
+    settings = settings_for(spec, options, args)
     store = RunStore()
     try:
-        options = spec.make_options(values)
-        exp_id = lifecycle.prepare(store, spec, options, settings, exp_id=args.exp_id, concurrency=args.concurrency,
-                                   requests_per_minute=args.rpm, out=args.out)
-        add_epochs(store, exp_id, args.epochs)
-        apply_budget(store, exp_id, args)
-    except (ValueError, TypeError) as exc:
-        raise InputError(str(exc)) from None
-    bar = ProgressBar(f"{spec.name} {exp_id}")
-    try:
-        summary = lifecycle.execute(store, exp_id, settings, on_progress=bar)
+        summary = run_to_end(spec, args, settings, store, start(spec, options, args, settings, store))
     finally:
-        bar.close()
-    print_summary({key: summary.get(key) for key in ("exp_id", "total", "correct", "accuracy", "errors", "duration_s",
-                                                     "out_dir", "status", "headline", "epochs", "cost")
-                   if key in summary})
+        store.close()
+    print_summary(spec.cli_summary(summary))
     return 0

@@ -31,6 +31,30 @@ def accuracy_headline(summary: dict) -> tuple[str, float | None]:
     return "accuracy", summary.get("accuracy")
 
 
+def accept_options(options, settings, stored: dict | None) -> tuple[Any, dict]:
+    return options, {}
+
+
+def given_options(args, values: dict) -> dict:
+    return values
+
+
+def common_cli_summary(summary: dict) -> dict:
+    return {key: summary[key] for key in ("exp_id", "total", "correct", "accuracy", "errors", "duration_s", "out_dir",
+                                          "status", "headline", "epochs", "cost") if key in summary}
+
+
+def option(default: Any = dataclasses.MISSING, *, default_factory: Any = dataclasses.MISSING, help: str = "",
+           flag: str | None = None, choices: tuple | None = None, required: bool = False, shown: bool = True,
+           label: str | None = None):
+    """An option field that says how it is asked for: its help text, its CLI flag (by default
+    ``--name-with-dashes``), the values it takes, whether the CLI requires it, and whether it is
+    asked for at all (``shown=False``: set by the benchmark itself, such as a generated file name).
+    The CLI's flags and the tabs' inputs are built from these; a plain dataclass field works too."""
+    return dataclasses.field(default=default, default_factory=default_factory, metadata={
+        "help": help, "flag": flag, "choices": choices, "required": required, "shown": shown, "label": label})
+
+
 def task_judge(task, sample, response) -> tuple[object, bool, dict]:
     return task.judge(sample, response)
 
@@ -80,6 +104,19 @@ class Benchmark:
     metrics: dict[str, str] = dataclasses.field(default_factory=lambda: {
         "accuracy": "share of judged samples that are correct, with a Wilson 95% interval"})
     scorers: tuple[Scorer, ...] = ()  # none declared: the task's own judge, under the benchmark's name
+    # Before a run is registered: refuse options that cannot run (ValueError) and normalise them;
+    # returns (options, notes for the run's config). ``stored``: a resumed run's options, else None.
+    check: Callable[[Any, Any, dict | None], tuple[Any, dict]] = accept_options
+    # Who answers when no endpoint is given (GAIA: the user's agent, module:attr); None: the endpoint must.
+    answered_by: Callable[[Any], str | None] = lambda options: None
+    # The CLI: ``evalui GROUP COMMAND`` (default ``evalui NAME run``), its flags from the options,
+    # extra flags that are not options, how they become option values, and the summary it prints.
+    command: tuple[str, str] | None = None
+    cli_flags: Callable[[Any], None] | None = None  # (parser) -> None
+    cli_options: Callable[[Any, dict], dict] = given_options  # (parsed args, option values) -> option values
+    cli_summary: Callable[[dict], dict] = common_cli_summary
+    epochs: bool = True  # whether the run commands offer --epochs (and the tabs an Epochs input)
+    model_help: str = "model name at the endpoint"
 
     def scorer_list(self) -> tuple[Scorer, ...]:
         return self.scorers or (Scorer(self.name, "the benchmark's own judge"),)
@@ -94,6 +131,13 @@ class Benchmark:
 
     def option_fields(self) -> list[dataclasses.Field]:
         return list(dataclasses.fields(self.options))
+
+    def asked_fields(self) -> list[dataclasses.Field]:
+        """The options a user sets (a CLI flag, a tab input): every field not declared ``shown=False``."""
+        return [f for f in self.option_fields() if f.metadata.get("shown", True)]
+
+    def cli_command(self) -> tuple[str, str]:
+        return self.command or (self.name, "run")
 
     def make_options(self, values: dict) -> Any:
         """Options from stored or typed values: unknown names are refused, missing ones defaulted."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 import json
 import platform
 import subprocess
@@ -34,6 +35,7 @@ from evalui.engine.store import RunStore
 from evalui.jsonl import write_jsonl
 
 LOCAL_HOST = "local"
+AGENT_HOST = "local agent"  # the host of a run that the user's own agent answered
 DEFAULT_CONCURRENCY = 8
 
 
@@ -57,7 +59,12 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
     benchmark selects them from the options."""
     if benchmark.needs_endpoint and settings is None:
         raise ValueError(f"{benchmark.name} needs an endpoint")
-    model = model or (settings.model if settings else "")
+    existing = store.experiment(check_exp_id(exp_id)) if exp_id else None
+    stored_options = (existing["config"].get("options") or {}) if existing else None
+    options, notes = benchmark.check(options, settings, stored_options)
+    agent = None if settings else benchmark.answered_by(options)
+    model = model or (settings.model if settings else agent or "")
+    host = host or (AGENT_HOST if agent else None)
     exp_id = check_exp_id(exp_id) if exp_id else new_exp_id(benchmark.name, model)
     values = dataclasses.asdict(options)
     specs = benchmark.samples(options) if specs is None else specs
@@ -67,8 +74,7 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
               "requests_per_minute": requests_per_minute, "out": str(out) if out else None,
               # The price the run is costed at (evalui.engine.pricing); its budget is set apart (set_budget).
               "pricing": pricing.resolve(model, settings.price_input_per_m, settings.price_output_per_m)
-              if settings else None, "max_cost_usd": None}
-    existing = store.experiment(exp_id)
+              if settings else None, "max_cost_usd": None, **notes}
     if existing:
         if existing["benchmark"] != benchmark.name:
             raise ValueError(f"exp_id {exp_id!r} holds a {existing['benchmark']} run, not {benchmark.name}")
@@ -105,7 +111,9 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
     benchmark = _benchmark(experiment["benchmark"])
     config = experiment["config"]
     options = benchmark.make_options(config.get("options") or {})
-    task = task or benchmark.task(options, store, exp_id)
+    # Shared with a task that runs programs (GAIA's sandbox), so a cancel stops one in flight.
+    cancel = cancel or threading.Event()
+    task = task or make_task(benchmark, options, store, exp_id, cancel)
     task = epochs.with_epochs(task, config)  # epochs: tasks see each sample under its own id
     if client is None and settings is not None:
         client = ModelClient(settings)
@@ -128,6 +136,13 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
 
     after_run()
     return summary
+
+
+def make_task(benchmark: Benchmark, options, store: RunStore, exp_id: str, cancel: threading.Event):
+    """The benchmark's task for this run; a factory that takes ``cancel`` is given the run's."""
+    if "cancel" in inspect.signature(benchmark.task).parameters:
+        return benchmark.task(options, store, exp_id, cancel=cancel)
+    return benchmark.task(options, store, exp_id)
 
 
 def writes_exports(store: RunStore, exp_id: str, message: str, on_demand: bool) -> bool:
@@ -165,8 +180,11 @@ def summarise(store: RunStore, exp_id: str, *, duration_s: float | None = None) 
     return summary, samples
 
 
-def export(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> dict:
-    """Write the run's exports from the store (samples read once) and record its summary."""
+def export(store: RunStore, exp_id: str, *, duration_s: float | None = None, out: str | Path | None = None) -> dict:
+    """Write the run's exports from the store (samples read once) and record its summary; ``out``:
+    a folder for them from now on."""
+    if out:
+        store.update_config(exp_id, {**store.experiment(exp_id)["config"], "out": str(out)})
     summary, samples = summarise(store, exp_id, duration_s=duration_s)
     findings.keep(store, exp_id, samples)
     experiment = store.experiment(exp_id)

@@ -75,6 +75,9 @@ class Score(_Record):
     value: Literal["C", "I"] = Field(description="C: correct, I: incorrect")
     explanation: str | None = Field(None, description="the checker's reason, when it gave one")
     error_type: str | None = None
+    scorer: str | None = Field(None, description="the named scorer that judged (absent: the benchmark's first)")
+    metadata: dict[str, Any] | None = Field(None, description=(
+        "what the scorer measured beyond the verdict, e.g. the AIME judge's mean and its four dimension scores"))
 
 
 class Finding(_Record):
@@ -148,8 +151,9 @@ def score_of(sample) -> Score | None:
     verdict = sample.verdict or {}
     if verdict.get("scored") is False:  # e.g. GAIA's test split: the answer is hidden
         return None
+    extra = {key: verdict[key] for key in ("scorer", "metadata") if verdict.get(key)}
     return Score(value="C" if sample.correct else "I", explanation=None if sample.correct else reason_of(verdict),
-                 error_type=None if sample.correct else verdict.get("error_type"))
+                 error_type=None if sample.correct else verdict.get("error_type"), **extra)
 
 
 class Headline(_Record):

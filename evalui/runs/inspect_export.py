@@ -130,7 +130,8 @@ def eval_sample(benchmark: str, model: str, sample, cache: dict):
         verdict = sample.verdict or {}
         scores = {benchmark: Score(value=record.score.value, answer=_answer(record.prediction),
                                    explanation=record.score.explanation,
-                                   metadata={"error_type": record.score.error_type, "verdict": verdict})}
+                                   metadata={"error_type": record.score.error_type, "verdict": verdict,
+                                             "scorer": record.score.scorer, **(record.score.metadata or {})})}
     error = None
     if record.stage != "judged" and record.error:
         error = EvalError(message=record.error, traceback="", traceback_ansi="")

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import gradio as gr
 
-from evalui.benchmarks.aime import run as aime
+from evalui.benchmarks.aime import companions
+from evalui.benchmarks.aime.options import GenerateOptions, JudgeOptions, WinrateOptions
+from evalui.benchmarks.aime.spec import GENERATE, GENERATION, JUDGE, JUDGING, WINRATE, WINRATE_SPEC
+from evalui.engine import lifecycle
 from evalui.benchmarks.aime.spec import generated_problems
 from evalui.benchmarks.aime.prompts import TOPICS
 from evalui.config import runs_dir
@@ -15,6 +18,7 @@ from evalui.engine.store import RunStore
 from evalui.reports.charts import judge_dimension_bars, score_distribution, win_loss_tie
 from evalui.ui import inspector, launcher
 from evalui.ui.access import say
+from evalui.ui.option_inputs import option_input
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.latex import LATEX_DELIMITERS, problem_markdown
 from evalui.ui.strings import t
@@ -37,9 +41,9 @@ def generation_view(store: RunStore, exp_id: str | None):
 def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     gr.Markdown(t("aime.intro"))
     with gr.Row():
-        count = gr.Number(value=5, precision=0, minimum=1, label=t("aime.count"), elem_id="aime-count")
-        topics = gr.Dropdown(list(TOPICS), value=list(TOPICS), multiselect=True, label=t("aime.topics"), elem_id="aime-topics")
-        seed = gr.Number(value=0, precision=0, label=t("aime.seed"), elem_id="aime-seed")
+        count = option_input(GENERATION, "n", value=5, minimum=1, label=t("aime.count"), elem_id="aime-count")
+        topics = option_input(GENERATION, "topics", choices=list(TOPICS), label=t("aime.topics"), elem_id="aime-topics")
+        seed = option_input(GENERATION, "seed", label=t("aime.seed"), elem_id="aime-seed")
         references = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label=t("aime.references"),
                               elem_id="aime-references")
         concurrency = gr.Slider(1, 16, value=4, step=1, label=t("run.concurrency"))
@@ -53,18 +57,18 @@ def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                 reference_label, concurrency_value, exp_id_value):
         settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
         preflight(settings)
-        run_id = aime.prepare_generation(store, settings, n=int(count_value or 0), topics=list(topic_values or []),
-                                         seed=int(seed_value or 0), reference_source=REFERENCE_SOURCES[reference_label],
-                                         exp_id=(exp_id_value or "").strip() or None)
+        options = GenerateOptions(n=int(count_value or 0), topics=list(topic_values or []), seed=int(seed_value or 0),
+                                  reference_source=REFERENCE_SOURCES[reference_label])
+        run_id = lifecycle.prepare(store, GENERATION, options, settings, exp_id=(exp_id_value or "").strip() or None)
 
         def work(run):
             run.say(f"generating {int(count_value)} problems with {settings.model}")
-            return aime.execute_generation(store, settings, run_id, concurrency=int(concurrency_value),
-                                           cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+            return lifecycle.execute(store, run_id, settings, concurrency=int(concurrency_value), cancel=run.cancel,
+                                     on_progress=lambda p: run.say(p.message))
 
         return run_id, work
 
-    launcher.wire(demo, store, parts, benchmark=aime.GENERATE,
+    launcher.wire(demo, store, parts, benchmark=GENERATE,
                   inputs=[*endpoint.components(), count, topics, seed, references, concurrency, exp_id],
                   prepare=prepare, results=[problems, downloads],
                   results_view=lambda run_id: generation_view(store, run_id), api_prefix="aime_generate",
@@ -75,7 +79,7 @@ def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
 def file_choices() -> list[tuple[str, str]]:
     """Generated files, named relative to the runs folder: the page never learns the server's paths."""
     root = runs_dir()
-    return [(name, name) for name in (str(p.relative_to(root)) for p in aime.generated_files(root))]
+    return [(name, name) for name in (str(p.relative_to(root)) for p in companions.generated_files(root))]
 
 
 def generated_path(path: str | None) -> Path | None:
@@ -98,7 +102,7 @@ def checked_file(path: str | None) -> Path:
 
 
 def generation_summary(store: RunStore, generated: Path) -> dict | None:
-    for experiment in store.experiments(aime.GENERATE):
+    for experiment in store.experiments(GENERATE):
         summary = experiment.get("summary") or {}
         if summary.get("output") and Path(summary["output"]).resolve() == generated.resolve():
             return summary
@@ -110,13 +114,13 @@ def file_view(store: RunStore, path: str | None):
     if not path:
         return None, None, None, None
     generated = Path(path)
-    judge = aime.read_companion_summary(generated, "_judge.json")
-    winrate = aime.read_companion_summary(generated, "_winrate.json")
+    judge = companions.read_companion_summary(generated, "_judge.json")
+    winrate = companions.read_companion_summary(generated, "_winrate.json")
     generation = generation_summary(store, generated)
     files = [generated]
     if judge and winrate and generation:
-        files.append(Path(aime.write_evaluation_report(generation, judge, winrate)))
-    files += [aime.companion(generated, s) for s in ("_judge_report.md", "_winrate_report.md", "_judge.json",
+        files.append(Path(companions.write_evaluation_report(generation, judge, winrate)))
+    files += [companions.companion(generated, s) for s in ("_judge_report.md", "_winrate_report.md", "_judge.json",
                                                      "_winrate.json")]
     return (judge_dimension_bars(judge["dimensions"]) if judge else None,
             score_distribution(judge["score_distribution"]) if judge else None,
@@ -154,22 +158,21 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
     def prepare_judge(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, *_):
         generated_file = checked_file(path)
         settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, judge_name)
-        run_id = aime.prepare_judge(store, settings, generated_file)
+        run_id = lifecycle.prepare(store, JUDGING, JudgeOptions(input=str(generated_file)), settings)
 
         def work(run):
-            return aime.execute_judge(store, settings, run_id, cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+            return lifecycle.execute(store, run_id, settings, cancel=run.cancel, on_progress=lambda p: run.say(p.message))
 
         return run_id, work
 
     def prepare_winrate(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, source, seed_value):
         generated_file = checked_file(path)
         settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, judge_name)
-        run_id = aime.prepare_winrate(store, settings, generated_file, seed=int(seed_value or 0),
-                                      real_source=REFERENCE_SOURCES[source])
+        options = WinrateOptions(input=str(generated_file), seed=int(seed_value or 0), real_source=REFERENCE_SOURCES[source])
+        run_id = lifecycle.prepare(store, WINRATE_SPEC, options, settings)
 
         def work(run):
-            return aime.execute_winrate(store, settings, run_id, cancel=run.cancel,
-                                        on_progress=lambda p: run.say(p.message))
+            return lifecycle.execute(store, run_id, settings, cancel=run.cancel, on_progress=lambda p: run.say(p.message))
 
         return run_id, work
 
@@ -179,9 +182,9 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
 
     inputs = [*endpoint.components(), generated, judge_model, real_source, seed]
     choices = {generated: file_choices}
-    launcher.wire(demo, store, judge_parts, benchmark=aime.JUDGE, inputs=inputs, prepare=prepare_judge,
+    launcher.wire(demo, store, judge_parts, benchmark=JUDGE, inputs=inputs, prepare=prepare_judge,
                   results=results, results_view=view_for_run, api_prefix="aime_judge", input_choices=choices)
-    launcher.wire(demo, store, winrate_parts, benchmark=aime.WINRATE, inputs=inputs, prepare=prepare_winrate,
+    launcher.wire(demo, store, winrate_parts, benchmark=WINRATE, inputs=inputs, prepare=prepare_winrate,
                   results=results, results_view=view_for_run, api_prefix="aime_winrate", input_choices=choices)
     inspector.include(demo, store, judge_parts)
     inspector.include(demo, store, winrate_parts)

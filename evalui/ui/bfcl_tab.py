@@ -8,7 +8,9 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, export_bfcl_run, prepare_bfcl_run, samples_frame
+from evalui.benchmarks.bfcl.spec import BENCHMARK, BfclOptions
+from evalui.benchmarks.bfcl.tables import samples_frame
+from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
 from evalui.runs.history import pretty_prediction, pretty_truth
 from evalui.benchmarks.bfcl.report import leaderboard_lines, truth_of
@@ -19,6 +21,7 @@ from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivit
 from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES, MULTI_TURN_CATEGORIES
 from evalui.ui import launcher
 from evalui.ui import inspector
+from evalui.ui.option_inputs import option_input
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.run_view import finished_summary
 from evalui.ui.strings import t
@@ -56,7 +59,7 @@ def results_view(store: RunStore, exp_id: str | None):
     overall score with the parts run) of a run, from the store."""
     if not exp_id or store.experiment(exp_id) is None:
         return None, None, sample_table(store, None), None, None, ""
-    summary = finished_summary(store, exp_id, export_bfcl_run)
+    summary = finished_summary(store, exp_id, lifecycle.export)
     if not summary:
         return None, None, sample_table(store, exp_id), None, None, ""
     accuracy = accuracy_bars(summary["by_category"], "Accuracy per category (95% CI)")
@@ -76,11 +79,11 @@ def results_view(store: RunStore, exp_id: str | None):
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
         # "all": the whole leaderboard set, the one the BFCL v4 overall score is computed over.
-        categories = gr.Dropdown([("Full BFCL v4 (every leaderboard category)", "all"), *ALL_CATEGORIES],
-                                 value=["simple_python"], multiselect=True, label=t("bfcl.categories"),
-                                 elem_id="bfcl-categories")
-        limit = gr.Number(value=5, precision=0, minimum=0, label=t("bfcl.limit"), elem_id="bfcl-limit")
-        mode = gr.Radio(["fc", "prompt"], value="fc", label=t("bfcl.mode"), info=t("bfcl.mode_info"), elem_id="bfcl-mode")
+        categories = option_input(BENCHMARK, "categories", elem_id="bfcl-categories",
+                                  choices=[("Full BFCL v4 (every leaderboard category)", "all"), *ALL_CATEGORIES])
+        # Five per category, so a first click gives a result in seconds (the option's own default is all).
+        limit = option_input(BENCHMARK, "limit", value=5, minimum=0, elem_id="bfcl-limit")
+        mode = option_input(BENCHMARK, "mode", info=t("bfcl.mode_info"), elem_id="bfcl-mode")
         concurrency = gr.Slider(1, 64, value=8, step=1, label=t("run.concurrency"), elem_id="bfcl-concurrency")
         epochs = launcher.epochs_input("bfcl")
     exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"),
@@ -105,14 +108,14 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                 concurrency_value, exp_id_value):
         settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
         preflight(settings)  # before anything is registered: a dead endpoint leaves no empty run behind
-        run_id = prepare_bfcl_run(store, settings, list(chosen or []), limit=int(limit_value or 0) or None,
-                                  mode=mode_value, exp_id=(exp_id_value or "").strip() or None,
-                                  concurrency=int(concurrency_value))
+        options = BfclOptions(categories=list(chosen or []), limit=int(limit_value or 0), mode=mode_value)
+        run_id = lifecycle.prepare(store, BENCHMARK, options, settings, exp_id=(exp_id_value or "").strip() or None,
+                                   concurrency=int(concurrency_value))
 
         def work(run):
             run.say(f"run {run_id} started against {settings.host} ({settings.model})")
-            return execute_bfcl_run(store, settings, run_id, concurrency=int(concurrency_value), cancel=run.cancel,
-                                    on_progress=lambda p: run.say(p.message))
+            return lifecycle.execute(store, run_id, settings, concurrency=int(concurrency_value), cancel=run.cancel,
+                                     on_progress=lambda p: run.say(p.message))
 
         return run_id, work
 

@@ -10,8 +10,9 @@ import gradio as gr
 import pandas as pd
 
 from evalui.benchmarks.gaia import data
-from evalui.benchmarks.gaia.agent import load_agent
-from evalui.benchmarks.gaia.run import execute_gaia_run, export_gaia_run, prepare_gaia_run, tasks_frame
+from evalui.benchmarks.gaia.spec import BENCHMARK, NoTasks
+from evalui.benchmarks.gaia.tables import tasks_frame
+from evalui.engine import lifecycle
 from evalui.benchmarks.gaia.spec import GaiaOptions
 from evalui.benchmarks.gaia.tools.base import CHOICES, code_allowed, web_configured
 from evalui.config import data_dir
@@ -21,6 +22,7 @@ from evalui.benchmarks.gaia.transcript import transcript_html
 from evalui.ui import launcher
 from evalui.ui import inspector
 from evalui.ui.access import say
+from evalui.ui.option_inputs import option_input
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.run_view import finished_summary
 from evalui.ui.strings import t
@@ -109,7 +111,7 @@ def task_choices(store: RunStore, exp_id: str | None):
 def results_view(store: RunStore, exp_id: str | None):
     if not exp_id or store.experiment(exp_id) is None:
         return None, None, task_table(store, None), None, task_choices(store, None)
-    summary = finished_summary(store, exp_id, export_gaia_run)
+    summary = finished_summary(store, exp_id, lifecycle.export)
     if not summary:
         return None, None, task_table(store, exp_id), None, task_choices(store, exp_id)
     by_level = accuracy_bars(summary["by_level"], "Exact match per level (95% CI)") if summary["by_level"] else None
@@ -134,14 +136,15 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
         solver = gr.Dropdown([ENDPOINT_CHOICE, *allowed_agents()], value=ENDPOINT_CHOICE, label=t("gaia.solver"),
                              info=t("gaia.solver_info"), elem_id="gaia-solver")
-        limit = gr.Number(value=0, precision=0, minimum=0, label=t("gaia.limit"), elem_id="gaia-limit")
+        limit = option_input(BENCHMARK, "limit", value=0, minimum=0, label=t("gaia.limit"), elem_id="gaia-limit")
         concurrency = gr.Slider(1, 32, value=4, step=1, label=t("run.concurrency"), elem_id="gaia-concurrency")
         epochs = launcher.epochs_input("gaia")
     with gr.Row():
         tools = gr.CheckboxGroup(offered_tools(), value=[], label=t("gaia.tools"), info=t("gaia.tools_info"),
                                  elem_id="gaia-tools")
-        tool_timeout = gr.Number(value=30, minimum=1, label=t("gaia.tool_timeout"), elem_id="gaia-tool-timeout")
-        max_steps = gr.Number(value=12, precision=0, minimum=1, label=t("gaia.max_steps"), elem_id="gaia-max-steps")
+        tool_timeout = option_input(BENCHMARK, "tool_timeout", minimum=1, label=t("gaia.tool_timeout"),
+                                    elem_id="gaia-tool-timeout")
+        max_steps = option_input(BENCHMARK, "max_steps", minimum=1, label=t("gaia.max_steps"), elem_id="gaia-max-steps")
     exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"),
                         elem_id="gaia-exp-id")
     parts = launcher.build_controls("gaia", t("gaia.start"))
@@ -162,27 +165,25 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                               level=None if level_value == "All" else level_value, limit=int(limit_value or 0) or None,
                               tools=list(tools_value or []) or None, tool_timeout=float(tool_timeout_value or 30),
                               max_steps=int(max_steps_value or 12))
-        agent = settings = None
+        settings = None
         if solver_value and solver_value != ENDPOINT_CHOICE:
             if solver_value not in allowed_agents():
                 raise ValueError(say("msg.agent_refused"))
-            options.agent, agent = solver_value, load_agent(solver_value)
+            options.agent = solver_value
         else:
             settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, price_input,
                                          price_output)
             preflight(settings)
         try:
-            run_id = prepare_gaia_run(store, options, settings=settings, exp_id=(exp_id_value or "").strip() or None)
-        except ValueError as exc:
-            if "no samples" in str(exc):
-                raise ValueError(say("msg.no_tasks")) from None
-            raise
+            run_id = lifecycle.prepare(store, BENCHMARK, options, settings, exp_id=(exp_id_value or "").strip() or None)
+        except NoTasks:
+            raise ValueError(say("msg.no_tasks")) from None
         total = store.progress(run_id)["total"]
 
         def work(run):
             run.say(f"run {run_id}: {total} tasks from {options.source}")
-            return execute_gaia_run(store, run_id, settings=settings, agent=agent, concurrency=int(concurrency_value),
-                                    cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+            return lifecycle.execute(store, run_id, settings, concurrency=int(concurrency_value), cancel=run.cancel,
+                                     on_progress=lambda p: run.say(p.message))
 
         return run_id, work
 

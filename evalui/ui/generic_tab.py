@@ -3,10 +3,6 @@ its headline, accuracy per group and samples. Built-in benchmarks have tabs of t
 
 from __future__ import annotations
 
-import dataclasses
-import types
-import typing
-
 import gradio as gr
 
 from evalui.engine import lifecycle
@@ -16,31 +12,16 @@ from evalui.runs.history import artefacts, samples_frame
 from evalui.reports.charts import accuracy_bars
 from evalui.ui import launcher
 from evalui.ui import inspector
+from evalui.ui.option_inputs import option_input
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.run_view import finished_summary
 from evalui.ui.strings import t
 
 
-def _input_for(spec: Benchmark, field: dataclasses.Field, kind) -> gr.components.Component:
-    default = None if field.default is dataclasses.MISSING else field.default
-    if field.default_factory is not dataclasses.MISSING:
-        default = field.default_factory()
-    label, elem_id = field.name.replace("_", " "), f"{spec.name}-option-{field.name}"
-    base = typing.get_args(kind)[0] if typing.get_origin(kind) in (typing.Union, types.UnionType) else kind
-    if base is bool:
-        return gr.Checkbox(value=bool(default), label=label, elem_id=elem_id)
-    if base in (int, float):
-        return gr.Number(value=default, precision=0 if base is int else None, label=label, elem_id=elem_id)
-    if isinstance(default, list):
-        default = ",".join(map(str, default))
-    return gr.Textbox(value="" if default is None else str(default), label=label, elem_id=elem_id)
-
-
 def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> None:
-    hints = typing.get_type_hints(spec.options)
-    fields = spec.option_fields()
+    fields = spec.asked_fields()
     with gr.Row():
-        inputs = [_input_for(spec, f, hints.get(f.name)) for f in fields]
+        inputs = [option_input(spec, f.name) for f in fields]
         concurrency = gr.Slider(1, 64, value=spec.default_concurrency, step=1, label=t("run.concurrency"),
                                 elem_id=f"{spec.name}-concurrency")
         epochs = launcher.epochs_input(spec.name)

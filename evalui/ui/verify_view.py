@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from evalui.review import reviews as reviews_file
 from evalui.review import queue as assignment
 from evalui.review import report as report
-from evalui.benchmarks.aime.run import generated_files
+from evalui.benchmarks.aime.companions import generated_files
 from evalui.config import data_dir, runs_dir
 from evalui.errors import InputError
 from evalui.stats.metrics import JUDGE_DIMENSIONS

@@ -208,6 +208,10 @@ def test_an_aime_judge_run(store, tmp_path):
     pairs = assert_same_samples(store, "judge-inspect", log, "aime-judge")
     assert [pairs[f"p{i}", 1][1].target for i in range(3)] == ["100", "101", "102"]
     assert pairs["p0", 1][1].scores["aime-judge"].value == "C" and pairs["p1", 1][1].scores["aime-judge"].value == "I"
+    # More than the bool: the judge's mean and its four dimension scores travel in the score's metadata.
+    assert pairs["p1", 1][1].scores["aime-judge"].metadata["mean"] == 2.0
+    assert pairs["p0", 1][1].scores["aime-judge"].metadata["dimensions"] == {
+        d: 5.0 for d in ("correctness", "clarity", "difficulty_match", "completeness")}
     failed = pairs["p2", 1][1]
     assert not failed.scores and failed.error and roles(failed).count("assistant") == 3  # every attempt is kept
     for _, got in pairs.values():

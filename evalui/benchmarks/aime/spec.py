@@ -7,19 +7,16 @@ go where the step's ``out`` or input says; the lifecycle's common files go to th
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalui.benchmarks.aime.options import (GenerateOptions, JudgeOptions, WinrateOptions, cache_dir, check_generation,
+                                            check_judge, check_winrate, generation_summary as generation_cli_summary,
+                                            judge_summary, winrate_summary)
 from evalui.benchmarks.aime.prompts import TOPICS
+from evalui.benchmarks.aime.scorers import GENERATED_PROBLEM, LLM_JUDGE, LLM_JUDGE_EXCELLENT, PAIRWISE_PREFERENCE
 from evalui.engine.benchmark import Benchmark
 
 GENERATE, JUDGE, WINRATE = "aime-generate", "aime-judge", "aime-winrate"
-
-
-def _cache_dir() -> Path:
-    from evalui.config import data_dir
-
-    return data_dir() / "cache" / "datasets"
 
 
 def _judged(samples: list) -> list:
@@ -27,19 +24,10 @@ def _judged(samples: list) -> list:
 
 
 # generation -----------------------------------------------------------------------------------
-@dataclass
-class GenerateOptions:
-    n: int = 10
-    topics: list[str] = field(default_factory=lambda: list(TOPICS))
-    seed: int = 0
-    reference_source: str = "auto"  # auto, hub or bundled
-    output_name: str = ""  # aime_generated_<timestamp>.json, fixed when the run is first prepared
-
-
 def reference_pool(options: GenerateOptions):
     from evalui.benchmarks.aime import references
 
-    return references.reference_pool(options.reference_source, _cache_dir())
+    return references.reference_pool(options.reference_source, cache_dir())
 
 
 def generation_samples(options: GenerateOptions):
@@ -98,18 +86,6 @@ def generated_share(summary: dict) -> tuple[str, float | None]:
 
 
 # judge and win rate ---------------------------------------------------------------------------
-@dataclass
-class JudgeOptions:
-    input: str = ""  # the generated file
-
-
-@dataclass
-class WinrateOptions:
-    input: str = ""
-    seed: int = 0
-    real_source: str = "auto"  # auto, hub or bundled: where the real AIME 2025 problems come from
-
-
 def judge_samples(options: JudgeOptions):
     from evalui.benchmarks.aime.problems import read_problems
     from evalui.benchmarks.aime.tasks import judge_specs
@@ -122,7 +98,7 @@ def winrate_samples(options: WinrateOptions):
     from evalui.benchmarks.aime.problems import read_problems
     from evalui.benchmarks.aime.tasks import pairing_specs
 
-    real, _ = references.aime25(options.real_source, _cache_dir())
+    real, _ = references.aime25(options.real_source, cache_dir())
     return pairing_specs(read_problems(options.input), real, options.seed)
 
 
@@ -195,19 +171,22 @@ GENERATION = Benchmark(
     name=GENERATE, title="AIME-style problem generation", options=GenerateOptions, samples=generation_samples,
     task=generation_task, fixed=("seed", "output_name"), summarise=generation_summary, export=export_generation,
     headline=generated_share, verdict_words=("valid", "invalid"), group_name="topic", default_concurrency=4,
-    out_is_run_folder=False,
+    out_is_run_folder=False, check=check_generation, command=("aime", "generate"), cli_summary=generation_cli_summary,
+    epochs=False, scorers=(GENERATED_PROBLEM,),
     metrics={"generated": "valid problems (parsed, answer 0–999, not a near-duplicate) out of those asked"})
 JUDGING = Benchmark(
     name=JUDGE, title="LLM judge of generated problems", options=JudgeOptions, samples=judge_samples,
     task=_task(JUDGE), fixed=("input",), summarise=judge_figures, export=export_judge,
     headline=lambda s: ("pass rate", (s.get("pass_rate") or {}).get("rate")), verdict_words=("pass", "fail"),
     group_name="topic", default_concurrency=4, out_is_run_folder=False,
-    data_files=lambda options: [Path(options.input)],
+    data_files=lambda options: [Path(options.input)], check=check_judge, command=("aime", "judge"),
+    cli_summary=judge_summary, epochs=False, model_help="the judge model", scorers=(LLM_JUDGE, LLM_JUDGE_EXCELLENT),
     metrics={"average": "mean of the four dimensions (1–5)", "pass_rate": "share with a mean ≥ 3.5"})
 WINRATE_SPEC = Benchmark(
     name=WINRATE, title="Win rate against real AIME problems", options=WinrateOptions, samples=winrate_samples,
     task=_task(WINRATE), fixed=("input", "seed"), summarise=winrate_figures, export=export_winrate,
     headline=lambda s: ("win rate", (s.get("win_rate") or {}).get("rate")), verdict_words=("win", "not a win"),
     group_name="topic", default_concurrency=4, out_is_run_folder=False,
-    data_files=lambda options: [Path(options.input)],
+    data_files=lambda options: [Path(options.input)], check=check_winrate, command=("aime", "winrate"),
+    cli_summary=winrate_summary, epochs=False, model_help="the judge model", scorers=(PAIRWISE_PREFERENCE,),
     metrics={"win_rate": "pairs the judge prefers in both orders; order-dependent pairs are ties"})

@@ -115,12 +115,22 @@ class JudgeTask:
                                      "judge_parse_failure")
         return recorder.result({"scores": scores, "rejected": rejected})
 
-    def judge(self, sample: Sample, response: dict):
+    def judge(self, sample: Sample, response: dict, pass_mark: float = PASS_THRESHOLD):
+        """Pass when the mean of the judge's four stored scores reaches ``pass_mark``; the score's
+        metadata keeps the mean and each dimension's score (more than the bool)."""
         content = _structured(response)
         scores = content["scores"]
         total = sum(scores[d]["score"] for d in JUDGE_DIMENSIONS) / len(JUDGE_DIMENSIONS)
-        return ({"problem_id": sample.sample_id, "scores": scores, "total": total}, total >= PASS_THRESHOLD,
-                {"total": total, "rejected_attempts": content["rejected"]})
+        passed = total >= pass_mark
+        verdict = {"total": total, "rejected_attempts": content["rejected"],
+                   "metadata": {"mean": total, "pass_mark": pass_mark,
+                                "dimensions": {d: scores[d]["score"] for d in JUDGE_DIMENSIONS}}}
+        if not passed:
+            lowest = min(JUDGE_DIMENSIONS, key=lambda d: scores[d]["score"])
+            verdict["reason"] = (f"mean {total:.2f} is below the pass mark {pass_mark}; lowest: {lowest} "
+                                 f"{scores[lowest]['score']:g}" + (f" ({scores[lowest]['comment']})"
+                                                                  if scores[lowest]["comment"] else ""))
+        return {"problem_id": sample.sample_id, "scores": scores, "total": total}, passed, verdict
 
 
 def pairing_specs(generated: list[dict], real: list[RealProblem], seed: int) -> list[tuple[str, str, dict]]:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from evalui.benchmarks.bfcl.data import VERSION_PREFIX, bfcl_data_dir, check_category
+from evalui.benchmarks.bfcl.options import MODES, BfclOptions, check_options, cli_summary
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
 from evalui.engine.benchmark import Benchmark, Scorer
 from evalui.jsonl import write_jsonl
@@ -13,26 +14,8 @@ from evalui.benchmarks.bfcl.scoring.single_turn import (
     AGENTIC_CATEGORIES, FORMAT_SENSITIVITY_CATEGORIES, MEMORY_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES,
     WEB_SEARCH_CATEGORIES)
 
-MODES = ("fc", "prompt")
 MULTI_TURN_DOC_FILES = ("gorilla_file_system.json", "math_api.json", "message_api.json", "posting_api.json",
                         "ticket_api.json", "trading_bot.json", "travel_booking.json", "vehicle_control.json")
-
-
-@dataclass
-class BfclOptions:
-    categories: list[str] = field(default_factory=lambda: ["simple_python"])
-    limit: int | None = None  # per category; None or 0: all
-    mode: str = "fc"  # fc: native tool calls; prompt: [func(param=value)] text
-    # Web search categories: the provider (serpapi, searxng, module:attr; "" picks from the environment),
-    # and a folder to record every search and fetch to, or to replay them from (never going online).
-    web_search: str = ""
-    web_record: str = ""
-    web_replay: str = ""
-
-    def web_options(self):
-        from evalui.benchmarks.bfcl.agentic.web_search import WebSearchOptions
-
-        return WebSearchOptions(provider=self.web_search, record_dir=self.web_record, replay_dir=self.web_replay)
 
 
 def samples(options: BfclOptions) -> list[tuple[str, str, dict]]:
@@ -98,7 +81,10 @@ def memory_folder(run_folder: Path) -> Path:
 
 
 def make_task(options: BfclOptions, store, exp_id: str) -> BfclRunTask:
+    from evalui.benchmarks.bfcl.scoring.official import load_official
     from evalui.engine.experiment import run_folder
+
+    load_official()  # the checker's slow first import, before the run phase's clock starts
 
     experiment = store.experiment(exp_id)
     own = experiment["config"].get("out") or experiment.get("out_dir")
@@ -224,6 +210,8 @@ BENCHMARK = Benchmark(
     group_name="category",
     metrics={"accuracy": "share of judged samples the official AST checker accepts, Wilson 95% interval",
              "by_category": "the same, per category"},
+    check=check_options,
+    cli_summary=cli_summary,
     scorers=(Scorer("bfcl_checker", "bfcl-eval's own checkers: the AST checker (single-turn) and "
                     "multi_turn_checker (run in a worker process)", version=bfcl_eval_version),),
 )

@@ -5,21 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalui.engine.benchmark import Benchmark, Scorer
+from evalui.benchmarks.gaia import command_line
+from evalui.engine.benchmark import Benchmark, Scorer, option
 
 SOURCES = "sample, hf:<split>, folder:<path>[@<split>] or questions:<path>"
 
 
 @dataclass
 class GaiaOptions:
-    source: str = "sample"  # where the tasks come from: see SOURCES
-    level: str | None = None
-    limit: int | None = None  # None or 0: all
-    agent: str | None = None  # module:attr of the user's agent, instead of the endpoint
-    tools: list[str] | None = None  # the built-in agent's tools (python, files, web); none: one plain request
-    tool_timeout: float = 30.0  # seconds a python program may run
-    max_steps: int = 12  # model calls per task
-    tool_protocol: str = "auto"  # native OpenAI tool calls, plain text, or native falling back to text
+    # Where the tasks come from (see SOURCES); the CLI says it with --sample, --questions, --data-dir
+    # and --split (evalui.benchmarks.gaia.options), so it is no flag of its own.
+    source: str = option("sample", shown=False)
+    level: str | None = option(None, choices=("1", "2", "3"), help="only this level")
+    limit: int | None = option(None, help="at most N tasks")  # None or 0: all
+    agent: str | None = option(None, help="your agent as module:attr, with answer(record) -> str, instead of an "
+                                          "endpoint")
+    tools: list[str] | None = option(None, help="run evalui's own tool agent with these tools: python,files[,web]")
+    tool_timeout: float = option(30.0, help="seconds a python program may run (default 30)")
+    max_steps: int = option(12, help="model calls per task for the tool agent (default 12)")
+    tool_protocol: str = option("auto", choices=("auto", "native", "text"),
+                                help="native OpenAI tool calls, plain text, or native falling back to text (default)")
 
 
 def load(options: GaiaOptions) -> list:
@@ -40,10 +45,17 @@ def load(options: GaiaOptions) -> list:
     raise ValueError(f"unknown GAIA source {options.source!r}; use {SOURCES}")
 
 
+class NoTasks(ValueError):
+    """The options select no task."""
+
+
 def samples(options: GaiaOptions) -> list[tuple[str, str, dict]]:
     from evalui.benchmarks.gaia.task import sample_specs
 
-    return sample_specs(load(options))
+    specs = sample_specs(load(options))
+    if not specs:
+        raise NoTasks("the selection has no GAIA tasks (check the split, the level and the source)")
+    return specs
 
 
 def task(options: GaiaOptions, store, exp_id: str, cancel=None):
@@ -62,18 +74,27 @@ def task(options: GaiaOptions, store, exp_id: str, cancel=None):
     return GaiaTask(agent=load_agent(options.agent) if options.agent else None)
 
 
-def check(options: GaiaOptions) -> None:
+def check(options: GaiaOptions, settings=None, stored: dict | None = None) -> tuple[GaiaOptions, dict]:
     """Options that cannot run together, said before a run is registered."""
+    from evalui.benchmarks.gaia.agent import load_agent
     from evalui.benchmarks.gaia.agent_loop import PROTOCOLS
     from evalui.benchmarks.gaia.tools.base import parse_choices
 
+    if options.limit is not None and options.limit < 0:
+        raise ValueError("the limit must be 0 (all tasks) or more")
+    options.limit = options.limit or None
     if options.tools and options.agent:
         raise ValueError("choose the built-in agent's tools or your own agent, not both")
+    if (settings is None) == (options.agent is None):
+        raise ValueError("give either an endpoint or an agent (module:attr), not both")
+    if options.agent:
+        load_agent(options.agent)  # a missing module or method is said now, not at the first task
     options.tools = parse_choices(options.tools) or None
     if options.tool_protocol not in PROTOCOLS:
         raise ValueError(f"the tool protocol is one of {', '.join(PROTOCOLS)}")
     if options.max_steps < 1 or options.tool_timeout <= 0:
         raise ValueError("max steps must be at least 1 and the tool timeout positive")
+    return options, {}
 
 
 def summarise(samples: list, summary: dict) -> dict:
@@ -125,5 +146,10 @@ BENCHMARK = Benchmark(
     metrics={"accuracy": "the leaderboard's exact match over tasks with a known answer, Wilson 95% interval",
              "lenient_accuracy": "a labelled partial figure (articles dropped, order ignored); never the score",
              "latency_median_s": "median seconds per task", "tokens": "tokens in and out"},
+    check=check,
+    answered_by=lambda options: options.agent,
+    cli_flags=command_line.add_source_flags,
+    cli_options=command_line.options_from_args,
+    cli_summary=command_line.cli_summary,
     scorers=(Scorer("gaia_exact_match", "the GAIA leaderboard's question_scorer on the last FINAL ANSWER"),),
 )
