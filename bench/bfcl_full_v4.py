@@ -36,7 +36,9 @@ sys.path.insert(0, str(TESTS))  # the local web server and the bfcl evaluate hel
 from bfcl_official_cli import bfcl_evaluate, official_verdicts  # noqa: E402
 from bfcl_web_server import SERPAPI_KEY, FakeWeb  # noqa: E402
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, expand_categories, prepare_bfcl_run  # noqa: E402
+from evalui.benchmarks.bfcl.options import expand_categories  # noqa: E402
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions  # noqa: E402
+from evalui.engine import lifecycle  # noqa: E402
 from evalui.benchmarks.bfcl.scoring.official import load_official  # noqa: E402
 from evalui.engine.settings import EndpointSettings  # noqa: E402
 from evalui.engine.store import RunStore  # noqa: E402
@@ -109,8 +111,10 @@ def peak_rss_mb() -> float:
 def run(store, peer, mode: str, categories: list[str], exp_id: str, out: Path, concurrency: int, limit: int | None,
         **web) -> dict:
     settings = EndpointSettings(base_url=peer.base_url, model=MODELS[mode], api_key="sk-bench", timeout_s=600.0)
-    prepare_bfcl_run(store, settings, categories, limit=limit, mode=mode, exp_id=exp_id, **web)
-    return execute_bfcl_run(store, settings, exp_id, concurrency=concurrency, out=out)
+    # The web options are strings (a recording folder may come as a Path).
+    options = BfclOptions(categories=categories, limit=limit, mode=mode, **{k: str(v) for k, v in web.items()})
+    lifecycle.prepare(store, BFCL, options, settings, exp_id=exp_id, out=out)
+    return lifecycle.execute(store, exp_id, settings, concurrency=concurrency)
 
 
 def main() -> None:

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from common import PeerProcess
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
 from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
@@ -62,9 +63,10 @@ def main() -> None:
         for category in MULTI_TURN_CATEGORIES:
             peer = PeerProcess(multi_turn_script(category, LATENCY_S), log_path=Path(folder) / f"{category}.log")
             settings = EndpointSettings(base_url=peer.base_url, model="bench", api_key="sk-bench")
-            exp_id = prepare_bfcl_run(store, settings, [category], limit=None, mode="fc", exp_id=category)
+            exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=[category], limit=None, mode="fc"), settings,
+                                       exp_id=category, out=Path(folder) / category)
             started = time.perf_counter()
-            summary = execute_bfcl_run(store, settings, exp_id, concurrency=CONCURRENCY, out=Path(folder) / exp_id)
+            summary = lifecycle.execute(store, exp_id, settings, concurrency=CONCURRENCY)
             wall = time.perf_counter() - started
             requests = len(peer.stop())
             ideal = requests * LATENCY_S / CONCURRENCY

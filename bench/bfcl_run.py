@@ -14,7 +14,8 @@ from pathlib import Path
 
 from common import PeerProcess, gold_script
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
 from evalui.benchmarks.bfcl.scoring.official import load_official
@@ -33,8 +34,9 @@ def main() -> None:
         settings = EndpointSettings(base_url=peer.base_url, model="bench", api_key="sk-bench")
         print(f"throughput: {N} simple_python samples, {LATENCY_S * 1000:.0f} ms per request")
         for concurrency in (1, 32):
-            exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=N, mode="fc", exp_id=f"c{concurrency}")
-            summary = execute_bfcl_run(store, settings, exp_id, concurrency=concurrency, out=Path(folder) / exp_id)
+            exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=N, mode="fc"),
+                                       settings, exp_id=f"c{concurrency}", out=Path(folder) / f"c{concurrency}")
+            summary = lifecycle.execute(store, exp_id, settings, concurrency=concurrency)
             ideal = N * LATENCY_S / concurrency
             print(f"  C={concurrency:<3} wall {summary['duration_s']:7.2f} s   ideal {ideal:6.2f} s   "
                   f"ratio {summary['duration_s'] / ideal:5.2f}   correct {summary['correct']}/{summary['total']}")

@@ -47,8 +47,8 @@ def _settings(peer, model: str):
 
 
 def _gaia_run(store, folder: Path, cases, script, model: str, exp_id: str) -> None:
-    from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
-    from evalui.benchmarks.gaia.spec import GaiaOptions
+    from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+    from evalui.engine import lifecycle
     from evalui.testing.openai_peer import ScriptedPeer
     from evalui.testing.scanner_plants import MAX_STEPS, write_questions
 
@@ -58,18 +58,20 @@ def _gaia_run(store, folder: Path, cases, script, model: str, exp_id: str) -> No
         settings = _settings(peer, model)
         options = GaiaOptions(source=f"questions:{questions}", tools=["python", "files"], max_steps=MAX_STEPS,
                               tool_timeout=60)
-        execute_gaia_run(store, prepare_gaia_run(store, options, settings=settings, exp_id=exp_id, concurrency=4),
-                         settings=settings)
+        lifecycle.execute(store, lifecycle.prepare(store, GAIA, options, settings, exp_id=exp_id, concurrency=4),
+                          settings)
 
 
 def _bfcl_run(store, model, limit: int, exp_id: str) -> None:
-    from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+    from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+    from evalui.engine import lifecycle
     from evalui.testing.openai_peer import ScriptedPeer
 
     with ScriptedPeer(model) as peer:
         settings = _settings(peer, f"bfcl-{exp_id}")
-        execute_bfcl_run(store, settings, prepare_bfcl_run(store, settings, ["simple_python"], limit=limit,
-                                                           mode="prompt", exp_id=exp_id), concurrency=4)
+        options = BfclOptions(categories=["simple_python"], limit=limit, mode="prompt")
+        lifecycle.execute(store, lifecycle.prepare(store, BFCL, options, settings, exp_id=exp_id), settings,
+                          concurrency=4)
 
 
 def regenerate(path: Path, seed: int) -> int:

@@ -17,10 +17,11 @@ from peers import settings_for
 
 from browser.verify_steps import DIMENSIONS, score
 
-from evalui.benchmarks.aime import run as aime
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
-from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
-from evalui.benchmarks.gaia.spec import GaiaOptions
+from evalui.benchmarks.aime.options import GenerateOptions
+from evalui.benchmarks.aime.spec import GENERATION
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
 from evalui.testing.openai_peer import ScriptedPeer, completion
 
@@ -73,13 +74,12 @@ def hostile_runs(tmp_path, monkeypatch, beacon):
     store = RunStore()
     with ScriptedPeer(hostile_script(beacon["text"])) as peer:
         settings = settings_for(peer, max_retries=0)
-        execute_bfcl_run(store, settings, prepare_bfcl_run(store, settings, ["simple_python", "multi_turn_base"],
-                                                           limit=1, mode="fc", exp_id="hostile-bfcl"))
-        execute_gaia_run(store, prepare_gaia_run(store, GaiaOptions(source="sample", limit=1), settings=settings,
-                                                 exp_id="hostile-gaia"), settings=settings)
-        aime.execute_generation(store, settings, aime.prepare_generation(store, settings, n=1, topics=["algebra"],
-                                                                         reference_source="bundled",
-                                                                         exp_id="hostile-aime"))
+        for benchmark, options, exp_id in (
+            (BFCL, BfclOptions(categories=["simple_python", "multi_turn_base"], limit=1, mode="fc"), "hostile-bfcl"),
+            (GAIA, GaiaOptions(source="sample", limit=1), "hostile-gaia"),
+            (GENERATION, GenerateOptions(n=1, reference_source="bundled", topics=["algebra"]), "hostile-aime"),
+        ):
+            lifecycle.execute(store, lifecycle.prepare(store, benchmark, options, settings, exp_id=exp_id), settings)
     store.close()
 
 

@@ -8,7 +8,8 @@ import re
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer
@@ -23,8 +24,8 @@ def stored_run(tmp_path, monkeypatch):
     store = RunStore()
     with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
         settings = settings_for(peer)
-        execute_bfcl_run(store, settings, prepare_bfcl_run(store, settings, ["simple_python"], limit=2, mode="fc",
-                                                           exp_id="kept-private"))
+        options = BfclOptions(categories=["simple_python"], limit=2, mode="fc")
+        lifecycle.execute(store, lifecycle.prepare(store, BFCL, options, settings, exp_id="kept-private"), settings)
     store.close()
 
 

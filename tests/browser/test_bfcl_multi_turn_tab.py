@@ -7,7 +7,8 @@ import re
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion
 
@@ -38,8 +39,9 @@ def seed_run(data_dir) -> str:
     store = RunStore()
     try:
         with ScriptedPeer(script) as peer:
-            exp_id = prepare_bfcl_run(store, settings_for(peer), [CATEGORY], limit=2, mode="fc", exp_id="mt-view")
-            execute_bfcl_run(store, settings_for(peer), exp_id, concurrency=2)
+            exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=2, mode="fc"),
+                                       settings_for(peer), exp_id="mt-view")
+            lifecycle.execute(store, exp_id, settings_for(peer), concurrency=2)
     finally:
         store.close()
     return exp_id

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
-from evalui.benchmarks.gaia.spec import GaiaOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
 from evalui.testing.openai_peer import ScriptedPeer
 from evalui.testing.scanner_plants import MAX_STEPS, PlantedModel, cases_for, write_questions
@@ -35,8 +35,8 @@ def planted_run(tmp_path, monkeypatch):
         settings = settings_for(peer, model="planted-model", max_retries=0)
         options = GaiaOptions(source=f"questions:{questions}", tools=["python", "files"], max_steps=MAX_STEPS,
                               tool_timeout=60)
-        prepared = prepare_gaia_run(store, options, settings=settings, exp_id="planted", concurrency=2)
-        summary = execute_gaia_run(store, prepared, settings=settings)
+        prepared = lifecycle.prepare(store, GAIA, options, settings, exp_id="planted", concurrency=2)
+        summary = lifecycle.execute(store, prepared, settings)
     store.close()
     return summary, {c.kind: c.task_id for c in cases}
 

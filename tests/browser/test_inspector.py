@@ -9,7 +9,8 @@ import re
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion, error
@@ -34,8 +35,8 @@ def two_runs(tmp_path, monkeypatch):
     for name, script in (("base", lambda body, n: oracle.gold_reply(body)), ("cand", candidate)):
         with ScriptedPeer(script) as peer:
             settings = settings_for(peer, max_retries=0)
-            execute_bfcl_run(store, settings, prepare_bfcl_run(store, settings, ["simple_python"], limit=6, mode="fc",
-                                                               exp_id=name))
+            options = BfclOptions(categories=["simple_python"], limit=6, mode="fc")
+            lifecycle.execute(store, lifecycle.prepare(store, BFCL, options, settings, exp_id=name), settings)
     store.close()
 
 

@@ -14,7 +14,8 @@ from peers import SENTINEL_KEY, Held, settings_for
 from playwright.sync_api import expect
 from waiting import HANG_S, wait_for
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer
@@ -213,8 +214,8 @@ def test_delete_asks_for_confirmation(browser, launch_app, tmp_path, monkeypatch
     with gold_peer() as peer:
         store = RunStore()
         settings = settings_for(peer)
-        execute_bfcl_run(store, settings, prepare_bfcl_run(store, settings, ["simple_python"], limit=2, mode="fc",
-                                                           exp_id="doomed"))
+        options = BfclOptions(categories=["simple_python"], limit=2, mode="fc")
+        lifecycle.execute(store, lifecycle.prepare(store, BFCL, options, settings, exp_id="doomed"), settings)
     page = open_page(browser, launch_app({}))
     page.get_by_role("tab", name="Runs").click()
     page.locator("#runs-runs input").click()

@@ -7,7 +7,8 @@ import re
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer
@@ -23,8 +24,8 @@ def test_runs_tab_lists_compares_and_opens_runs(browser, launch_app, tmp_path, m
         store = RunStore()
         for name, model in (("cmp-a", "model-a"), ("cmp-b", "model-b")):
             settings = settings_for(peer, model=model)
-            execute_bfcl_run(store, settings, prepare_bfcl_run(store, settings, ["simple_python"], limit=4, mode="fc",
-                                                               exp_id=name))
+            options = BfclOptions(categories=["simple_python"], limit=4, mode="fc")
+            lifecycle.execute(store, lifecycle.prepare(store, BFCL, options, settings, exp_id=name), settings)
         store.close()
     url = launch_app({})
     page = browser.new_page()

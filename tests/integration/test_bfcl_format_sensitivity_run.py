@@ -12,8 +12,9 @@ import pytest
 from bfcl_official_cli import bfcl_evaluate, official_verdicts
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.scoring.format_sensitivity import CATEGORY, configurations
+from evalui.engine import lifecycle
 from evalui.errors import InputError
 from evalui.testing.bfcl_format_oracle import WRONG_KINDS, FormatOracle
 from evalui.testing.openai_peer import ScriptedPeer
@@ -31,8 +32,9 @@ def test_format_sensitivity_equals_the_official_tool(store, tmp_path):
     oracle = FormatOracle(ENTRIES, wrong_for)
     with ScriptedPeer(oracle) as peer:
         settings = settings_for(peer, model=MODEL)
-        exp_id = prepare_bfcl_run(store, settings, [CATEGORY], limit=ENTRIES, mode="prompt")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=4)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=ENTRIES, mode="prompt"),
+                                   settings)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=4)
     assert summary["judged"] == ENTRIES * 26 and 0 < summary["correct"] < summary["judged"]
     block = summary["format_sensitivity"]
     assert list(block["by_configuration"]) == list(configurations()) and block["entries_per_configuration"] == ENTRIES
@@ -57,5 +59,6 @@ def test_format_sensitivity_equals_the_official_tool(store, tmp_path):
 def test_fc_mode_is_refused_before_the_run_is_registered(store):
     with ScriptedPeer(lambda body, n: None) as peer:
         with pytest.raises(InputError, match="--mode prompt"):
-            prepare_bfcl_run(store, settings_for(peer, model=MODEL), [CATEGORY], limit=1, mode="fc")
+            lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=1, mode="fc"),
+                              settings_for(peer, model=MODEL))
     assert not store.experiments()

@@ -15,7 +15,8 @@ from peers import settings_for
 from unit.test_bfcl_hostile_calls import SLOW_ROUND  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 
 from evalui.benchmarks.bfcl.data import load_category
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.sandbox.call_worker import close_pools
 from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion
@@ -70,8 +71,9 @@ def test_a_run_goes_on_while_one_sample_calls_past_its_deadline(store, monkeypat
     try:
         with ScriptedPeer(script) as peer:
             settings = settings_for(peer)
-            exp_id = prepare_bfcl_run(store, settings, [category], limit=16, mode="fc", exp_id="slow-call")
-            summary = execute_bfcl_run(store, settings, exp_id, concurrency=16)
+            exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=[category], limit=16, mode="fc"), settings,
+                                       exp_id="slow-call")
+            summary = lifecycle.execute(store, exp_id, settings, concurrency=16)
     finally:
         close_pools()
     assert summary["errors"] == 0 and summary["total"] == 16
@@ -166,8 +168,6 @@ def test_a_worker_dies_with_the_process_that_started_it(tmp_path):
 def test_a_flood_of_calls_in_one_step_stops_the_conversation_without_being_stored(store, mode, tmp_path):
     """3,000 calls in one step (or a 300 KB reply) are neither run nor stored: the sample fails as
     too_many_calls (too_large), and the run's other samples are judged as usual."""
-    from evalui.benchmarks.bfcl.run import export_bfcl_run
-
     category = "multi_turn_base"
     oracle = MultiTurnOracle([category], limit=3)
     flood_ids = {"multi_turn_base_0": "too_many_calls", "multi_turn_base_1": "too_large"}
@@ -184,8 +184,9 @@ def test_a_flood_of_calls_in_one_step_stops_the_conversation_without_being_store
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, [category], limit=3, mode=mode, exp_id=f"flood-{mode}")
-        execute_bfcl_run(store, settings, exp_id, concurrency=3)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=[category], limit=3, mode=mode), settings,
+                                   exp_id=f"flood-{mode}")
+        lifecycle.execute(store, exp_id, settings, concurrency=3)
     samples = {s.sample_id: s for s in store.samples(exp_id)}
     for sample_id, kind in flood_ids.items():
         sample = samples[sample_id]
@@ -194,7 +195,7 @@ def test_a_flood_of_calls_in_one_step_stops_the_conversation_without_being_store
         step = sample.trajectory[0]
         assert len(step["text"]) < 2_100 and len(json.dumps(step["tool_calls"])) < 2_000  # a preview only
     assert samples["multi_turn_base_2"].correct
-    exported = export_bfcl_run(store, exp_id, out=tmp_path / "out")
+    exported = lifecycle.export(store, exp_id, out=tmp_path / "out")
     assert (tmp_path / "out").exists() and exported["total"] == 3
     assert (tmp_path / "out" / "samples.jsonl").stat().st_size < 250_000  # the 300 KB reply is not in it
 

@@ -10,7 +10,8 @@ from bfcl_official_cli import bfcl_evaluate, official_verdicts
 from peers import settings_for
 
 from evalui.benchmarks.bfcl.leaderboard_csv import CSV_FILES
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer
 
@@ -28,8 +29,8 @@ def test_overall_and_csvs_equal_the_official_tools(store, tmp_path):
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer, model=MODEL)
-        exp_id = prepare_bfcl_run(store, settings, CATEGORIES, limit=6, mode="fc")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=4)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=CATEGORIES, limit=6, mode="fc"), settings)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=4)
     assert summary["judged"] == 6 * len(CATEGORIES) and 0 < summary["correct"] < summary["judged"]
     run, board = Path(summary["out_dir"]), summary["leaderboard"]
     assert board["partial"] and board["parts_run"] == ["non_live", "live", "irrelevance"]

@@ -13,7 +13,8 @@ from peers import settings_for
 
 from evalui.benchmarks.bfcl.agentic.data import prereq_chain
 from evalui.benchmarks.bfcl.leaderboard_csv import CSV_FILES
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.testing.bfcl_agentic_oracle import MemoryOracle
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer
@@ -35,8 +36,8 @@ def test_memory_verdicts_equal_bfcl_evaluate(store, tmp_path, mode):
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer, model=MODELS[mode])
-        exp_id = prepare_bfcl_run(store, settings, CATEGORIES, limit=LIMIT, mode=mode)
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=4)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=CATEGORIES, limit=LIMIT, mode=mode), settings)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=4)
         bodies = [r.body for r in peer.chat_requests()]
     assert summary["errors"] == 0 and summary["judged"] == LIMIT * len(CATEGORIES)
     stored = {s.sample_id: s for s in store.samples(exp_id)}

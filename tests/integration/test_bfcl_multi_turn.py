@@ -16,9 +16,10 @@ import pytest
 from peers import settings_for
 
 from evalui.benchmarks.bfcl.data import entries_by_id
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.score_file import score_result_file
 from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
+from evalui.engine import lifecycle
 from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
 from evalui.testing.bfcl_oracle import gold_turns
 from evalui.testing.openai_peer import ScriptedPeer
@@ -50,9 +51,9 @@ def run_category(store, category, mode, perturb=None, limit=ENTRIES_PER_CATEGORY
     oracle = MultiTurnOracle([category], limit=limit, perturb=perturb)
     with ScriptedPeer(lambda body, n: oracle.reply(body)) as peer:
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, [category], limit=limit, mode=mode,
-                                  exp_id=f"{category}-{mode}-{uuid.uuid4().hex[:6]}")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=4)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=[category], limit=limit, mode=mode), settings,
+                                   exp_id=f"{category}-{mode}-{uuid.uuid4().hex[:6]}")
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=4)
     assert not oracle.ambiguous, oracle.ambiguous  # the script answered every request for its own entry
     return exp_id, summary
 

@@ -13,12 +13,13 @@ import pytest
 from peers import cancel_when_asked, settings_for
 
 from evalui.benchmarks.bfcl.data import entries_by_id
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.score_file import score_result_file
 from evalui.benchmarks.bfcl.scoring.multi_turn import (
     BACKEND_CLASSES,
     backend_class,
 )
+from evalui.engine import lifecycle
 from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion
 from integration.test_bfcl_multi_turn import official_verdict
@@ -55,8 +56,9 @@ def test_injected_names_and_arguments_create_nothing_and_the_run_goes_on(store, 
     oracle = MultiTurnOracle([CATEGORY], limit=3)
     with ScriptedPeer(hostile_script(oracle, markers)) as peer:
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, [CATEGORY], limit=3, mode=mode, exp_id=f"hostile-{mode}")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=3)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=3, mode=mode), settings,
+                                   exp_id=f"hostile-{mode}")
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=3)
     assert summary["errors"] == 0 and summary["total"] == 3  # judged, not crashed
     samples = store.samples(exp_id)
     results = [r for s in samples for step in s.trajectory for r in step["tool_results"]]
@@ -100,11 +102,13 @@ def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store):
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer)
-        first = prepare_bfcl_run(store, settings, [CATEGORY], limit=6, mode="fc", exp_id="fresh-1")
-        execute_bfcl_run(store, settings, first, concurrency=3)
+        first = lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=6, mode="fc"), settings,
+                                  exp_id="fresh-1")
+        lifecycle.execute(store, first, settings, concurrency=3)
         # The same entries again, in a second run in the same process: each starts from its initial state.
-        second = prepare_bfcl_run(store, settings, [CATEGORY], limit=6, mode="fc", exp_id="fresh-2")
-        summary = execute_bfcl_run(store, settings, second, concurrency=3)
+        second = lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=6, mode="fc"), settings,
+                                   exp_id="fresh-2")
+        summary = lifecycle.execute(store, second, settings, concurrency=3)
     assert held.is_set()
     assert summary["correct"] == 6
     assert max(seen_during) > before  # the instances existed while conversations ran ...
@@ -117,8 +121,9 @@ def test_a_model_that_never_stops_calling_is_force_terminated(store, official_ru
     oracle = MultiTurnOracle([CATEGORY], limit=2)
     with ScriptedPeer(lambda body, n: completion(None, [("pwd", "{}")]) if body.get("tools") else oracle.reply(body)) as peer:
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, [CATEGORY], limit=2, mode="fc", exp_id="endless")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=2)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=2, mode="fc"), settings,
+                                   exp_id="endless")
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=2)
         asked = len(peer.chat_requests())
     assert asked == 2 * 21  # 20 steps allowed per turn; the 21st ends the conversation, as upstream
     assert summary["error_types"] == {"force_terminated": 2}
@@ -140,14 +145,15 @@ def test_a_resume_repeats_no_finished_entry(store):
 
     with ScriptedPeer(paced) as peer:
         settings = settings_for(peer, timeout_s=5.0)
-        exp_id = prepare_bfcl_run(store, settings, [CATEGORY], limit=12, mode="fc", exp_id=f"resume-{uuid.uuid4().hex[:6]}")
-        thread = threading.Thread(target=execute_bfcl_run, args=(store, settings, exp_id),
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=12, mode="fc"), settings,
+                                   exp_id=f"resume-{uuid.uuid4().hex[:6]}")
+        thread = threading.Thread(target=lifecycle.execute, args=(store, exp_id, settings),
                                   kwargs={"concurrency": 2, "cancel": cancel})
         thread.start()
         cancel_when_asked(peer, cancel, thread, requests=30)
         finished = {s.sample_id for s in store.samples(exp_id) if s.stage == "judged"}
         first_pass = len(peer.chat_requests())
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=2)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=2)
         resumed = Counter(oracle.entry_for(r.body).id for r in peer.chat_requests()[first_pass:])
     assert 0 < len(finished) < 12
     assert not finished & set(resumed)

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, MULTI_TURN_CATEGORIES
+from evalui.engine import lifecycle
 from evalui.jsonl import iter_jsonl
 from evalui.testing.bfcl_parity import (
     PARITY_MODEL,
@@ -39,8 +40,9 @@ def official_over_http(script: ByFirstTurn, mode: str) -> tuple[dict[str, list[d
 def evalui_over_http(store, script: ByFirstTurn, categories: list[str], mode: str) -> tuple[dict, dict]:
     with ScriptedPeer(script.reply) as peer:
         settings = settings_for(peer, model=PARITY_MODEL)
-        exp_id = prepare_bfcl_run(store, settings, categories, limit=PER_CATEGORY, mode=mode)
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=4)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=categories, limit=PER_CATEGORY, mode=mode),
+                                   settings)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=4)
         assert summary["errors"] == 0, summary
         # What was sent is stored with the run and shown in its report.
         endpoint = store.experiment(exp_id)["config"]["endpoint"]

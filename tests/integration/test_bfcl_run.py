@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from peers import SENTINEL_KEY, settings_for
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer, error
 
@@ -35,8 +36,9 @@ def asked_ids(peer, oracle):
 @pytest.mark.parametrize("mode", ["fc", "prompt"])
 def test_gold_answers_score_full_marks_in_both_modes(store, oracle, mode):
     with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
-        exp_id = prepare_bfcl_run(store, settings_for(peer), FULL_MARKS_CATEGORIES, limit=4, mode=mode)
-        summary = execute_bfcl_run(store, settings_for(peer), exp_id, concurrency=4)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=FULL_MARKS_CATEGORIES, limit=4, mode=mode),
+                                   settings_for(peer))
+        summary = lifecycle.execute(store, exp_id, settings_for(peer), concurrency=4)
         bodies = [r.body for r in peer.chat_requests()]
     assert summary["total"] == 4 * len(FULL_MARKS_CATEGORIES) and summary["errors"] == 0
     assert summary["correct"] == summary["total"], summary["error_types"]
@@ -60,8 +62,9 @@ def test_wrong_answers_and_endpoint_errors_are_told_apart(store, oracle):
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer, max_retries=1)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=12, mode="fc")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=3)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=12, mode="fc"),
+                                   settings)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=3)
     assert summary["total"] == 12
     assert summary["errors"] == 3 and summary["judged"] == 9
     assert summary["correct"] == 6
@@ -83,13 +86,15 @@ def test_resume_sends_only_unfinished_samples(store, oracle):
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer, max_retries=0)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=10, mode="prompt", exp_id="resume-me")
-        first = execute_bfcl_run(store, settings, exp_id, concurrency=2)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=10, mode="prompt"),
+                                   settings, exp_id="resume-me")
+        first = lifecycle.execute(store, exp_id, settings, concurrency=2)
         assert first["judged"] == 6 and first["errors"] == 4
         before = asked_ids(peer, oracle)
         broken["on"] = False
-        prepare_bfcl_run(store, settings, ["simple_python"], limit=10, mode="prompt", exp_id="resume-me")
-        second = execute_bfcl_run(store, settings, exp_id, concurrency=2)
+        lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=10, mode="prompt"), settings,
+                          exp_id="resume-me")
+        second = lifecycle.execute(store, exp_id, settings, concurrency=2)
         after = asked_ids(peer, oracle)
     assert second["judged"] == 10 and second["correct"] == 10 and second["status"] == "finished"
     resent = after - before
@@ -99,9 +104,11 @@ def test_resume_sends_only_unfinished_samples(store, oracle):
 
 def test_mode_of_an_existing_run_cannot_change(store, oracle):
     with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
-        prepare_bfcl_run(store, settings_for(peer), ["simple_python"], limit=1, mode="fc", exp_id="fixed")
+        lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=1, mode="fc"),
+                          settings_for(peer), exp_id="fixed")
         with pytest.raises(ValueError, match="mode='fc'"):
-            prepare_bfcl_run(store, settings_for(peer), ["simple_python"], limit=1, mode="prompt", exp_id="fixed")
+            lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=1, mode="prompt"),
+                              settings_for(peer), exp_id="fixed")
 
 
 def test_cancel_stops_the_run_and_resume_finishes_it(store, oracle):
@@ -113,10 +120,11 @@ def test_cancel_stops_the_run_and_resume_finishes_it(store, oracle):
 
     with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=30, mode="fc")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=1, cancel=cancel, on_progress=on_progress)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=30, mode="fc"),
+                                   settings)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=1, cancel=cancel, on_progress=on_progress)
         assert summary["status"] == "cancelled" and 3 <= summary["judged"] < 30
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=4)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=4)
         counts = asked_ids(peer, oracle)
     assert summary["status"] == "finished" and summary["judged"] == 30
     assert max(counts.values()) == 1 and len(counts) == 30
@@ -129,8 +137,9 @@ def test_exports_are_accepted_by_evalui_and_official_bfcl(store, oracle, tmp_pat
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=15, mode="fc")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=4)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=15, mode="fc"),
+                                   settings)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=4)
     result_file = Path(summary["result_files"]["simple_python"])
     assert result_file.name == "BFCL_v4_simple_python_result.json"
     assert summary["correct"] == 10
@@ -159,8 +168,9 @@ def test_exports_are_accepted_by_evalui_and_official_bfcl(store, oracle, tmp_pat
 def test_report_and_samples_are_written(store, oracle):
     with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python", "irrelevance"], limit=3, mode="prompt")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=2)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python", "irrelevance"], limit=3,
+                                                            mode="prompt"), settings)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=2)
     folder = Path(summary["out_dir"])
     report = (folder / "report.md").read_text()
     for heading in ("## Overview", "## Accuracy per category", "## Error types", "## Samples"):
@@ -178,8 +188,9 @@ def test_the_key_never_reaches_the_store_or_the_exports(store, oracle, tmp_path)
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer, max_retries=0)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=10, mode="fc")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=2)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=10, mode="fc"),
+                                   settings)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=2)
     assert summary["errors"] >= 1
     store.close()
     data_dir = Path(os.environ["EVALUI_DATA_DIR"])
@@ -192,8 +203,8 @@ def test_the_key_never_reaches_the_store_or_the_exports(store, oracle, tmp_path)
 def test_requests_per_minute_spaces_the_requests(store, oracle):
     with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=6, mode="fc")
-        execute_bfcl_run(store, settings, exp_id, concurrency=6, requests_per_minute=300)  # one every 0.2 s
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=6, mode="fc"), settings)
+        lifecycle.execute(store, exp_id, settings, concurrency=6, requests_per_minute=300)  # one every 0.2 s
         times = sorted(r.received_at for r in peer.chat_requests())
     gaps = [b - a for a, b in zip(times, times[1:])]
     assert len(times) == 6 and min(gaps) >= 0.15

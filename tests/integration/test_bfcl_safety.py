@@ -17,7 +17,8 @@ from peers import settings_for
 from unit.test_bfcl_safety import hostile_lines  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 
 from evalui.benchmarks.bfcl.data import load_category
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
 from evalui.testing.openai_peer import ScriptedPeer, completion
 
@@ -48,8 +49,9 @@ def test_prompt_mode_run_with_a_hostile_model_runs_nothing(tmp_path, monkeypatch
     store = RunStore()
     try:
         with ScriptedPeer(lambda body, n: completion(lines[n % len(lines)])) as peer:
-            exp_id = prepare_bfcl_run(store, settings_for(peer), ["simple_python"], limit=len(lines), mode="prompt")
-            summary = execute_bfcl_run(store, settings_for(peer), exp_id, concurrency=3)
+            exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=len(lines),
+                                                                mode="prompt"), settings_for(peer))
+            summary = lifecycle.execute(store, exp_id, settings_for(peer), concurrency=3)
     finally:
         store.close()
     assert summary["judged"] == len(lines) and summary["correct"] == 0

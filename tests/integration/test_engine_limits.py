@@ -10,7 +10,8 @@ import pytest
 from peers import SENTINEL_KEY, Held, cancel_when_asked, settings_for
 from waiting import finishes
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.engine.client import Cancelled, EndpointError, ModelClient
 from evalui.engine.runner import run_experiment
 from evalui.testing.openai_peer import Reply, ScriptedPeer, completion, error
@@ -38,8 +39,8 @@ def test_a_dripping_body_is_cut_at_the_deadline():
 def test_a_run_against_a_dripping_endpoint_ends_within_its_deadlines(store):
     with ScriptedPeer(lambda body, n: dripping()) as peer:
         settings = settings_for(peer, timeout_s=1.0, max_retries=0)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=4, mode="fc")
-        summary = finishes(lambda: execute_bfcl_run(store, settings, exp_id, concurrency=4), "the run")
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=4, mode="fc"), settings)
+        summary = finishes(lambda: lifecycle.execute(store, exp_id, settings, concurrency=4), "the run")
     assert summary["errors"] == 4 and summary["status"] == "incomplete"
     assert all("timeout" in s.error for s in store.samples(exp_id))
 
@@ -55,8 +56,9 @@ def test_a_response_over_the_cap_is_an_error_and_is_not_kept(store):
         with pytest.raises(EndpointError, match="10000 bytes"):
             small_cap.chat(MESSAGES)
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=2, mode="prompt")
-        execute_bfcl_run(store, settings, exp_id, concurrency=2)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=2, mode="prompt"),
+                                   settings)
+        lifecycle.execute(store, exp_id, settings, concurrency=2)
     assert len(peer.chat_requests()) == 4  # never retried
     for sample in store.samples(exp_id):
         assert sample.response is None and "response_too_large" in sample.error
@@ -98,8 +100,8 @@ def test_a_key_echoed_by_the_endpoint_is_redacted_everywhere(store, tmp_path):
         reply = ModelClient(settings_for(peer)).chat(MESSAGES)
         assert SENTINEL_KEY not in reply.text and SENTINEL_KEY not in reply.tool_calls[0].arguments
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=2, mode="fc")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=2)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=2, mode="fc"), settings)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=2)
     assert summary["judged"] == 2
     folder = tmp_path / "data"
     for path in [store.path, *folder.rglob("*")]:
@@ -111,8 +113,9 @@ def test_credentials_in_the_base_url_reach_no_artefact(store, tmp_path):
     with ScriptedPeer(lambda body, n: completion("[calculate_triangle_area(base=10, height=5)]")) as peer:
         host = peer.base_url.split("//", 1)[1]
         settings = settings_for(peer, base_url=f"http://alice:hunter2pw@{host}?api-key=querysecret9")
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=2, mode="prompt")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=2)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=2, mode="prompt"),
+                                   settings)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=2)
         assert peer.chat_requests()[0].path.endswith("/chat/completions?api-key=querysecret9")
     assert summary["correct"] >= 1
     stored = store.experiment(exp_id)["config"]["endpoint"]["base_url"]

@@ -10,8 +10,8 @@ from pathlib import Path
 from peers import settings_for
 
 from evalui.benchmarks.gaia.budget import CALLS_PER_STEP, SAMPLE_CHARS
-from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
-from evalui.benchmarks.gaia.spec import GaiaOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+from evalui.engine import lifecycle
 from evalui.testing.openai_peer import (
     ScriptedPeer,
     completion,
@@ -95,8 +95,8 @@ def test_text_protocol_flood_and_tool_results_past_the_sample_cap(store, tmp_pat
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer, max_retries=0, timeout_s=120)
         options = GaiaOptions(source=f"questions:{questions}", tools=["files"], tool_protocol="text")
-        exp_id = prepare_gaia_run(store, options, settings=settings, concurrency=1)
-        summary = execute_gaia_run(store, exp_id, settings=settings)
+        exp_id = lifecycle.prepare(store, GAIA, options, settings, concurrency=1)
+        summary = lifecycle.execute(store, exp_id, settings)
     assert summary["errors"] == 0 and summary["correct"] == 0
     samples = {s.sample_id: s for s in store.samples(exp_id)}
     blocks = samples["blocks"]

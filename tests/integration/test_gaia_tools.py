@@ -8,10 +8,10 @@ import pandas as pd
 from peers import settings_for
 
 from evalui.benchmarks.gaia.data import GaiaQuestion
-from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
-from evalui.benchmarks.gaia.spec import GaiaOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
 from evalui.benchmarks.gaia.tools.base import ToolContext
 from evalui.benchmarks.gaia.tools.files_tool import files_tool
+from evalui.engine import lifecycle
 from evalui.sandbox.base import Limits
 from evalui.testing.openai_peer import (
     ScriptedPeer,
@@ -89,8 +89,8 @@ def test_endpoint_without_native_tools_falls_back_to_the_text_protocol(store, tm
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer, max_retries=0)
         options = GaiaOptions(source=f"questions:{questions}", tools=["python"])
-        exp_id = prepare_gaia_run(store, options, settings=settings, concurrency=1)
-        summary = execute_gaia_run(store, exp_id, settings=settings)
+        exp_id = lifecycle.prepare(store, GAIA, options, settings, concurrency=1)
+        summary = lifecycle.execute(store, exp_id, settings)
         bodies = [r.body for r in peer.chat_requests()]
     assert summary["correct"] == 2 and summary["errors"] == 0
     assert sum(1 for b in bodies if b.get("tools")) == 1  # refused once; the next task asked in text at once
@@ -113,7 +113,7 @@ def test_first_question_reaches_the_model_with_the_attachment_named(store):
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer)
-        exp_id = prepare_gaia_run(store, GaiaOptions(source="sample", level="1", tools=["files"]), settings=settings)
-        execute_gaia_run(store, exp_id, settings=settings)
+        exp_id = lifecycle.prepare(store, GAIA, GaiaOptions(source="sample", level="1", tools=["files"]), settings)
+        lifecycle.execute(store, exp_id, settings)
     assert any("Attached file: orders.csv (available through the files tool)" in text for text in seen)
     assert not any("lamp,3,20" in text for text in seen)  # the agent reads the file with its tool, not inlined

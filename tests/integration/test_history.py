@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
 from evalui.runs import history
 from evalui.testing.bfcl_oracle import BfclOracle
@@ -33,11 +34,12 @@ def test_list_compare_resume_delete(store):
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer, max_retries=0)
-        first = prepare_bfcl_run(store, settings, ["simple_python", "multiple"], limit=4, mode="fc", exp_id="run-a")
-        execute_bfcl_run(store, settings, first, concurrency=2)
-        second = prepare_bfcl_run(store, settings_for(peer, model="other-model"), ["simple_python"], limit=4,
-                                  mode="prompt", exp_id="run-b")
-        execute_bfcl_run(store, settings_for(peer, model="other-model"), second, concurrency=2)
+        first = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python", "multiple"], limit=4,
+                                                           mode="fc"), settings, exp_id="run-a")
+        lifecycle.execute(store, first, settings, concurrency=2)
+        second = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=4, mode="prompt"),
+                                   settings_for(peer, model="other-model"), exp_id="run-b")
+        lifecycle.execute(store, second, settings_for(peer, model="other-model"), concurrency=2)
 
         frame = history.runs_frame(store)
         assert set(frame["exp_id"]) == {"run-a", "run-b"}
@@ -68,7 +70,8 @@ def test_list_compare_resume_delete(store):
 
 def test_unscored_runs_task_words_and_mixed_comparisons(store, tmp_path):
     from evalui.benchmarks.gaia.data import load_questions_file
-    from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
+    from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+    from evalui.benchmarks.gaia.task import sample_specs
     from evalui.ui.run_view import status_line
     from integration.test_gaia import answering_script
 
@@ -77,11 +80,12 @@ def test_unscored_runs_task_words_and_mixed_comparisons(store, tmp_path):
     oracle = BfclOracle(["simple_python", "parallel"])
     with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as bfcl_peer, ScriptedPeer(answering_script) as peer:
         settings = settings_for(peer)
-        gaia = prepare_gaia_run(store, load_questions_file(hidden), source="test", settings=settings, exp_id="hidden")
-        execute_gaia_run(store, gaia, settings=settings)
-        bfcl = prepare_bfcl_run(store, settings_for(bfcl_peer), ["simple_python", "parallel"], limit=1, mode="fc",
-                                exp_id="calls")
-        execute_bfcl_run(store, settings_for(bfcl_peer), bfcl)
+        gaia = lifecycle.prepare(store, GAIA, GaiaOptions(source="test"), settings, exp_id="hidden",
+                                 specs=sample_specs(load_questions_file(hidden)))
+        lifecycle.execute(store, gaia, settings)
+        bfcl = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python", "parallel"], limit=1,
+                                                          mode="fc"), settings_for(bfcl_peer), exp_id="calls")
+        lifecycle.execute(store, bfcl, settings_for(bfcl_peer))
 
     row = history.runs_frame(store).set_index("exp_id").loc["hidden"]
     assert row["metric"] == "unscored" and row["value"] != row["value"]  # NaN: no figure, not 0

@@ -14,7 +14,8 @@ import pytest
 from peers import SENTINEL_KEY, settings_for
 
 from evalui.benchmarks.bfcl.data import bfcl_data_dir, load_category
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.engine.lifecycle import ChangedRun
 from evalui.engine.store import RunStore
 from evalui.testing.bfcl_oracle import BfclOracle
@@ -29,10 +30,11 @@ def oracle():
 def test_a_resume_with_a_larger_selection_adopts_it(store, oracle):
     with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=2, mode="fc")
-        execute_bfcl_run(store, settings, exp_id, concurrency=2)
-        prepare_bfcl_run(store, settings, ["simple_python", "multiple"], limit=3, mode="fc", exp_id=exp_id)
-        summary = execute_bfcl_run(store, settings, exp_id)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=2, mode="fc"), settings)
+        lifecycle.execute(store, exp_id, settings, concurrency=2)
+        lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python", "multiple"], limit=3, mode="fc"),
+                          settings, exp_id=exp_id)
+        summary = lifecycle.execute(store, exp_id, settings)
         asked = Counter(oracle.entry_for(r.body).id for r in peer.chat_requests())
     assert max(asked.values()) == 1 and len(asked) == 6  # the two finished samples were not asked again
     config = store.experiment(exp_id)["config"]
@@ -46,9 +48,10 @@ def test_a_resume_with_a_larger_selection_adopts_it(store, oracle):
 def test_a_resume_with_another_mode_is_refused_naming_it(store, oracle, tmp_path):
     with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=1, mode="fc")
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=1, mode="fc"), settings)
         with pytest.raises(ChangedRun, match="mode='fc'.*mode='prompt'"):
-            prepare_bfcl_run(store, settings, ["simple_python"], limit=1, mode="prompt", exp_id=exp_id)
+            lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=1, mode="prompt"), settings,
+                              exp_id=exp_id)
         done = subprocess.run(
             [sys.executable, "-m", "evalui", "bfcl", "run", "--category", "simple_python", "--limit", "1",
              "--mode", "prompt", "--base-url", peer.base_url, "--model", "m", "--exp-id", exp_id],
@@ -77,8 +80,9 @@ def test_concurrency_is_stored_and_reused_and_limit_zero_means_all(tmp_path, ora
 
 def test_every_summary_has_provenance(store, oracle):
     with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
-        exp_id = prepare_bfcl_run(store, settings_for(peer), ["simple_python"], limit=1, mode="prompt")
-        summary = execute_bfcl_run(store, settings_for(peer), exp_id)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=1, mode="prompt"),
+                                   settings_for(peer))
+        summary = lifecycle.execute(store, exp_id, settings_for(peer))
     written = json.loads((Path(summary["out_dir"]) / "summary.json").read_text())
     provenance = written["provenance"]
     assert provenance["evalui"] and provenance["bfcl_eval"] == "2026.3.23" and provenance["python"].startswith("3.11")

@@ -9,17 +9,17 @@ import sys
 
 import pytest
 
-from evalui.benchmarks.bfcl.run import prepare_bfcl_run
-from evalui.engine import local_model
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle, local_model
 from evalui.engine.settings import EndpointSettings
 
 
 def test_an_fc_run_with_the_local_model_is_refused(store):
     settings = EndpointSettings(base_url="http://127.0.0.1:9/v1", model=local_model.MODEL_NAME)
     with pytest.raises(ValueError, match="prompt mode only"):
-        prepare_bfcl_run(store, settings, ["simple_python"], limit=1, mode="fc")
+        lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=1, mode="fc"), settings)
     assert store.experiments() == []
-    assert prepare_bfcl_run(store, settings, ["simple_python"], limit=1, mode="prompt")
+    assert lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=1, mode="prompt"), settings)
 
 
 def test_the_cli_says_so(tmp_path):

@@ -10,7 +10,8 @@ import sys
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion, error
@@ -44,9 +45,9 @@ def test_rescoring_a_bfcl_run_changes_no_verdict_and_asks_nothing(store, tmp_pat
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer, max_retries=0)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python", "multi_turn_base"], limit=4, mode=mode,
-                                  exp_id=f"rescore-{mode}")
-        execute_bfcl_run(store, settings, exp_id, concurrency=4)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python", "multi_turn_base"], limit=4,
+                                                            mode=mode), settings, exp_id=f"rescore-{mode}")
+        lifecycle.execute(store, exp_id, settings, concurrency=4)
         before = verdicts(store, exp_id)
         asked = len(peer.chat_requests())
         done = evalui("rescore", exp_id, env={"EVALUI_DATA_DIR": os.environ["EVALUI_DATA_DIR"]})

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from peers import settings_for
 
-from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
-from evalui.benchmarks.gaia.spec import GaiaOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+from evalui.engine import lifecycle
 from evalui.testing.openai_peer import ScriptedPeer
 from evalui.testing.scanner_plants import KINDS, MAX_STEPS, Case, OtherModel, PlantedModel, cases_for, write_questions
 
@@ -40,8 +40,8 @@ def run_gaia(store, cases: list[Case], questions: Path, script, model: str, exp_
         settings = settings_for(peer, model=model, max_retries=0)
         options = GaiaOptions(source=f"questions:{questions}", tools=["python", "files"], max_steps=MAX_STEPS,
                               tool_timeout=60)
-        prepared = prepare_gaia_run(store, options, settings=settings, exp_id=exp_id, concurrency=2)
-        return execute_gaia_run(store, prepared, settings=settings)
+        prepared = lifecycle.prepare(store, GAIA, options, settings, exp_id=exp_id, concurrency=2)
+        return lifecycle.execute(store, prepared, settings)
 
 
 def test_planted_samples_are_flagged_exactly_and_scan_finds_the_same_offline(store, tmp_path):

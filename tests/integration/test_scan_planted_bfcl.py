@@ -12,7 +12,8 @@ from pathlib import Path
 
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.testing.openai_peer import ScriptedPeer
 from evalui.testing.scanner_plants import BFCL_KINDS, BfclPlantedModel
 
@@ -21,8 +22,9 @@ def test_bfcl_planted_samples_are_flagged_exactly(store):
     model = BfclPlantedModel()
     with ScriptedPeer(model) as peer:
         settings = settings_for(peer, max_retries=0)
-        exp_id = prepare_bfcl_run(store, settings, ["simple_python"], limit=16, mode="prompt", exp_id="bfcl-planted")
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=4)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=16, mode="prompt"),
+                                   settings, exp_id="bfcl-planted")
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=4)
     records = [json.loads(line) for line in (Path(summary["out_dir"]) / "samples.jsonl").read_text().splitlines()]
     assert len(records) == 16
     for record in records:

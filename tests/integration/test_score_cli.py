@@ -62,7 +62,8 @@ def test_cli_paths_do_not_import_gradio():
     code = (
         "import sys; from evalui.cli import build_parser; build_parser(); "
         "import evalui.benchmarks.bfcl.score_file, evalui.benchmarks.gaia.score_file; "
-        "import evalui.benchmarks.bfcl.run, evalui.benchmarks.gaia.run, evalui.benchmarks.aime.run; "
+        "import evalui.benchmarks.bfcl.spec, evalui.benchmarks.gaia.spec, evalui.benchmarks.aime.spec; "
+        "import evalui.engine.lifecycle; "
         "import evalui.review.reviews, evalui.runs.history, evalui.engine.local_model; "
         "print('gradio' in sys.modules)"
     )

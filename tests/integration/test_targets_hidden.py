@@ -13,7 +13,8 @@ import pytest
 from peers import settings_for
 
 from evalui.benchmarks.bfcl.data import load_category
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion
@@ -32,8 +33,9 @@ def test_bfcl_requests_never_carry_the_possible_answer(store, mode):
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer)
-        exp_id = prepare_bfcl_run(store, settings, [*single_categories, "multi_turn_base"], limit=3, mode=mode)
-        summary = execute_bfcl_run(store, settings, exp_id, concurrency=4)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=[*single_categories, "multi_turn_base"],
+                                                            limit=3, mode=mode), settings)
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=4)
         bodies = [json.dumps(r.body, ensure_ascii=False) for r in peer.chat_requests()]
     assert summary["total"] == 12 and summary["correct"] >= 10  # gold answers, so the run really ran
     assert not any("possible_answer" in b or "ground_truth" in b for b in bodies)

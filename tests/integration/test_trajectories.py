@@ -9,8 +9,10 @@ from pathlib import Path
 from aime_script import AimeScript
 from peers import settings_for
 
-from evalui.benchmarks.aime.run import execute_generation, prepare_generation
-from evalui.benchmarks.bfcl.run import execute_bfcl_run, prepare_bfcl_run
+from evalui.benchmarks.aime.options import GenerateOptions
+from evalui.benchmarks.aime.spec import GENERATION
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
 from evalui.testing.bfcl_oracle import BfclOracle
 from evalui.testing.openai_peer import ScriptedPeer, completion
 
@@ -18,8 +20,9 @@ from evalui.testing.openai_peer import ScriptedPeer, completion
 def test_a_bfcl_sample_holds_its_one_step(store):
     oracle = BfclOracle(["simple_python"])
     with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
-        exp_id = prepare_bfcl_run(store, settings_for(peer), ["simple_python"], limit=2, mode="fc")
-        summary = execute_bfcl_run(store, settings_for(peer), exp_id, concurrency=2)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=2, mode="fc"),
+                                   settings_for(peer))
+        summary = lifecycle.execute(store, exp_id, settings_for(peer), concurrency=2)
     for sample in store.samples(exp_id):
         assert sample.steps == 1
         [step] = sample.trajectory
@@ -37,8 +40,9 @@ def test_aime_generation_keeps_rejected_attempts_as_steps_and_no_json_in_text(st
         return next(bad_then_good, None) or script(body, n)
 
     with ScriptedPeer(answer) as peer:
-        exp_id = prepare_generation(store, settings_for(peer), n=2, seed=3, reference_source="bundled")
-        execute_generation(store, settings_for(peer), exp_id, concurrency=1)
+        exp_id = lifecycle.prepare(store, GENERATION, GenerateOptions(n=2, seed=3, reference_source="bundled"),
+                                   settings_for(peer))
+        lifecycle.execute(store, exp_id, settings_for(peer), concurrency=1)
     samples = store.samples(exp_id)
     assert all(s.stage == "judged" for s in samples)
     retried = [s for s in samples if s.steps == 2]
@@ -52,8 +56,9 @@ def test_aime_generation_keeps_rejected_attempts_as_steps_and_no_json_in_text(st
 
 def test_a_call_that_fails_for_good_keeps_its_steps(store):
     with ScriptedPeer(lambda body, n: completion("never valid")) as peer:
-        exp_id = prepare_generation(store, settings_for(peer), n=1, seed=1, reference_source="bundled")
-        execute_generation(store, settings_for(peer), exp_id, concurrency=1)
+        exp_id = lifecycle.prepare(store, GENERATION, GenerateOptions(n=1, seed=1, reference_source="bundled"),
+                                   settings_for(peer))
+        lifecycle.execute(store, exp_id, settings_for(peer), concurrency=1)
     [sample] = store.samples(exp_id)
     assert sample.stage == "init" and "invalid_generation" in sample.error
     assert sample.steps == 3 and all(step["note"] for step in sample.trajectory)

@@ -12,10 +12,10 @@ from peers import settings_for
 from unit.test_web_tool_policy import SECRET, WebServer, web_env  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 
 from evalui.benchmarks.gaia.data import GaiaQuestion
-from evalui.benchmarks.gaia.run import execute_gaia_run, prepare_gaia_run
-from evalui.benchmarks.gaia.spec import GaiaOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
 from evalui.benchmarks.gaia.tools.base import ToolContext
 from evalui.benchmarks.gaia.tools.web import HttpWebBackend, web_tools
+from evalui.engine import lifecycle
 from evalui.sandbox.base import Limits
 from evalui.testing.openai_peer import (
     ScriptedPeer,
@@ -38,9 +38,9 @@ def fetch_once(store, tmp_path, url: str) -> dict:
 
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer, max_retries=0, timeout_s=120)  # generous: a busy machine is not a failure
-        exp_id = prepare_gaia_run(store, GaiaOptions(source=f"questions:{questions}", tools=["web"]),
-                                  settings=settings, concurrency=1)
-        summary = execute_gaia_run(store, exp_id, settings=settings)
+        exp_id = lifecycle.prepare(store, GAIA, GaiaOptions(source=f"questions:{questions}", tools=["web"]), settings,
+                                   concurrency=1)
+        summary = lifecycle.execute(store, exp_id, settings)
         assert any("Read the page" in first_user_text(r.body) for r in peer.chat_requests())
     (sample,) = store.samples(exp_id)
     assert summary["errors"] == 0, sample.error
