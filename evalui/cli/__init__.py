@@ -15,7 +15,7 @@ _gate = contextvars.ContextVar("evalui_gate", default=None)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from evalui.cli import aime, bfcl, compare, export, gaia, generic, plan, rescore, scan, verify
+    from evalui.cli import aime, bfcl, compare, export, gaia, generic, plan, rescore, runs, scan, verify
 
     parser = argparse.ArgumentParser(prog="evalui", description="Evaluate LLM agents: BFCL, GAIA, AIME.")
     benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="{bfcl,gaia,aime,verify,compare,…}")
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan.register(benchmarks)
     export.register(benchmarks)
     rescore.register(benchmarks)
+    runs.register(benchmarks)
     scan.register(benchmarks)
     generic.register(benchmarks, groups)  # every benchmark's run command, from its options
     return parser
