@@ -43,12 +43,13 @@ def _review_row(review: dict) -> dict:
 
 
 def approved_rows(data_file: str | Path) -> list[dict]:
-    """One row per problem whose final review is approved, in file order."""
+    """One row per problem whose final review is approved, in file order; a disputed problem is left
+    out until someone adjudicates it."""
     problems, parsed, _ = file_reviews(data_file)
     rows = []
     for problem in problems:
         reviews = parsed.get(problem["problem_id"])
-        if reviews is None or reviews.final is None or reviews.final["status"] != "approved":
+        if reviews is None or reviews.final is None or reviews.final["status"] != "approved" or reviews.disputed:
             continue
         rows.append({"problem_id": problem["problem_id"], **{c: _text(problem.get(c)) for c in PROBLEM_COLUMNS},
                      "final_review": {**_review_row(reviews.final), "adjudicated": reviews.adjudicated},

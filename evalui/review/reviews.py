@@ -61,6 +61,12 @@ class ProblemReviews:
         key = reviewer_key(reviewer)
         return next((r for r in self.reviews if reviewer_key(r["reviewer"]) == key), None)
 
+    @property
+    def disputed(self) -> bool:
+        """Reviewers gave different statuses and nobody has adjudicated: the final status is open,
+        whatever the latest save says."""
+        return not self.adjudicated and len({r["status"] for r in self.reviews}) > 1
+
 
 def verifications_path(data_file: str | Path) -> Path:
     data_file = Path(data_file)
@@ -137,6 +143,8 @@ def parse_entry(problem_id: str, entry) -> tuple[ProblemReviews, list[str]]:
     elif parsed.reviews:
         latest = max(parsed.reviews, key=lambda r: str(r.get("verified_at", "")))
         parsed.final = {"problem_id": problem_id, **latest}
+    if parsed.final is not None:
+        parsed.final["disputed"] = parsed.disputed
     return parsed, reasons
 
 
@@ -257,7 +265,9 @@ def save_review(data_file: str | Path, review: dict) -> dict:
             and review_problem(problem_id, entry) is None
         kept = (*_seed_fields(review), "adjudicated")
         final = {k: entry[k] for k in kept if k in entry} if adjudicated else _seed_fields(review)
-        return {**final, "reviews": reviews}
+        # The seed's fields hold the latest save; ``disputed`` says, in the file itself, when they do not decide.
+        statuses = {r.get("status") for r in reviews if isinstance(r, dict)}
+        return {**final, "disputed": not adjudicated and len(statuses) > 1, "reviews": reviews}
 
     return _change_entry(data_file, problem_id, change)
 
@@ -270,22 +280,27 @@ def adjudicate(data_file: str | Path, review: dict) -> dict:
         reviews = _review_list(entry)
         if not reviews:
             raise InputError(f"{problem_id} has no reviews to adjudicate")
-        return {**_seed_fields(review), "adjudicated": True, "reviews": reviews}
+        return {**_seed_fields(review), "adjudicated": True, "disputed": False, "reviews": reviews}
 
     return _change_entry(data_file, problem_id, change)
 
 
 def review_progress(problems: list[dict], reviews: dict[str, dict]) -> dict:
+    """Problems reviewed, by final status; a disputed problem counts as disputed, under no status."""
     ids = [p["problem_id"] for p in problems]
     reviewed = [reviews[i] for i in ids if i in reviews]
+    settled = [r for r in reviewed if not r.get("disputed")]
     return {"total": len(ids), "verified": len(reviewed),
-            "by_status": {s: sum(1 for r in reviewed if r["status"] == s) for s in STATUSES}}
+            "by_status": {**{s: sum(1 for r in settled if r["status"] == s) for s in STATUSES},
+                          "disputed": len(reviewed) - len(settled)}}
 
 
 def export_approved(data_file: str | Path, problems: list[dict]) -> Path:
-    """The approved problems, without review metadata, as ``<stem>_approved.json``."""
+    """The approved problems, without review metadata, as ``<stem>_approved.json``. A disputed problem
+    is not approved until someone adjudicates it, even when the latest save approved it."""
     reviews = read_verifications(verifications_path(data_file))
-    approved = [p for p in problems if reviews.get(p["problem_id"], {}).get("status") == "approved"]
+    approved = [p for p in problems if reviews.get(p["problem_id"], {}).get("status") == "approved"
+                and not reviews[p["problem_id"]].get("disputed")]
     target = Path(data_file).with_name(f"{Path(data_file).stem}_approved.json")
     write_json_atomically(target, approved)
     return target

@@ -247,6 +247,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "verify.judge_hidden": ("_LLM-judge scores are hidden until you save your review._", "_保存审阅前隐藏 LLM 评委分数。_"),
     "verify.reviewer_column": ("reviewer", "审阅人"),
     "verify.final_latest": ("Final review: the latest, by {reviewer} ({status}).", "最终审阅：最新一条，由 {reviewer} 给出（{status}）。"),
+    "verify.final_disputed": ("Final review: **disputed** ({statuses}); it counts as approved or rejected only once "
+                              "someone adjudicates it.", "最终审阅：**有争议**（{statuses}）；裁决之后才算通过或拒绝。"),
+    "verify.status_disputed": ("disputed", "有争议"),
     "verify.final_adjudicated": ("Final review: adjudicated by {reviewer} ({status}).", "最终审阅：由 {reviewer} 裁决（{status}）。"),
     "verify.queue_line": (" · **{n} need your review** (each problem to {overlap})", " · **{n} 道待你审阅**（每题 {overlap} 人）"),
     "verify.queue_done": ("Nothing left in your queue.", "你的待审队列已清空。"),

@@ -127,6 +127,9 @@ def reviews_markdown(reviews: reviews_file.ProblemReviews | None, visible: bool)
     final = reviews.final
     note = say("verify.final_adjudicated" if reviews.adjudicated else "verify.final_latest",
                reviewer=inert_markdown(final["reviewer"]), status=_cell(final["status"])) if final else ""
+    if reviews.disputed:
+        note = say("verify.final_disputed", statuses=", ".join(
+            f"{inert_markdown(r['reviewer'])}: {_cell(r['status'])}" for r in reviews.reviews))
     unnamed = [r["reviewer"] for r in reviews.reviews if is_unnamed_label(r["reviewer"])]
     if unnamed:
         note += "\n\n" + verify_strings.say("unnamed_note", labels=", ".join(unnamed))
@@ -152,7 +155,8 @@ def render(position: dict, typed_name: str = "") -> tuple:
     if reviews and reviews.final and visible:
         final = reviews.final
         where += say("verify.reviewed_by", reviewer=inert_markdown(final.get("reviewer")),
-                     when=inert_markdown(final.get("verified_at")), status=_cell(final["status"]))
+                     when=inert_markdown(final.get("verified_at")),
+                     status=say("verify.status_disputed") if reviews.disputed else _cell(final["status"]))
     elif reviews and reviews.reviews:
         where += say("verify.hidden", n=len(reviews.reviews))
     elif problem["problem_id"] in flagged:

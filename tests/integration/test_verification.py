@@ -26,7 +26,7 @@ def test_agreement_and_export(tmp_path):
     v.save_review(data, v.make_review("gen-0001", SCORES, "rejected", "", "ana"))
     summary = report.summary(data)
     assert summary["verified"] == 2 and summary["total"] == 3
-    assert summary["by_status"] == {"approved": 1, "rejected": 1, "needs_revision": 0}
+    assert summary["by_status"] == {"approved": 1, "rejected": 1, "needs_revision": 0, "disputed": 0}
     agreed = summary["agreement"]
     assert agreed["compared"] == 2
     assert agreed["per_dimension"]["correctness"]["mean_abs_diff"] == pytest.approx((0 + 4) / 2)

@@ -32,7 +32,8 @@ def test_review_format_matches_the_seed_plus_reviewer(tmp_path):
     assert saved == on_disk
     entry = on_disk["gen-0000"]
     assert set(entry) == {"problem_id", "scores", "total_score", "status", "comments", "verified_at", "reviewer",
-                          "reviews"}
+                          "reviews", "disputed"}
+    assert entry["disputed"] is False  # one reviewer: nothing to dispute
     assert entry["total_score"] == 4.0 and entry["reviewer"] == "ana" and entry["verified_at"].endswith("+00:00")
     assert entry["reviews"] == [{k: entry[k] for k in v.REVIEW_FIELDS}]
 

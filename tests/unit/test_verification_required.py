@@ -101,6 +101,9 @@ def test_reviews_saved_without_a_name_still_load_each_under_its_own_label(tmp_pa
     assert on_disk["gen-0000"]["reviews"] == [*reviews, on_disk["gen-0000"]["reviews"][-1]]
     assert [r.get("reviewer") for r in on_disk["gen-0001"]["reviews"]] == [None, "ben"]
     assert report.summary(data)["reviews"] == 8
+    # gen-0000's reviewers disagree (approved, rejected, needs_revision): disputed, so not exported until adjudicated.
+    assert [len(row["reviews"]) for row in hub_export.approved_rows(data)] == [2]
+    v.adjudicate(data, v.make_review("gen-0000", SCORES, "approved", "", "cleo"))
     assert {len(row["reviews"]) for row in hub_export.approved_rows(data)} == {2, 6}
 
 
