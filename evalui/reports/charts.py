@@ -15,15 +15,30 @@ from evalui.stats.cost import pareto_front
 PLOTLY_JS = "plotly.min.js"
 
 
+def fitted(figure: go.Figure, title: str, **layout) -> go.Figure:
+    """A layout whose title and labels fit a dashboard column: the title left-aligned in a font that
+    leaves room for long category names, and margins that grow with the tick labels (automargin)
+    instead of clipping them."""
+    figure.update_layout(title={"text": title, "x": 0.01, "xanchor": "left", "font": {"size": 14}},
+                         margin={"t": 44, "b": 10, "l": 10, "r": 10}, **layout)
+    figure.update_xaxes(automargin=True)
+    figure.update_yaxes(automargin=True)
+    return figure
+
+
 def accuracy_bars(per_group: Mapping[str, Mapping], title: str = "Accuracy") -> go.Figure:
-    """Bars of accuracy per group with 95 % Wilson intervals; values are dicts with rate/low/high."""
+    """Bars of accuracy per group with 95 % Wilson intervals; values are dicts with rate/low/high.
+    The share is written inside its bar, from the base, and the sample count under the group's
+    name, so no label sits where an error bar is drawn."""
     names = list(per_group)
     rates = [per_group[n]["rate"] for n in names]
     figure = go.Figure(
         go.Bar(
-            x=names,
+            x=[f"{n}<br>n={per_group[n]['total']}" for n in names],
             y=rates,
-            text=[f"{r * 100:.1f}% (n={per_group[n]['total']})" for n, r in zip(names, rates)],
+            text=[f"{r * 100:.1f}%" for r in rates],
+            textposition="inside",
+            insidetextanchor="start",
             error_y={
                 "type": "data",
                 "symmetric": False,
@@ -32,21 +47,20 @@ def accuracy_bars(per_group: Mapping[str, Mapping], title: str = "Accuracy") -> 
             },
         )
     )
-    figure.update_layout(title=title, yaxis={"range": [0, 1.05], "tickformat": ".0%"}, margin={"t": 50, "b": 40})
-    return figure
+    # A bar too short for its label hides the label (the axis still reads it) rather than shrinking it.
+    return fitted(figure, title, yaxis={"range": [0, 1.05], "tickformat": ".0%"}, uniformtext={"minsize": 10,
+                                                                                               "mode": "hide"})
 
 
 def count_bars(counts: Mapping[str, int], title: str) -> go.Figure:
     names = list(counts)
     figure = go.Figure(go.Bar(x=names, y=[counts[n] for n in names]))
-    figure.update_layout(title=title, margin={"t": 50, "b": 40})
-    return figure
+    return fitted(figure, title)
 
 
 def histogram(values: list[float], title: str, x_title: str) -> go.Figure:
     figure = go.Figure(go.Histogram(x=values, nbinsx=30))
-    figure.update_layout(title=title, xaxis_title=x_title, yaxis_title="count", margin={"t": 50, "b": 40})
-    return figure
+    return fitted(figure, title, xaxis_title=x_title, yaxis_title="count")
 
 
 def write_html(figure: go.Figure, path) -> None:
@@ -110,25 +124,21 @@ def _atomic_write(target: Path, fill) -> None:
 def judge_dimension_bars(dimensions: Mapping[str, float]) -> go.Figure:
     names = list(dimensions)
     figure = go.Figure(go.Bar(x=names, y=[dimensions[n] for n in names], text=[f"{dimensions[n]:.2f}" for n in names]))
-    figure.update_layout(title="LLM judge: average score per dimension", yaxis={"range": [0, 5.2]}, margin={"t": 50, "b": 40})
-    return figure
+    return fitted(figure, "LLM judge: average score per dimension", yaxis={"range": [0, 5.2]})
 
 
 def score_distribution(distribution: Mapping[float, int]) -> go.Figure:
     keys = sorted(float(k) for k in distribution)
     values = [distribution.get(k, distribution.get(str(k), 0)) for k in keys]
     figure = go.Figure(go.Bar(x=[f"{k:.1f}" for k in keys], y=values))
-    figure.update_layout(title="Distribution of average judge scores", xaxis_title="average score",
-                         yaxis_title="problems", margin={"t": 50, "b": 40})
-    return figure
+    return fitted(figure, "Distribution of average judge scores", xaxis_title="average score", yaxis_title="problems")
 
 
 def win_loss_tie(rates: Mapping[str, Mapping]) -> go.Figure:
     labels = ["win", "loss", "tie"]
     values = [rates[f"{label}_rate"]["successes"] for label in labels]
     figure = go.Figure(go.Pie(labels=["generated better", "real better", "tie"], values=values, hole=0.4, sort=False))
-    figure.update_layout(title="Win rate against real AIME problems (both orders agree)", margin={"t": 50, "b": 20})
-    return figure
+    return fitted(figure, "Win rate against real AIME problems (both orders agree)")
 
 
 def priced_runs(experiments: list[dict]) -> tuple[list[dict], int]:
@@ -168,6 +178,5 @@ def cost_pareto(points: list[dict], title: str = "Accuracy against cost") -> go.
         x=[p["cost"] for p in front], y=[p["accuracy"] for p in front], mode="lines+markers+text",
         name="Pareto frontier", line={"shape": "hv", "dash": "dash"}, customdata=[p["exp_id"] for p in front],
         text=[p["exp_id"] for p in front], textposition="top left", hoverinfo="skip")
-    figure.update_layout(title=title, xaxis_title="cost of the run (USD)", yaxis_title="accuracy",
-                         yaxis={"range": [0, 1.05], "tickformat": ".0%"}, margin={"t": 50, "b": 40})
-    return figure
+    return fitted(figure, title, xaxis_title="cost of the run (USD)", yaxis_title="accuracy",
+                  yaxis={"range": [0, 1.05], "tickformat": ".0%"})
