@@ -19,6 +19,7 @@ from pathlib import Path
 from evalui.config import data_dir
 from evalui.engine.group_commit import Done, GroupCommit
 from evalui.engine.store_claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
+from evalui.engine.store_counts import COUNT_COLUMNS
 from evalui.engine.store_rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.engine.store_schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
 from evalui.engine.store_sql import (database_url, is_postgres, migrate_postgres, migrate_sqlite, open_sqlite,
@@ -119,6 +120,8 @@ class RunStore(ClaimsMixin):
         record["config"] = _loads(record["config"]) or {}
         record["summary"] = _loads(record["summary"])
         record["stored_status"] = record["status"]
+        # What progress() returns, read with the row: a listing needs no query per run.
+        record["counts"] = {name[2:]: int(record.pop(name, 0) or 0) for name in COUNT_COLUMNS}
         # Running while any of its workers lives (in any process, on any machine sharing the store).
         if record["status"] == "running" and not self.live_workers(record["exp_id"]) \
                 and not owner_alive(record.get("owner"), record.get("heartbeat_at")):
@@ -293,14 +296,7 @@ class RunStore(ClaimsMixin):
         return [(r["exp_id"], r["sample_id"], bool(r["correct"])) for r in rows]
 
     def progress(self, exp_id: str) -> dict:
-        """Counts for a progress bar: total, judged, correct, errors (pending with an error), tokens."""
-        row = self._read(
-            "SELECT COUNT(*) AS total,"
-            " SUM(CASE WHEN stage = 'judged' THEN 1 ELSE 0 END) AS judged,"
-            " SUM(CASE WHEN stage = 'judged' AND correct = 1 THEN 1 ELSE 0 END) AS correct,"
-            " SUM(CASE WHEN stage != 'judged' AND error IS NOT NULL THEN 1 ELSE 0 END) AS errors,"
-            " SUM(prompt_tokens + completion_tokens) AS tokens"
-            " FROM samples WHERE exp_id = ?",
-            (exp_id,),
-        )[0]
-        return {key: int(row[key] or 0) for key in ("total", "judged", "correct", "errors", "tokens")}
+        """Counts for a progress bar: total, judged, correct, errors (pending with an error), tokens.
+        One row: the counts the store keeps in the run's row (evalui.engine.store_counts)."""
+        rows = self._read(f"SELECT {', '.join(COUNT_COLUMNS)} FROM experiments WHERE exp_id = ?", (exp_id,))
+        return {name[2:]: int(rows[0][name] or 0) if rows else 0 for name in COUNT_COLUMNS}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from evalui.engine.store_counts import keep_counts
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS experiments (
     exp_id TEXT PRIMARY KEY,
@@ -40,8 +42,10 @@ CREATE INDEX IF NOT EXISTS samples_by_stage ON samples(exp_id, stage);
 
 # Each step brings a store from version i to i + 1 (PRAGMA user_version on SQLite, the table
 # evalui_schema on PostgreSQL; both run these same steps, see store_sql.py). Version 1 is the
-# first wave's schema above; a store written by it opens and gains the later columns.
-MIGRATIONS: tuple[str, ...] = (
+# first wave's schema above; a store written by it opens and gains the later columns. A step is SQL
+# (statements split on ";"), or a function ``step(db, dialect)`` for what differs between the two
+# databases (triggers) or needs Python (rewriting stored JSON).
+MIGRATIONS: tuple = (
     SCHEMA,
     # Who executes a run, and when it last showed life: a run whose process died is "interrupted".
     "ALTER TABLE experiments ADD COLUMN owner TEXT;"
@@ -57,4 +61,7 @@ MIGRATIONS: tuple[str, ...] = (
     "ALTER TABLE experiments ADD COLUMN finished_by TEXT;"
     "CREATE TABLE IF NOT EXISTS workers (exp_id TEXT NOT NULL, worker_id TEXT NOT NULL,"
     " heartbeat_at REAL NOT NULL, PRIMARY KEY (exp_id, worker_id));",
+    # Per-run counts in the experiments row, kept by triggers (store_counts.py): a listing reads
+    # one row per run.
+    keep_counts,
 )

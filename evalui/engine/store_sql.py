@@ -89,8 +89,7 @@ def migrate_sqlite(db: sqlite3.Connection) -> None:
         if version == 0 and db.execute("SELECT 1 FROM sqlite_master WHERE name = 'experiments'").fetchone():
             version = 1  # written before versions were recorded: the first wave's schema
         for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
-            for statement in _statements(step):
-                db.execute(statement)
+            _run_step(db, step, "sqlite")
             db.execute(f"PRAGMA user_version = {number}")
         db.commit()
     except BaseException:
@@ -177,8 +176,7 @@ def migrate_postgres(db: PostgresConnection) -> None:
             db.execute("INSERT INTO evalui_schema (version) VALUES (0)")
         version = row[0] if row else 0
         for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
-            for statement in _statements(step):
-                db.execute(statement)
+            _run_step(db, step, "postgresql")
             db.execute("UPDATE evalui_schema SET version = ?", (number,))
         db.commit()
     except BaseException:
@@ -190,6 +188,14 @@ def postgres_version(db: PostgresConnection) -> int:
     version = db.execute("SELECT version FROM evalui_schema").fetchone()[0]
     db.commit()
     return version
+
+
+def _run_step(db, step, dialect: str) -> None:
+    if callable(step):
+        step(db, dialect)
+        return
+    for statement in _statements(step):
+        db.execute(statement)
 
 
 def _statements(step: str) -> list[str]:
