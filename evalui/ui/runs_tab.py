@@ -12,7 +12,7 @@ from evalui.engine.default_key import key_for
 from evalui.engine.store import RunStore
 from evalui.reports.charts import cost_pareto, priced_runs
 from evalui.reports.markdown import inert
-from evalui.ui import compare_view, inspector, launcher
+from evalui.ui import compare_view, launcher, viewer, viewer_api
 from evalui.ui.access import require_access, say
 from evalui.ui.endpoint_panel import EndpointInputs, preflight
 from evalui.ui.run_view import is_running, percent
@@ -67,6 +67,8 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     pair = compare_view.build(store)
     gr.Markdown(t("runs.one"))
     parts = launcher.build_controls("runs", t("runs.resume"))
+    # /runs_show takes any stored id, listed in this session or not (show_run says when the store has none).
+    parts.runs.allow_custom_value = True
     delete = gr.Button(t("runs.delete"), variant="stop", elem_id="runs-delete")
     # Deleting takes a second, deliberate click: the run's samples and folder cannot be brought back.
     with gr.Row(visible=False, elem_id="runs-delete-confirm-row") as confirm_row:
@@ -76,7 +78,8 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     samples = gr.Dataframe(pd.DataFrame(columns=history.SAMPLE_COLUMNS), label=t("runs.samples"), interactive=False,
                            wrap=True, max_height=420, column_widths=SAMPLE_WIDTHS, elem_id="runs-samples")
     files = gr.File(label=t("runs.files"), file_count="multiple", elem_id="runs-files")
-    compare_view.open_flips_in(store, pair, inspector.include(demo, store, parts))
+    samples_viewer = viewer.include(demo, store, parts)
+    viewer_api.register_endpoints(store)
 
     def listing():
         frame = runs_table(store)
@@ -168,8 +171,10 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     delete.click(ask_delete, [current], [confirm_row, question], api_visibility="private")
     keep.click(lambda: gr.Row(visible=False), None, [confirm_row], api_visibility="private")
     confirm.click(delete_run, [current], [confirm_row, table, chosen, parts.runs, current, samples, files, parts.status],
-                  api_name="runs_delete")
+                  api_name="runs_delete").then(lambda state: viewer.forget_deleted(store, state), [samples_viewer.view],
+                                               samples_viewer.whole(), api_visibility="private")
     demo.load(listing, None, [table, chosen, pair.a, pair.b], api_visibility="private")
+    viewer_api.deep_link(demo, store, samples_viewer)
     for source in (demo.load, refresh.click):
         source(benchmark_choices, None, [pareto_benchmark], api_visibility="private")
     pareto_benchmark.change(cost_chart, [pareto_benchmark], [pareto_note, pareto], api_name="runs_cost_pareto")
