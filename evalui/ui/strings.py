@@ -280,13 +280,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "runs.delete_confirm": ("Yes, delete it", "确认删除"),
     "runs.delete_keep": ("Keep it", "保留"),
     "runs.pair_title": ("### Two runs, sample by sample\nPaired by sample id: B's accuracy minus A's with a 95% interval "
-                        "(Newcombe) and the exact McNemar test. Pick a flipped sample to open it in the inspector below.",
+                        "(Newcombe) and the exact McNemar test. Pick a sample of a bucket to see both transcripts side by side.",
                         "### 两次运行逐样本对比\n按样本 ID 配对：B 的准确率减 A 的准确率，附 95% 置信区间（Newcombe）"
-                        "与精确 McNemar 检验。选择一个翻转的样本，即可在下方的样本检查器中打开。"),
+                        "与精确 McNemar 检验。选择某一分组中的样本，即可并排查看两次运行的记录。"),
     "runs.pair_a": ("A (baseline)", "A（基线）"),
     "runs.pair_b": ("B (compared)", "B（对比）"),
     "runs.pair_compare": ("Compare A and B", "对比 A 与 B"),
-    "runs.pair_flips": ("Flipped samples (open in the inspector)", "翻转的样本（在检查器中打开）"),
+    "runs.pair_flips": ("Samples of the bucket (shown side by side)", "该组的样本（并排显示）"),
+    "runs.pair_bucket": ("Bucket", "分组"),
+    "inspector.need_sample": ("Choose a sample.", "请选择一个样本。"),
     "runs.pair_json": ("Comparison as JSON", "对比结果（JSON）"),
     # sample inspector
     "inspector.title": ("Sample inspector", "样本检查器"),
