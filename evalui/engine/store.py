@@ -20,6 +20,7 @@ from evalui.config import data_dir
 from evalui.engine.group_commit import Done, GroupCommit
 from evalui.engine.store_claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
 from evalui.engine.store_counts import COUNT_COLUMNS
+from evalui.engine.store_light import LightReadsMixin, findings_text, verdict_columns
 from evalui.engine.store_rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.engine.store_schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
 from evalui.engine.store_sql import (database_url, is_postgres, migrate_postgres, migrate_sqlite, open_sqlite,
@@ -29,12 +30,12 @@ from evalui.engine.store_sql import (database_url, is_postgres, migrate_postgres
 _ANSWER_AND_VERDICT = (
     "UPDATE samples SET stage = 'judged', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
     " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?,"
-    " prediction = ?, correct = ?, verdict = ? WHERE exp_id = ? AND sample_id = ?")
+    " prediction = ?, correct = ?, verdict = ?, error_type = ?, unscored = ?, findings = ? WHERE exp_id = ? AND sample_id = ?")
 class RunBusy(ValueError):
     """The run is being executed by a live process: it cannot be deleted or started twice."""
 
 
-class RunStore(ClaimsMixin):
+class RunStore(ClaimsMixin, LightReadsMixin):
     """Thread-safe access to one store; a write is committed when it returns (or, with
     ``wait=False``, before its ``on_done`` runs).
 
@@ -252,7 +253,7 @@ class RunStore(ClaimsMixin):
         ``after``: the ticket of this sample's ``record_rollout(wait=False)``; while that write is
         still queued, the verdict is folded into it (one row update instead of two)."""
         now = time.time()
-        verdict_values = (_dumps(prediction), int(bool(correct)), _dumps(verdict))
+        verdict_values = (_dumps(prediction), int(bool(correct)), _dumps(verdict), *verdict_columns(verdict))
         # IN, not !=: two seeks on the (exp_id, stage) index instead of a scan of the judged rows.
         # Keyed: once per group of writes, after the others.
         # finished_by: the worker whose verdict was the last one writes the summary and exports.
@@ -273,8 +274,9 @@ class RunStore(ClaimsMixin):
         if after and not wait and self._writer.amend(after, fold, on_done):
             return
         self._writer.submit([
-            ("UPDATE samples SET stage = 'judged', prediction = ?, correct = ?, verdict = ?, updated_at = ?"
-             " WHERE exp_id = ? AND sample_id = ?", (*verdict_values, now, exp_id, sample_id)),
+            ("UPDATE samples SET stage = 'judged', prediction = ?, correct = ?, verdict = ?, error_type = ?,"
+             " unscored = ?, findings = ?, updated_at = ? WHERE exp_id = ? AND sample_id = ?",
+             (*verdict_values, now, exp_id, sample_id)),
             *checks,
         ], wait=wait, on_done=on_done)
 
@@ -283,8 +285,9 @@ class RunStore(ClaimsMixin):
         kept in the verdict, so no column is added and a new verdict (a rescore) starts without them."""
         if verdicts:
             self._writer.submit([(
-                "UPDATE samples SET verdict = ? WHERE exp_id = ? AND sample_id = ? AND stage = 'judged'",
-                (_dumps(verdict), exp_id, sample_id)) for sample_id, verdict in verdicts.items()], wait=True)
+                "UPDATE samples SET verdict = ?, findings = ? WHERE exp_id = ? AND sample_id = ? AND stage = 'judged'",
+                (_dumps(verdict), findings_text(verdict.get("findings")), exp_id, sample_id))
+                for sample_id, verdict in verdicts.items()], wait=True)
 
     def judged_outcomes(self, exp_ids: Iterable[str]) -> list[tuple[str, str, bool]]:
         """(exp_id, sample_id, correct) of the judged samples of these runs; nothing else is read."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from evalui.engine.store_counts import keep_counts
+from evalui.engine.store_light import light_columns
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS experiments (
@@ -64,4 +65,6 @@ MIGRATIONS: tuple = (
     # Per-run counts in the experiments row, kept by triggers (store_counts.py): a listing reads
     # one row per run.
     keep_counts,
+    # Light reads (store_light.py): a sample list reads small columns, through indexes.
+    light_columns,
 )

@@ -15,8 +15,10 @@ class CannotCompare(ValueError):
 
 
 def outcome(sample) -> bool | None:
-    """True, False, or None for "nothing to compare". An endpoint error is False: errors never pass."""
-    return {"correct": True, "wrong": False, "error": False}.get(verdict_of(sample))
+    """True, False, or None for "nothing to compare". An endpoint error is False: errors never pass.
+    ``sample``: a stored Sample, or a light row (evalui.engine.store_light.SampleRow)."""
+    word = sample.verdict if isinstance(sample.verdict, str) else verdict_of(sample)
+    return {"correct": True, "wrong": False, "error": False}.get(word)
 
 
 def outcome_word(value: bool | None, sample=None) -> str:
@@ -28,7 +30,8 @@ def outcome_word(value: bool | None, sample=None) -> str:
 
 
 def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
-    """B against A (A is the baseline): paired figures, per group, and the flipped samples."""
+    """B against A (A is the baseline): paired figures, per group, and the flipped samples.
+    Reads light rows (ids, groups, verdicts, stored findings), not the samples' contents."""
     experiments = {}
     for exp_id in (a_id, b_id):
         experiment = store.experiment(exp_id) if exp_id else None
@@ -38,8 +41,8 @@ def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
     benchmark_a, benchmark_b = experiments[a_id]["benchmark"], experiments[b_id]["benchmark"]
     if benchmark_a != benchmark_b:
         raise CannotCompare(f"{a_id} is a {benchmark_a} run and {b_id} a {benchmark_b} run: compare runs of one benchmark")
-    samples_a = {s.sample_id: s for s in store.samples(a_id)}
-    samples_b = {s.sample_id: s for s in store.samples(b_id)}
+    samples_a = {r.sample_id: r for r in store.sample_rows(a_id)}
+    samples_b = {r.sample_id: r for r in store.sample_rows(b_id)}
     outcomes_a = {i: outcome(s) for i, s in samples_a.items()}
     outcomes_b = {i: outcome(s) for i, s in samples_b.items()}
     groups = {i: s.group for i, s in samples_a.items()}
@@ -79,14 +82,21 @@ def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
             "valid": valid}
 
 
-def _invalid_ids(store: RunStore, experiment: dict, samples) -> set[str]:
-    """Ids of the samples a validity scanner finds invalid (scanned now, as `evalui scan` would)."""
+def _invalid_ids(store: RunStore, experiment: dict, rows) -> set[str]:
+    """Ids of the samples a validity scanner finds invalid. A judged sample keeps its findings in the
+    store (written with every summary and ``evalui scan``): they are read from its light row. The
+    others (endpoint errors are scanned from their stored error each time, as `evalui scan` does,
+    and samples judged since the last scan) are read in full and scanned now."""
     from evalui.engine.findings import scan
     from evalui.scanners.validity import is_invalid
 
-    samples = list(samples)
-    scan(store, experiment, samples)
-    return {s.sample_id for s in samples if is_invalid(s.findings)}
+    invalid = {r.sample_id for r in rows if r.stage == "judged" and r.findings is not None and r.invalid}
+    unscanned = [r.sample_id for r in rows if not (r.stage == "judged" and r.findings is not None)]
+    if unscanned:
+        samples = list(store.samples_by_id(experiment["exp_id"], unscanned).values())
+        scan(store, experiment, samples)
+        invalid |= {s.sample_id for s in samples if is_invalid(s.findings)}
+    return invalid
 
 
 def _signed(value: float | None) -> str:

@@ -1,0 +1,79 @@
+"""Every query of the light reads, the listing and the comparison's reads searches an index on
+SQLite: none scans the samples table, and a page in run or group order needs no sort."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalui.engine.store import RunStore
+from evalui.engine.store_light import ANY_INVALID
+
+
+def _store_with_runs(path) -> RunStore:
+    store = RunStore(path)
+    for run in ("r1", "r2"):
+        store.create_or_get_experiment(run, "echo", "m", "h", {})
+        store.add_samples(run, [(f"s{i}", f"g{i % 3}", {"i": i}) for i in range(60)])
+        for i in range(50):
+            if i % 10 == 9:
+                store.record_error(run, f"s{i}", request={}, error="boom", attempts=1)
+                continue
+            store.record_rollout(run, f"s{i}", request={}, response={}, latency_s=i / 10, prompt_tokens=i,
+                                 completion_tokens=1, attempts=1)
+            store.record_judgement(run, f"s{i}", prediction=None, correct=i % 2 == 0,
+                                   verdict={"error_type": "wrong_value", "findings": [
+                                       {"scanner": "empty_reply", "severity": "invalid"}] if i % 7 == 0 else []})
+    return store
+
+
+def _plans(store: RunStore, statements: list[str]) -> dict[str, list[str]]:
+    return {sql: [row[3] for row in store._db.execute(f"EXPLAIN QUERY PLAN {sql}")] for sql in statements}
+
+
+def _traced(store: RunStore, read) -> list[str]:
+    seen: list[str] = []
+    store._db.set_trace_callback(seen.append)
+    try:
+        read()
+    finally:
+        store._db.set_trace_callback(None)
+    return [sql for sql in seen if sql.lstrip().upper().startswith("SELECT")]
+
+
+READS = {
+    "first page": lambda s: s.sample_page("r1", 0, 20),
+    "a later page": lambda s: s.sample_page("r1", 20, 20),
+    "correct ones": lambda s: s.sample_page("r1", 0, 20, verdict="correct"),
+    "errors": lambda s: s.sample_page("r1", 0, 20, verdict="error"),
+    "pending": lambda s: s.sample_page("r1", 0, 20, verdict="pending"),
+    "a group": lambda s: s.sample_page("r1", 0, 5, group="g1"),
+    "an error type": lambda s: s.sample_page("r1", 0, 5, error_type="wrong_value"),
+    "invalid ones": lambda s: s.sample_page("r1", 0, 5, finding=ANY_INVALID),
+    "a scanner": lambda s: s.sample_page("r1", 0, 5, finding="empty_reply"),
+    "slowest": lambda s: s.sample_page("r1", 0, 5, order_by="latency", descending=True),
+    "most tokens": lambda s: s.sample_page("r1", 0, 5, order_by="tokens", descending=True),
+    "by group": lambda s: s.sample_page("r1", 0, 5, order_by="group"),
+    "facets": lambda s: s.sample_facets("r1"),
+    "one sample": lambda s: s.sample("r1", "s7"),
+    "some samples": lambda s: s.samples_by_id("r1", ["s1", "s2"]),
+    "progress": lambda s: s.progress("r1"),
+    "listing": lambda s: s.experiments(),
+    "judged outcomes": lambda s: s.judged_outcomes(["r1", "r2"]),
+}
+UNSORTED = ("first page", "a later page", "a group", "by group", "slowest", "most tokens")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("name", list(READS))
+def test_each_read_searches_an_index(tmp_path, name):
+    store = _store_with_runs(tmp_path / "plans.sqlite")
+    statements = _traced(store, lambda: READS[name](store))
+    assert statements, f"{name}: no query was traced"
+    for sql, plan in _plans(store, statements).items():
+        text = " | ".join(plan)
+        assert not any(step.startswith("SCAN samples") for step in plan), f"{name}: {sql}\n  {text}"
+        if "FROM samples" in sql and "GROUP BY" not in sql:
+            assert any(step.startswith("SEARCH samples USING") for step in plan), f"{name}: {sql}\n  {text}"
+        if name in UNSORTED and "ORDER BY" in sql:
+            assert "TEMP B-TREE" not in text, f"{name} sorts: {sql}\n  {text}"
+    store.close()
