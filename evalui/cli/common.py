@@ -154,8 +154,10 @@ class ProgressBar:
             cost["usd"] = f"{progress.cost_usd:.4f}"
         if progress.cost_estimate_usd is not None:  # after the first few samples: the whole run's, at their mean
             cost["usd_est"] = f"{progress.cost_estimate_usd:.4f}"
+        # While the endpoint is down the run waits for it: the bar says so, not a frozen count.
+        state = {"paused": "endpoint down, probing"} if getattr(progress, "paused", "") else {}
         self._bar.set_postfix(correct=progress.correct, errors=progress.errors, tokens=progress.tokens, **cost,
-                              refresh=False)
+                              in_flight=getattr(progress, "in_flight", 0), **state, refresh=False)
         self._bar.refresh()
 
     def close(self) -> None:

@@ -41,10 +41,15 @@ from evalui.engine.completion import (  # noqa: F401  (re-exported: callers impo
     json_value,
     parse_completion,
 )
+from evalui.engine import in_flight
+from evalui.engine.circuit import Breaker, EndpointCircuit
+from evalui.engine.failures import connection_failure, is_unreachable, plain_words
 from evalui.engine.loop_thread import LoopThread
 from evalui.engine.settings import EndpointSettings
 
 MAX_RETRY_AFTER_S = 60.0
+CONNECT_TIMEOUT_S = 10.0
+PROBE_TIMEOUT_S = 5.0
 CANCEL_POLL_S = 0.1
 DEFAULT_MAX_RESPONSE_BYTES = 2_000_000
 MAX_RESPONSE_BYTES_ENV = "EVALUI_MAX_RESPONSE_BYTES"
@@ -84,6 +89,9 @@ class ModelClient:
         self._secrets = settings.secrets()
         self._cancel: threading.Event | None = None
         self._url, basic = _split_credentials(endpoint_url(settings.base_url, "chat/completions"))
+        self._models_url = _split_credentials(endpoint_url(settings.base_url, "models"))[0]
+        # Requests wait while the endpoint, after answering once, stops answering (evalui.engine.circuit).
+        self.circuit = EndpointCircuit(Breaker(settings.host), self._probe)
         self._headers = {"content-type": "application/json"}
         # Local servers (vLLM, Ollama, llama.cpp) accept any key or none. Credentials in the base
         # URL (a gateway's basic auth) take the header's place, as they did with httpx.
@@ -149,7 +157,9 @@ class ModelClient:
         if threading.current_thread() is self._runner.thread:
             # It would wait for its own loop forever (a task with acall whose judge calls chat).
             raise RuntimeError("ModelClient.chat was called on the client's own event loop; await achat there")
-        call = self._runner.submit(self.achat(messages, tools=tools, extra_body=extra_body, **overrides))
+        # The sample this thread calls for goes along by hand: the loop's tasks do not inherit
+        # this thread's context variables.
+        call = self._runner.submit(self._achat(in_flight.current(), messages, tools, extra_body, overrides))
         while not call.wait(CANCEL_POLL_S):
             if cancel is not None and cancel.is_set():
                 self._runner.cancel(call)
@@ -160,26 +170,47 @@ class ModelClient:
 
     async def achat(self, messages: list[dict], *, tools: list[dict] | None = None, extra_body: dict | None = None,
                     **overrides) -> ChatReply:
+        return await self._achat(in_flight.current(), messages, tools, extra_body, overrides)
+
+    async def _achat(self, flight: in_flight.Flight | None, messages: list[dict], tools: list[dict] | None,
+                     extra_body: dict | None, overrides: dict) -> ChatReply:
         body = json_bytes(self.request_body(messages, tools, overrides, extra_body))
         started = time.monotonic()
+        retries, timeout_s = self.settings.max_retries, self.settings.timeout_s
         # Retries and their waits share one budget, so a Retry-After never outlasts the call.
-        budget_end = started + self.settings.timeout_s * (self.settings.max_retries + 1)
-        attempts = 0
+        budget_end = started + timeout_s * (retries + 1)
+        attempts = 0  # requests sent
+        charged = 0  # failed attempts counted against max_retries: not those an outage of the endpoint caused
         while True:
+            if flight is not None:
+                flight.waiting = self.circuit.breaker.is_open
+            if await self.circuit.wait_until_closed():
+                # The endpoint was down and answers again: the wait was not this request's time.
+                budget_end = time.monotonic() + timeout_s * (retries + 1 - charged)
+            if flight is not None:
+                flight.waiting, flight.attempt, flight.max_attempts = False, charged + 1, retries + 1
             attempts += 1
             try:
                 remaining = budget_end - time.monotonic()
-                reply = await self._attempt(body, min(self.settings.timeout_s, max(remaining, 0.001)))
+                reply = await self._attempt(body, min(timeout_s, max(remaining, 0.001)))
+                self.circuit.answered()
                 return replace(_redacted(reply, self._secrets), latency_s=time.monotonic() - started,
                                attempts=attempts)
             except _Failure as failure:
-                wait = self._wait_before_retry(failure, attempts)
-                if not failure.retryable or attempts > self.settings.max_retries or wait is None \
+                if not is_unreachable(failure):
+                    self.circuit.answered()  # an HTTP answer, even a refusal: the host is up
+                elif self.circuit.unreachable():
+                    continue  # the circuit is open: wait for the endpoint, uncharged
+                charged += 1
+                wait = self._wait_before_retry(failure, charged)
+                if not failure.retryable or charged > retries or wait is None \
                         or time.monotonic() + wait >= budget_end:
                     message = str(failure)
                     if failure.retryable and failure.retry_after and failure.retry_after > budget_end - time.monotonic():
                         message += f"; Retry-After {failure.retry_after:g} s is past the request's deadline"
-                    raise EndpointError(failure.kind, self._clean(message), attempts) from None
+                    raise EndpointError(failure.kind, self._clean(message), attempts,
+                                        self._clean(plain_words(failure, self.settings.host)),
+                                        is_unreachable(failure)) from None
                 await asyncio.sleep(wait)
 
     def _wait_before_retry(self, failure: _Failure, attempts: int) -> float | None:
@@ -189,16 +220,21 @@ class ModelClient:
         return min(maximum, initial * 2 ** (attempts - 1)) * (0.5 + random.random() / 2)
 
     async def _attempt(self, body: bytes, deadline_s: float) -> ChatReply:
+        # A connect that takes this long is an endpoint that is gone, not a slow model.
+        connect_s = min(CONNECT_TIMEOUT_S, deadline_s * 0.8)
         try:
             async with asyncio.timeout(deadline_s):
-                async with self._http.post(self._url, data=body, headers=self._headers,
-                                           allow_redirects=False) as response:
+                async with self._http.post(self._url, data=body, headers=self._headers, allow_redirects=False,
+                                           timeout=aiohttp.ClientTimeout(total=None, connect=connect_s)) as response:
                     status, headers = response.status, response.headers
                     data = await self._read_capped(response)
+        except aiohttp.ConnectionTimeoutError as exc:  # a TimeoutError too: told apart first
+            raise connection_failure(exc, connect_s) from None
         except TimeoutError:
-            raise _Failure("timeout", f"no complete response within {deadline_s:.1f} s", retryable=True) from None
+            raise _Failure("timeout", f"no complete response within {deadline_s:.1f} s", retryable=True,
+                           seconds=deadline_s) from None
         except (aiohttp.ClientError, OSError) as exc:
-            raise _Failure("connection", f"{type(exc).__name__}: {exc}"[:300], retryable=True) from None
+            raise connection_failure(exc, connect_s) from None
         if status != 200:
             raise _status_failure(status, data, headers)
         try:
@@ -206,6 +242,17 @@ class ModelClient:
         except (ValueError, RecursionError):
             raise _Failure("bad_response", "the response body is not JSON", retryable=True) from None
         return parse_completion(completion)
+
+    async def _probe(self) -> bool:
+        """Whether the endpoint answers at all: one GET of its model list. Any HTTP answer but a
+        gateway's "the server behind me is down" (502, 503, 504) will do; the requests find out the rest."""
+        try:
+            async with asyncio.timeout(PROBE_TIMEOUT_S):
+                async with self._http.get(self._models_url, headers=self._headers, allow_redirects=False) as response:
+                    await response.content.read(1024)  # a few bytes: the answer, not the list
+                    return response.status not in (502, 503, 504)
+        except (TimeoutError, aiohttp.ClientError, OSError):
+            return False
 
     async def _read_capped(self, response: aiohttp.ClientResponse) -> bytes:
         declared = response.headers.get("content-length")

@@ -39,10 +39,13 @@ class ChatReply:
 class EndpointError(RuntimeError):
     """A request that failed for good (after its retries, or at once for a client error)."""
 
-    def __init__(self, kind: str, message: str, attempts: int):
+    def __init__(self, kind: str, message: str, attempts: int, plain: str | None = None, unreachable: bool = False):
         self.kind = kind
         self.attempts = attempts
+        self.unreachable = unreachable  # the endpoint did not answer at all (refused, DNS, …)
         super().__init__(f"{kind}: {message} (after {attempts} attempt{'s' if attempts != 1 else ''})")
+        # One sentence for the log and the status (evalui.engine.failures); the text above is stored.
+        self.plain = plain or str(self)
 
 
 class Cancelled(EndpointError):
@@ -55,8 +58,11 @@ class Cancelled(EndpointError):
 class _Failure(Exception):
     """One failed attempt, already classified: the single place where errors get their kind."""
 
-    def __init__(self, kind: str, message: str, *, retryable: bool, retry_after: float | None = None):
+    def __init__(self, kind: str, message: str, *, retryable: bool, retry_after: float | None = None,
+                 cause: str | None = None, seconds: float | None = None, status: int | None = None):
         self.kind, self.retryable, self.retry_after = kind, retryable, retry_after
+        # cause: why a connection failed (evalui.engine.failures); seconds: the deadline that ran out
+        self.cause, self.seconds, self.status = cause, seconds, status
         super().__init__(message)
 
 
@@ -94,13 +100,15 @@ def _status_failure(status: int, body: bytes, headers: Mapping) -> _Failure:
     detail = body[:300].decode("utf-8", "replace").strip().splitlines()
     message = f"HTTP {status}" + (f": {detail[0][:200]}" if detail else "")
     if status == 429:
-        return _Failure("rate_limited", message, retryable=True, retry_after=_retry_after_seconds(headers))
+        return _Failure("rate_limited", message, retryable=True, retry_after=_retry_after_seconds(headers),
+                        status=status)
     if status >= 500:
-        return _Failure("server_error", message, retryable=True, retry_after=_retry_after_seconds(headers))
+        return _Failure("server_error", message, retryable=True, retry_after=_retry_after_seconds(headers),
+                        status=status)
     if 300 <= status < 400:
         return _Failure("redirect_refused", f"HTTP {status}: the endpoint redirects, and redirects are never "
                         "followed (use the final URL as the base URL)", retryable=False)
-    return _Failure(f"http_{status}", message, retryable=False)
+    return _Failure(f"http_{status}", message, retryable=False, status=status)
 
 
 def parse_completion(completion: object) -> ChatReply:

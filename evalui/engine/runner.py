@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Protocol
 
 from evalui.engine.client import ChatReply
+from evalui.engine.in_flight import Board, LiveRun, RequestInFlight, follow
 from evalui.engine.limiter import Lease, join_endpoint, private_limiter
 from evalui.engine.pricing import BudgetGate, CostMeter, MeteredTask, watch
 from evalui.engine.sample_run import SampleRun, redact, run_on_loop, run_on_threads  # noqa: F401  (redact: re-exported)
@@ -64,6 +65,12 @@ class Progress:
     message: str = ""
     cost_usd: float | None = None  # spent so far, with a price known (earlier sessions included)
     cost_estimate_usd: float | None = None  # the whole run's, once a few samples were answered
+    requests: tuple[RequestInFlight, ...] = ()  # the calls in flight: sample, seconds, try; longest first
+    paused: str = ""  # "paused: the endpoint at HOST does not answer …" while the run waits for it
+
+    @property
+    def in_flight(self) -> int:
+        return len(self.requests)
 
     @property
     def fraction(self) -> float:
@@ -102,6 +109,7 @@ def run_experiment(
     cancel = cancel or threading.Event()
     counts = store.progress(exp_id)
     started = time.perf_counter()
+    live = LiveRun(exp_id, Board(), getattr(client, "circuit", None))
 
     def progress(message: str, done_here: int) -> Progress:
         elapsed = time.perf_counter() - started
@@ -109,7 +117,7 @@ def run_experiment(
         eta = elapsed / done_here * remaining if done_here else None
         event = Progress(exp_id, counts["total"], counts["judged"], counts["correct"], counts["errors"],
                          counts["tokens"], elapsed, eta, message, meter.spent_usd if meter else None,
-                         meter.estimate_usd() if meter else None)
+                         meter.estimate_usd() if meter else None, live.requests(), live.paused())
         if on_progress:
             on_progress(event)
         return event
@@ -125,7 +133,8 @@ def run_experiment(
     if hasattr(client, "cancel_on"):
         client.cancel_on(cancel)  # requests in flight and retry waits end soon after a cancel
     lease = endpoint_lease(client, concurrency, requests_per_minute)
-    run = SampleRun(store, exp_id, task, client, lease, cancel, counts, progress, tuple(secrets))
+    run = SampleRun(store, exp_id, task, client, lease, cancel, counts, progress, tuple(secrets), live)
+    follow(exp_id, live)  # the pages read the requests in flight and a pause from here
     progress(f"{len(pending)} of {counts['total']} samples to run", 0)
     workers = max(1, min(concurrency, len(pending)))
     if callable(getattr(task, "prepare", None)):
@@ -146,6 +155,8 @@ def run_experiment(
         raise
     finally:
         watch(exp_id, None)
+        follow(exp_id, None)
+    run.tick()  # a resume in the run's last half second is said too
     others = _stop(store, worker, lease)
     if run.failures:
         if not others:

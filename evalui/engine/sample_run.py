@@ -14,14 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable, Iterable
 
 from evalui.engine.client import Cancelled, ChatReply, EndpointError
+from evalui.engine.in_flight import LiveRun, describe
 from evalui.engine.limiter import Lease
 from evalui.engine.store import RunStore, Sample
 from evalui.engine.trajectory import Step, single_reply
 
 CANCEL_POLL_S = 0.1
+TICK_S = 0.5  # how often the waiting thread looks at the run: pauses, and the requests in flight
+HEARTBEAT_S = 10.0  # the log names the requests in flight when it has said nothing for this long
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
@@ -41,14 +45,38 @@ class SampleRun:
     """What every worker of one run shares: the task, the store, the counts and the progress."""
 
     def __init__(self, store: RunStore, exp_id: str, task, client, lease: Lease, cancel: threading.Event,
-                 counts: dict, progress: Callable, secrets: tuple[str, ...]):
+                 counts: dict, progress: Callable, secrets: tuple[str, ...], live: LiveRun):
         self.store, self.exp_id, self.task, self.client, self.lease = store, exp_id, task, client, lease
-        self.cancel, self.counts, self._progress, self.secrets = cancel, counts, progress, secrets
+        self.cancel, self.counts, self._say, self.secrets, self.live = cancel, counts, progress, secrets, live
+        self._said_at = time.monotonic()
+        self._paused = ""  # what the log last said of a pause
         # What a success is called differs by task: a valid problem, a passing judgement, a win.
         self.words = getattr(task, "verdict_words", ("correct", "wrong"))
         self.lock = threading.Lock()
         self.done_here = 0
         self.failures: list[BaseException] = []  # store writes that failed, and worker crashes
+
+    def _progress(self, message: str, done_here: int) -> None:
+        self._said_at = time.monotonic()
+        self._say(message, done_here)
+
+    def tick(self) -> None:
+        """Called every TICK_S by the thread that waits for the workers: a pause or a resume is
+        said at once, and a run that goes quiet names its requests in flight every HEARTBEAT_S."""
+        paused = self.live.paused()
+        if paused != self._paused:
+            host = getattr(getattr(self.live.circuit, "breaker", None), "host", "?")
+            self._paused = paused
+            with self.lock:
+                self._progress(paused or f"resumed: the endpoint at {host} answers again", self.done_here)
+        elif time.monotonic() - self._said_at >= HEARTBEAT_S and len(self.live.board):
+            with self.lock:
+                self._progress(describe(self.live.requests()), self.done_here)
+
+    def _outage(self, exc: EndpointError) -> bool:
+        """A failure the endpoint's outage caused: the sample waits for it instead of failing."""
+        circuit = self.live.circuit
+        return exc.unreachable and circuit is not None and circuit.breaker.is_open and not self.cancel.is_set()
 
     # callbacks: on the store's writer thread, once the write is committed ------------------
     def _judged(self, sample_id: str, correct: bool, tokens: int, had_error: bool, error) -> None:
@@ -83,12 +111,16 @@ class SampleRun:
             self.exp_id, sample.sample_id, prediction=prediction, correct=correct, verdict=verdict, wait=False,
             on_done=lambda error: self._judged(sample.sample_id, correct, tokens, had_error, error), after=after)
 
-    def fail(self, sample: Sample, request, error: str, attempts: int, had_error: bool, steps=None) -> None:
+    def fail(self, sample: Sample, request, error: str, attempts: int, had_error: bool, steps=None,
+             plain: str | None = None) -> None:
+        """Store the error (its full text); the log and the status get ``plain``, one sentence."""
         message = redact(error, self.secrets)
+        said = redact(plain, self.secrets) + f" (after {attempts} tr{'ies' if attempts != 1 else 'y'})" if plain else message
+        self.live.last_error = f"{sample.sample_id}: {said}"
         self.store.record_error(
             self.exp_id, sample.sample_id, request=request, error=message, attempts=attempts,
             trajectory=_steps(steps) if steps else None, wait=False,
-            on_done=lambda failure: self._errored(sample.sample_id, message, had_error, failure))
+            on_done=lambda failure: self._errored(sample.sample_id, said, had_error, failure))
 
     def _keep_answer(self, sample: Sample, request: dict, result):
         if isinstance(result, ChatReply):  # a task that makes one call may return its reply
@@ -125,11 +157,20 @@ class SampleRun:
             if not self.lease.acquire(self.cancel):
                 return
             try:
-                result = self.task.call(self.client, sample, request)
+                while True:
+                    try:
+                        with self.live.board.track(sample.sample_id):
+                            result = self.task.call(self.client, sample, request)
+                        break
+                    except EndpointError as exc:
+                        if not self._outage(exc):
+                            raise
+                        # The endpoint went away during this sample's call: it asks again once the
+                        # endpoint answers (the client waits for that), never counted as an error.
             except Cancelled:
                 return  # not the sample's fault: it waits for a resume, as it was
             except EndpointError as exc:
-                self.fail(sample, request, str(exc), exc.attempts, had_error, getattr(exc, "steps", None))
+                self.fail(sample, request, str(exc), exc.attempts, had_error, getattr(exc, "steps", None), exc.plain)
                 return
             finally:
                 self.lease.release()
@@ -149,11 +190,18 @@ class SampleRun:
             if not await self._acquire():
                 return
             try:
-                result = await self.task.acall(self.client, sample, request)
+                while True:
+                    try:
+                        with self.live.board.track(sample.sample_id):
+                            result = await self.task.acall(self.client, sample, request)
+                        break
+                    except EndpointError as exc:
+                        if not self._outage(exc):
+                            raise
             except Cancelled:
                 return
             except EndpointError as exc:
-                self.fail(sample, request, str(exc), exc.attempts, had_error, getattr(exc, "steps", None))
+                self.fail(sample, request, str(exc), exc.attempts, had_error, getattr(exc, "steps", None), exc.plain)
                 return
             finally:
                 self.lease.release()
@@ -203,7 +251,8 @@ def run_on_threads(run: SampleRun, pending: list[Sample], workers: int) -> None:
             thread.start()
         for thread in threads:
             while thread.is_alive():
-                thread.join(0.5)
+                thread.join(TICK_S)
+                run.tick()
     except BaseException:
         # Set first: queued samples are then never started, and requests in flight end within a
         # fraction of a second.
@@ -218,10 +267,10 @@ def run_on_loop(run: SampleRun, pending: list[Sample], workers: int) -> None:
     try:
         while True:
             try:
-                future.result(timeout=0.5)
+                future.result(timeout=TICK_S)
                 return
             except TimeoutError:
-                continue
+                run.tick()
     except KeyboardInterrupt:
         run.cancel.set()  # the watcher cancels the samples in flight within CANCEL_POLL_S
         future.result()
