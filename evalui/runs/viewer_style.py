@@ -10,11 +10,13 @@ _VERDICTS = "".join(
     for v, c in VERDICT_COLOURS.items())
 
 LIST_CSS = """
-.evalui-list { font-size: 13px; outline: none; }
+.evalui-list { font-size: 13px; outline: none; overflow-x: auto; }
 .evalui-list table { width: 100%; border-collapse: collapse; table-layout: auto; }
 .evalui-list th { cursor: pointer; user-select: none; text-align: left; padding: 4px 6px; white-space: nowrap;
   border-bottom: 2px solid #d0d7de; }
-.evalui-list td { padding: 3px 6px; border-bottom: 1px solid #eaeef2; overflow-wrap: anywhere; word-break: normal; }
+.evalui-list td { padding: 3px 6px; border-bottom: 1px solid #eaeef2; overflow-wrap: break-word; word-break: normal; }
+.evalui-list td[data-col="verdict"], .evalui-list td[data-col="latency_s"], .evalui-list td[data-col="tokens"] {
+  white-space: nowrap; }
 .evalui-list tr[data-id] { cursor: pointer; }
 .evalui-list tr[data-id]:hover { background: rgba(84, 174, 255, 0.12); }
 .evalui-list tr.evalui-selected { outline: 2px solid #0969da; outline-offset: -2px; background: rgba(84, 174, 255, 0.2); }

@@ -47,7 +47,7 @@ def _call_html(call: dict) -> str:
     arguments = messages.pretty_arguments(call.get("arguments"))
     short = " ".join(arguments.split())
     summary = f"{call.get('name', '')}({short[:80]}{' …' if len(short) > 80 else ''})"
-    return _folded(f"🔧 {summary}", _pre(arguments, "tool-call"), open_=False, kind="tool-call")
+    return _folded(f"call {summary}", _pre(arguments, "tool-call"), open_=False, kind="tool-call")
 
 
 def _message_html(block: dict) -> str:

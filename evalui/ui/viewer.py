@@ -7,6 +7,7 @@ keyboard navigation (j / k, or Alt+↓ / Alt+↑ anywhere), and the labelling of
 
 from __future__ import annotations
 
+import functools
 import html
 from dataclasses import dataclass
 
@@ -139,6 +140,7 @@ def forget_deleted(store, view: dict | None) -> tuple:
 
 def _safely(handler, outputs: int):
     """An id that is gone (a run deleted meanwhile) is a warning, not a broken page."""
+    @functools.wraps(handler)  # Gradio reads the handler's signature (its gr.EventData parameter)
     def run(*args, **kwargs):
         try:
             return handler(*args, **kwargs)
@@ -184,7 +186,9 @@ def build(demo, store, follow: gr.Dropdown | None = None, ends=None, *, prefix: 
     def refilter(state, *values):
         return screen(store, {**state, "selected": None, "page": 0}, values)
 
-    def clicked(state, *values, evt: gr.EventData):
+    def clicked(state, verdict_value, group_value, error_value, finding_value, text, evt: gr.EventData):
+        # Named inputs, not *values: Gradio finds the event's parameter by its position.
+        values = (verdict_value, group_value, error_value, finding_value, text)
         event = getattr(evt, "_data", None) or {}
         action = event.get("action")
         if action == "open":
