@@ -15,7 +15,7 @@ _gate = contextvars.ContextVar("evalui_gate", default=None)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from evalui.cli import aime, bfcl, compare, export, gaia, generic, plan, rescore, runs, scan, verify
+    from evalui.cli import aime, bfcl, compare, export, gaia, generic, plan, rescore, runs, scan, verify, view
 
     parser = argparse.ArgumentParser(prog="evalui", description="Evaluate LLM agents: BFCL, GAIA, AIME.")
     benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="{bfcl,gaia,aime,verify,compare,…}")
@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     rescore.register(benchmarks)
     runs.register(benchmarks)
     scan.register(benchmarks)
+    view.register(benchmarks)
     generic.register(benchmarks, groups)  # every benchmark's run command, from its options
     return parser
 
