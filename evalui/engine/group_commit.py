@@ -176,8 +176,15 @@ class GroupCommit:
                 run_sql, run_rows = sql, []
             run_rows.append(params)
         self._execute_run(run_sql, run_rows)
-        for sql, params, _ in once.values():
-            self._db.execute(sql, params)
+        # Stored parts (evalui.engine.store_parts) in one executemany, in the order of their keys:
+        # two PostgreSQL writers inserting the same new parts then take them in one order, never
+        # each waiting for the other's.
+        parts = sorted((s for s in once.values() if _is_part(s[2])), key=lambda s: s[2])
+        if parts:
+            self._execute_run(parts[0][0], [params for _, params, _ in parts])
+        for sql, params, key in once.values():
+            if not _is_part(key):
+                self._db.execute(sql, params)
 
     def _execute_run(self, sql: str | None, rows: list) -> None:
         if sql is None:
@@ -186,6 +193,10 @@ class GroupCommit:
             self._db.execute(sql, rows[0])
         else:
             self._db.executemany(sql, rows)
+
+
+def _is_part(key) -> bool:
+    return isinstance(key, tuple) and bool(key) and key[0] == "part"
 
 
 class _Write:

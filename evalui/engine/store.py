@@ -21,6 +21,7 @@ from evalui.engine.group_commit import Done, GroupCommit
 from evalui.engine.store_claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
 from evalui.engine.store_counts import COUNT_COLUMNS
 from evalui.engine.store_light import LightReadsMixin, findings_text, verdict_columns
+from evalui.engine.store_parts import INSERT_PART, PACKED_COLUMNS, PartCache, pack, part_statements, rows_references
 from evalui.engine.store_rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.engine.store_schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
 from evalui.engine.store_sql import (database_url, is_postgres, migrate_postgres, migrate_sqlite, open_sqlite,
@@ -62,6 +63,7 @@ class RunStore(ClaimsMixin, LightReadsMixin):
             with self._lock:
                 migrate_sqlite(self._db)
         self._writer = GroupCommit(self._db, self._lock)
+        self._parts = PartCache(self._read)
 
     @property
     def schema_version(self) -> int:
@@ -180,11 +182,17 @@ class RunStore(ClaimsMixin, LightReadsMixin):
             try:
                 start = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE exp_id = ?",
                                          (exp_id,)).fetchone()[0]
+                parts: dict[str, str] = {}
+                rows = []
+                for i, (sid, group, payload) in enumerate(samples):
+                    text, found = pack(payload)
+                    parts.update(found)
+                    rows.append((exp_id, sid, start + i, group, text, now))
+                if parts:
+                    self._db.executemany(INSERT_PART, sorted(parts.items()))
                 cursor = self._db.executemany(
                     "INSERT INTO samples (exp_id, sample_id, position, grp, payload, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
-                    " ON CONFLICT (exp_id, sample_id) DO NOTHING",
-                    [(exp_id, sid, start + i, group, _dumps(payload), now) for i, (sid, group, payload) in enumerate(samples)],
-                )
+                    " ON CONFLICT (exp_id, sample_id) DO NOTHING", rows)
                 self._db.commit()
             except BaseException:
                 self._db.rollback()
@@ -198,19 +206,21 @@ class RunStore(ClaimsMixin, LightReadsMixin):
             stages = list(stages)
             sql += f" AND stage IN ({','.join('?' * len(stages))})"
             params += stages
-        return [self._sample(r) for r in self._read(sql + " ORDER BY position", params)]
+        rows = self._read(sql + " ORDER BY position", params)
+        self._parts.fetch(rows_references(rows, PACKED_COLUMNS))  # every part the rows lack, in a few reads
+        return [self._sample(r) for r in rows]
 
-    @staticmethod
-    def _sample(row: sqlite3.Row) -> Sample:
+    def _sample(self, row: sqlite3.Row) -> Sample:
+        load = self._parts.load
         return Sample(
             exp_id=row["exp_id"],
             sample_id=row["sample_id"],
             position=row["position"],
             group=row["grp"],
             stage=row["stage"],
-            payload=_loads(row["payload"]) or {},
-            request=_loads(row["request"]),
-            response=_loads(row["response"]),
+            payload=load(row["payload"]) or {},
+            request=load(row["request"]),
+            response=load(row["response"]),
             prediction=_loads(row["prediction"]),
             latency_s=row["latency_s"],
             prompt_tokens=row["prompt_tokens"],
@@ -219,7 +229,7 @@ class RunStore(ClaimsMixin, LightReadsMixin):
             correct=None if row["correct"] is None else bool(row["correct"]),
             verdict=_loads(row["verdict"]),
             error=row["error"],
-            trajectory=_loads(row["trajectory"]),
+            trajectory=load(row["trajectory"]),
             updated_at=row["updated_at"],
             claimed_by=row["claimed_by"],
         )
@@ -228,22 +238,34 @@ class RunStore(ClaimsMixin, LightReadsMixin):
                        prompt_tokens: int, completion_tokens: int, attempts: int, trajectory: list | None = None,
                        wait: bool = True, on_done: Done | None = None) -> int:
         """Keep the answer (stage rollout). Returns the write's ticket, for ``record_judgement(after=)``."""
+        (request, response, trajectory), parts = self._pack(request, response, trajectory)
         return self._writer.submit([(
             "UPDATE samples SET stage = 'rollout', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
             " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?"
             " WHERE exp_id = ? AND sample_id = ?",
-            (_dumps(request), _dumps(response), latency_s, prompt_tokens, completion_tokens, attempts,
-             _dumps(trajectory), time.time(), exp_id, sample_id))], wait=wait, on_done=on_done)
+            (request, response, latency_s, prompt_tokens, completion_tokens, attempts,
+             trajectory, time.time(), exp_id, sample_id)), *parts], wait=wait, on_done=on_done)
 
     def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int,
                      trajectory: list | None = None, wait: bool = True, on_done: Done | None = None) -> None:
         """The call failed for good: back to init (a resume starts it again), with what it did kept."""
-        self._write(
+        (request, trajectory), parts = self._pack(request, trajectory)
+        self._writer.submit([(
             "UPDATE samples SET stage = 'init', request = ?, error = ?, attempts = attempts + ?, trajectory = ?,"
             " updated_at = ? WHERE exp_id = ? AND sample_id = ?",
-            (_dumps(request), error, attempts, _dumps(trajectory), time.time(), exp_id, sample_id),
-            wait=wait, on_done=on_done,
-        )
+            (request, error, attempts, trajectory, time.time(), exp_id, sample_id)), *parts],
+            wait=wait, on_done=on_done)
+
+    def _pack(self, *values) -> tuple[list, list]:
+        """Column texts of ``values`` with their large parts stored apart (evalui.engine.store_parts),
+        and the statements that store those parts."""
+        texts, parts = [], {}
+        for value in values:
+            text, found = pack(value)
+            texts.append(text)
+            parts.update(found)
+        self._parts.remember(parts)
+        return texts, part_statements(parts)
 
     def record_judgement(self, exp_id: str, sample_id: str, *, prediction, correct: bool, verdict: dict,
                          wait: bool = True, on_done: Done | None = None, after: int | None = None) -> None:
@@ -263,8 +285,8 @@ class RunStore(ClaimsMixin, LightReadsMixin):
                   (self._joined.get(exp_id) or process_owner(), now, exp_id, exp_id), ("finished", exp_id))
 
         def fold(statements: list) -> list:
-            (_, params), = statements  # the rollout's one statement
-            return [(_ANSWER_AND_VERDICT, (*params[:8], *verdict_values, *params[8:])), *checks]
+            (_, params), *parts = statements  # the rollout's update, then its parts
+            return [(_ANSWER_AND_VERDICT, (*params[:8], *verdict_values, *params[8:])), *parts, *checks]
 
         # PostgreSQL: two workers judging the last two samples at once would each see the other's
         # as unfinished. Locking the run's row first orders them: the second one's check runs after

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from evalui.engine.store_counts import keep_counts
 from evalui.engine.store_light import light_columns
+from evalui.engine.store_parts import pack_stored_samples
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS experiments (
@@ -67,4 +68,6 @@ MIGRATIONS: tuple = (
     keep_counts,
     # Light reads (store_light.py): a sample list reads small columns, through indexes.
     light_columns,
+    # Large repeated parts of samples (system prompts, function docs) stored once (store_parts.py).
+    pack_stored_samples,
 )

@@ -45,11 +45,14 @@ def run_cli(*args, data_dir: Path, env: dict | None = None) -> subprocess.Comple
 
 
 def store_rows(data_dir: Path, exp_id: str) -> dict:
-    import sqlite3
+    from evalui.engine.store import RunStore  # a column may hold references to stored parts
 
-    with sqlite3.connect(data_dir / "evalui.sqlite") as db:
-        rows = db.execute("SELECT sample_id, stage, trajectory, error FROM samples WHERE exp_id = ?", (exp_id,)).fetchall()
-    return {r[0]: {"stage": r[1], "trajectory": json.loads(r[2]) if r[2] else None, "error": r[3]} for r in rows}
+    store = RunStore(data_dir / "evalui.sqlite")
+    try:
+        return {s.sample_id: {"stage": s.stage, "trajectory": s.trajectory, "error": s.error}
+                for s in store.samples(exp_id)}
+    finally:
+        store.close()
 
 
 NONCE = secrets.token_hex(8)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 from evalui.engine import local_model
 from integration.test_local_model import local_server, run_cli  # noqa: F401  (local_server is a fixture)
+from integration.test_local_model import trajectories as stored_trajectories
 
 
 def test_bundled_sample_with_python_and_files_tools(local_server, tmp_path):  # noqa: F811
@@ -18,9 +18,7 @@ def test_bundled_sample_with_python_and_files_tools(local_server, tmp_path):  # 
     summary = json.loads(done.stdout.splitlines()[-1])
     assert summary["total"] == 6 and summary["status"] == "finished" and summary["errors"] == 0
     assert summary["steps_mean"] >= 1
-    with sqlite3.connect(tmp_path / "evalui.sqlite") as db:
-        rows = db.execute("SELECT trajectory FROM samples WHERE exp_id = 'local-agent'").fetchall()
-    trajectories = [json.loads(r[0]) for r in rows]
+    trajectories = list(stored_trajectories(tmp_path, "local-agent").values())
     assert len(trajectories) == 6 and all(t and any(s["text"].strip() for s in t) for t in trajectories)
     exported = Path(summary["out_dir"], "samples.jsonl").read_text().splitlines()
     assert len(exported) == 6 and all(json.loads(line)["steps"] >= 1 for line in exported)

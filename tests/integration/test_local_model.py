@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -31,16 +30,23 @@ def run_cli(*args, data_dir: Path):
     return subprocess.run([sys.executable, "-m", "evalui", *args], capture_output=True, text=True, timeout=900, env=env)
 
 
+def _stored(data_dir: Path, exp_id: str) -> list:
+    # Through the store: a column may hold references to stored parts (evalui.engine.store_parts).
+    from evalui.engine.store import RunStore
+
+    store = RunStore(data_dir / "evalui.sqlite")
+    try:
+        return store.samples(exp_id)
+    finally:
+        store.close()
+
+
 def responses(data_dir: Path, exp_id: str) -> list[str]:
-    with sqlite3.connect(data_dir / "evalui.sqlite") as db:
-        rows = db.execute("SELECT response FROM samples WHERE exp_id = ?", (exp_id,)).fetchall()
-    return [json.loads(r[0])["text"] for r in rows if r[0]]
+    return [s.response["text"] for s in _stored(data_dir, exp_id) if s.response is not None]
 
 
 def trajectories(data_dir: Path, exp_id: str) -> dict[str, list[dict]]:
-    with sqlite3.connect(data_dir / "evalui.sqlite") as db:
-        rows = db.execute("SELECT sample_id, trajectory FROM samples WHERE exp_id = ?", (exp_id,)).fetchall()
-    return {sample_id: json.loads(trajectory) for sample_id, trajectory in rows}
+    return {s.sample_id: s.trajectory for s in _stored(data_dir, exp_id)}
 
 
 def test_the_model_is_shown_the_function_docs(local_server):

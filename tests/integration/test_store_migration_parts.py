@@ -1,0 +1,127 @@
+"""A store written the old way (plain JSON in every column, schema version 4, no counts, no light
+columns, no parts) opens with this evalui: it migrates, every sample reads back identical, its
+counts and light rows are filled, a single-turn BFCL sample then takes at most 2 KB of row, and
+the run's exports are byte-identical to those of the same run written by this evalui."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+
+from peers import settings_for
+
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.engine import lifecycle
+from evalui.engine.store import MIGRATIONS, RunStore
+from evalui.engine.store_parts import PREFIX, REFERENCE
+from evalui.testing.bfcl_oracle import BfclOracle
+from evalui.testing.openai_peer import ScriptedPeer, error
+
+OLD_VERSION = 4  # the schema before per-run counts, light columns and parts
+OLD_EXPERIMENT_COLUMNS = ("exp_id", "benchmark", "model", "endpoint_host", "config", "status", "summary", "out_dir",
+                          "created_at", "updated_at", "owner", "heartbeat_at", "cancel_seq", "finished_by")
+OLD_SAMPLE_COLUMNS = ("exp_id", "sample_id", "position", "grp", "stage", "payload", "request", "response",
+                      "prediction", "latency_s", "prompt_tokens", "completion_tokens", "attempts", "correct", "verdict",
+                      "error", "updated_at", "trajectory", "claimed_by", "lease_until")
+SAMPLES = 220
+TWO_KB = 2048
+TIMING = ("duration_s",)
+
+
+def _row_bytes(path, exp_id: str) -> float:
+    """Mean bytes of a sample's row: every column's stored text (numbers as written)."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT * FROM samples WHERE exp_id = ?", (exp_id,)).fetchall()
+    return sum(len(str(v).encode()) for row in rows for v in row if v is not None) / len(rows)
+
+
+def _plain(text, bodies: dict[str, str]):
+    """A column as the old code wrote it: the JSON with every part in place."""
+    if isinstance(text, str) and text.startswith(PREFIX):
+        return REFERENCE.sub(lambda m: bodies[m.group(1)], text[len(PREFIX):])
+    return text
+
+
+def _write_old_store(new_path, old_path) -> None:
+    old = sqlite3.connect(old_path)
+    for step in MIGRATIONS[:OLD_VERSION]:
+        old.executescript(step)
+    old.execute(f"PRAGMA user_version = {OLD_VERSION}")
+    with sqlite3.connect(new_path) as new:
+        new.row_factory = sqlite3.Row
+        bodies = {row["sha256"]: row["body"] for row in new.execute("SELECT sha256, body FROM parts")}
+        for row in new.execute(f"SELECT {', '.join(OLD_EXPERIMENT_COLUMNS)} FROM experiments"):
+            old.execute(f"INSERT INTO experiments ({', '.join(OLD_EXPERIMENT_COLUMNS)}) VALUES"
+                        f" ({', '.join('?' * len(OLD_EXPERIMENT_COLUMNS))})", tuple(row))
+        for row in new.execute(f"SELECT {', '.join(OLD_SAMPLE_COLUMNS)} FROM samples"):
+            old.execute(f"INSERT INTO samples ({', '.join(OLD_SAMPLE_COLUMNS)}) VALUES"
+                        f" ({', '.join('?' * len(OLD_SAMPLE_COLUMNS))})", tuple(_plain(v, bodies) for v in row))
+    old.commit()
+    old.close()
+
+
+def _exports(folder) -> dict[str, bytes]:
+    found = {}
+    for path in sorted(folder.iterdir()):
+        if path.suffix == ".html" or path.name == "plotly.min.js":
+            continue  # plotly writes a fresh random div id into each chart: never identical twice
+        data = path.read_bytes()
+        if path.name == "summary.json":
+            summary = json.loads(data)
+            for key in TIMING:
+                summary.pop(key, None)
+            data = json.dumps(summary, sort_keys=True).encode()
+        found[path.name] = data
+    return found
+
+
+def test_an_old_store_migrates_reads_back_identical_and_exports_the_same_bytes(tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
+    oracle = BfclOracle(["simple_python"])
+
+    def script(body, n):
+        entry = oracle.entry_for(body)
+        if entry.id.endswith("_7"):
+            return error(400, "scripted refusal")
+        return oracle.wrong_reply(body) if entry.id.endswith(("_3", "_5")) else oracle.gold_reply(body)
+
+    new_path, out = tmp_path / "new.sqlite", tmp_path / "out"
+    store = RunStore(new_path)
+    with ScriptedPeer(script) as peer:
+        settings = settings_for(peer, max_retries=0)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=SAMPLES, mode="prompt"),
+                                   settings, exp_id="old-and-new", out=out)
+        lifecycle.execute(store, exp_id, settings, concurrency=8)
+    written = store.samples(exp_id)
+    counts, rows = store.progress(exp_id), store.sample_rows(exp_id)
+    assert counts["total"] == SAMPLES and counts["errors"] > 0
+    lifecycle.export(store, exp_id)
+    exported = _exports(out)
+    store.close()
+    assert _row_bytes(new_path, exp_id) <= TWO_KB
+
+    old_path = tmp_path / "old.sqlite"
+    _write_old_store(new_path, old_path)
+    assert _row_bytes(old_path, exp_id) > 2 * TWO_KB  # the old way: every sample holds its prompt twice
+    with sqlite3.connect(old_path) as db:
+        old_texts = {r[0]: r[1:] for r in db.execute("SELECT sample_id, request, trajectory FROM samples")}
+
+    migrated = RunStore(old_path)
+    assert migrated.schema_version == len(MIGRATIONS)
+    assert migrated.samples(exp_id) == written  # every field of every sample
+    assert migrated.progress(exp_id) == counts and migrated.sample_rows(exp_id) == rows
+    assert _row_bytes(old_path, exp_id) <= TWO_KB
+    with sqlite3.connect(old_path) as db:  # each column joins back to the very text the old code wrote
+        bodies = dict(db.execute("SELECT sha256, body FROM parts"))
+        for sample_id, request, trajectory in db.execute("SELECT sample_id, request, trajectory FROM samples"):
+            assert (_plain(request, bodies), _plain(trajectory, bodies)) == old_texts[sample_id]
+    shutil.rmtree(out)
+    lifecycle.export(migrated, exp_id)
+    again = _exports(out)
+    assert set(again) == set(exported) and "samples.jsonl" in again and "summary.json" in again
+    assert any(name.endswith("_result.json") for name in again)
+    for name in exported:
+        assert again[name] == exported[name], f"{name} differs after the migration"
+    migrated.close()
+    assert RunStore(old_path).schema_version == len(MIGRATIONS)  # reopening runs no step twice
