@@ -85,9 +85,9 @@ def _indexed(store, exp_id: str) -> dict[str, float | None]:
 
 
 def _samples(store, exp_id: str, wanted: set[str]) -> list:
-    """The stored samples to index: one by one when few changed and the store reads single samples."""
-    if len(wanted) <= 20 and hasattr(store, "sample"):
-        return [s for s in (store.sample(exp_id, i) for i in wanted) if s is not None]
+    """The stored samples to index, read by id when they are not most of the run."""
+    if hasattr(store, "samples_by_id"):
+        return list(store.samples_by_id(exp_id, sorted(wanted)).values())
     return [s for s in store.samples(exp_id) if s.sample_id in wanted]
 
 

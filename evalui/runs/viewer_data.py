@@ -1,8 +1,8 @@
 """What the viewer reads from the store: a run's light rows (filtered, searched, sorted), one sample's
 transcript pane with its findings and their labels, and two runs' verdicts for the A/B view.
 
-The store reads are kept in ``_run_samples`` and ``_one_sample`` so that switching to the store's
-paged light rows and single-sample read is a one-line change each."""
+The store reads are ``_light_rows`` (small columns only, never the messages) and ``_one_sample`` (one
+row by its key); a transcript reads one sample."""
 
 from __future__ import annotations
 
@@ -28,7 +28,10 @@ def experiment_of(store, exp_id: str | None) -> dict:
     return experiment
 
 
-def _run_samples(store, exp_id: str) -> list:
+def _light_rows(store, exp_id: str) -> list:
+    """The run's light rows (no messages, no JSON), from the store's light read when it has one."""
+    if hasattr(store, "sample_rows"):
+        return store.sample_rows(exp_id)
     return store.samples(exp_id)
 
 
@@ -38,12 +41,30 @@ def _one_sample(store, exp_id: str, sample_id: str):
     return next((s for s in store.samples(exp_id) if s.sample_id == sample_id), None)
 
 
+def _as_row(row, found: dict) -> dict:
+    if not hasattr(row, "scanners"):  # a full sample (a store without light reads)
+        return rows_.light_row(row, found.get(row.sample_id), row.position)
+    scanners, invalid = row.scanners, row.invalid
+    if row.sample_id in found:
+        scanners = sorted({str(f.get("scanner")) for f in found[row.sample_id]})
+        invalid = any(f.get("severity") == "invalid" for f in found[row.sample_id])
+    return {"id": row.sample_id, "group": row.group or "", "verdict": row.verdict, "error_type": row.error_type,
+            "latency_s": row.latency_s, "tokens": int(row.tokens or 0), "scanners": scanners, "invalid": invalid,
+            "position": row.position}
+
+
 def run_rows(store, exp_id: str) -> list[dict]:
     """One light row per sample of the run, in stored order, with its scanners' findings."""
     experiment = experiment_of(store, exp_id)
-    samples = _run_samples(store, exp_id)
-    found = labelling.run_findings(store, experiment, samples)
-    return [rows_.light_row(s, found.get(s.sample_id), n) for n, s in enumerate(samples)]
+    light = _light_rows(store, exp_id)
+    if light and not hasattr(light[0], "scanners"):
+        return [_as_row(s, labelling.run_findings(store, experiment, light)) for s in light]
+    # A sample that never got a verdict (an endpoint error) keeps no findings: it is scanned here, as
+    # the run's export does, and only those samples are read in full.
+    unscanned = [r.sample_id for r in light if r.findings is None and r.verdict == "error"]
+    found = labelling.run_findings(store, experiment, list(store.samples_by_id(exp_id, unscanned).values())) \
+        if unscanned else {}
+    return [_as_row(r, found) for r in light]
 
 
 def listing(store, exp_id: str, *, verdict=rows_.ALL, group=rows_.ALL, error_type=rows_.ALL, finding=rows_.ALL,
