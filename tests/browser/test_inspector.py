@@ -1,6 +1,6 @@
 """The sample inspector in real Chromium: a wrong sample opened from a verdict filter (in the Runs tab
 and in the BFCL tab), stepped through with the keyboard, its hostile answer shown as text, and a
-wrong sample opened from a flip of the paired comparison."""
+flipped sample of the paired comparison shown in both runs side by side."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def test_a_wrong_sample_opens_from_the_verdict_filter_and_the_keyboard_steps(bro
     page.locator('#bfcl-inspector-detail [data-sample="simple_python_1"][data-verdict="wrong"]').wait_for(timeout=30_000)
 
 
-def test_a_flipped_sample_of_the_comparison_opens_in_the_inspector(browser, launch_app, two_runs):
+def test_a_flipped_sample_of_the_comparison_opens_side_by_side(browser, launch_app, two_runs):
     url = launch_app({})
     page = browser.new_page()
     page.goto(url)
@@ -101,8 +101,13 @@ def test_a_flipped_sample_of_the_comparison_opens_in_the_inspector(browser, laun
     assert "6 paired samples" in figures.inner_text() and "Flipped to wrong: 3" in figures.inner_text()
 
     choose(page, "runs-pair-flips", re.compile(r"^simple_python_1 .*correct → wrong"))
-    page.locator('#runs-inspector-detail [data-sample="simple_python_1"][data-verdict="wrong"]').wait_for(timeout=30_000)
-    assert "cand" in detail(page).inner_text()
-    assert page.locator("#runs-inspector-detail").is_visible()  # the flip opened the panel
+    pair = page.locator('#runs-pair-detail .evalui-pair[data-sample="simple_python_1"]')
+    pair.wait_for(timeout=30_000)
+    assert pair.locator('.evalui-pair-a [data-sample="simple_python_1"][data-verdict="correct"]').count() == 1
+    assert pair.locator('.evalui-pair-b [data-sample="simple_python_1"][data-verdict="wrong"]').count() == 1
+    assert "cand" in pair.locator(".evalui-pair-b").inner_text()
+    changed = pair.locator('table.evalui-aligned-calls tr[data-mark="changed"]')  # one call, other arguments
+    assert changed.count() == 1 and "zz_wrong" in changed.inner_text() and "number" in changed.inner_text()
     choose(page, "runs-pair-flips", re.compile(r"^simple_python_3 .*correct → error"))
-    page.locator('#runs-inspector-detail [data-sample="simple_python_3"][data-verdict="error"]').wait_for(timeout=30_000)
+    page.locator('#runs-pair-detail .evalui-pair-b [data-sample="simple_python_3"][data-verdict="error"]') \
+        .wait_for(timeout=30_000)
