@@ -16,6 +16,7 @@ from evalui.config import data_dir, runs_dir
 from evalui.engine.url_policy import SHARED_ENV
 from evalui.ui import build_demo
 from evalui.ui.strings import i18n
+from evalui.ui.style import page_css
 from evalui.ui.verify_tab import KEYBOARD_SHORTCUTS_JS
 from evalui.ui.web_guard import middleware
 
@@ -37,6 +38,7 @@ def launch_options() -> dict:
         "allowed_paths": [str(runs_dir()), str(uploads)],
         "max_file_size": MAX_UPLOAD,
         "head": KEYBOARD_SHORTCUTS_JS,
+        "css": page_css(),
         # English or Chinese, following the browser's language.
         "i18n": i18n(),
         "favicon_path": str(FAVICON),

@@ -27,8 +27,9 @@ from evalui.ui.run_view import finished_summary
 from evalui.ui.strings import t
 
 COLUMNS = ["id", "category", "question", "prediction", "ground truth", "verdict", "error type", "detail", "latency s"]
-# Question, prediction and truth get the room; the rest is short. Wrapped, so nothing scrolls sideways.
-WIDTHS = ["9%", "8%", "18%", "16%", "16%", "6%", "8%", "13%", "6%"]
+# The short columns get a fixed width that holds their longest word (a share of a narrow page split
+# "correct" in two); question, prediction and truth share the rest. Wrapped, so nothing scrolls sideways.
+WIDTHS = ["150px", "120px", "18%", "14%", "14%", "88px", "120px", "8%", "72px"]
 
 
 def sample_table(store: RunStore, exp_id: str | None) -> pd.DataFrame:

@@ -31,7 +31,8 @@ SOURCES = ("Bundled sample", "Hugging Face (gated)", "Local folder", "Uploaded J
 ENDPOINT_CHOICE = "The endpoint above"
 AGENTS_ENV = "EVALUI_AGENTS"
 COLUMNS = ["task", "level", "question", "file", "prediction", "truth", "exact", "lenient", "latency s", "steps", "error"]
-WIDTHS = ["13%", "5%", "24%", "8%", "12%", "9%", "7%", "7%", "6%", "4%", "5%"]
+# Short columns hold their longest word (see bfcl_tab.WIDTHS); the texts share the rest.
+WIDTHS = ["150px", "64px", "24%", "8%", "12%", "9%", "88px", "88px", "72px", "64px", "8%"]
 
 
 def allowed_agents() -> list[str]:
