@@ -136,6 +136,18 @@ def reviews_markdown(reviews: reviews_file.ProblemReviews | None, visible: bool)
     return "\n".join([header, "|" + "---|" * (len(JUDGE_DIMENSIONS) + 3), *rows, "", note])
 
 
+def readable_time(stamp) -> str:
+    """A saved ISO timestamp as the server's local time, to the minute, with its zone ("2025-01-10
+    13:00 CET"); anything that is not a timestamp (a hand-edited file) is shown as it is."""
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(str(stamp))
+    except ValueError:
+        return str(stamp or "")
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z").strip()
+
+
 def render(position: dict, typed_name: str = "") -> tuple:
     """Everything the panel shows for the session's current problem, with the viewer's own saved values."""
     path, index = position.get("file"), position.get("index", 0)
@@ -155,7 +167,7 @@ def render(position: dict, typed_name: str = "") -> tuple:
     if reviews and reviews.final and visible:
         final = reviews.final
         where += say("verify.reviewed_by", reviewer=inert_markdown(final.get("reviewer")),
-                     when=inert_markdown(final.get("verified_at")),
+                     when=inert_markdown(readable_time(final.get("verified_at"))),
                      status=say("verify.status_disputed") if reviews.disputed else _cell(final["status"]))
     elif reviews and reviews.reviews:
         where += say("verify.hidden", n=len(reviews.reviews))

@@ -52,3 +52,17 @@ def test_the_panel_says_disputed_and_names_each_reviewers_status(tmp_path):
     assert "the latest" not in text
     settled = verify_view.reviews_markdown(parsed["gen-0001"], True)
     assert "disputed" not in settled and "the latest" in settled
+
+
+def test_the_panel_shows_when_a_review_was_saved_as_a_readable_local_time(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    assert verify_view.readable_time("2025-01-10T12:00:00.123456+00:00") == "2025-01-10 12:00 UTC"
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    assert verify_view.readable_time("2025-01-10T12:00:00.123456+00:00") == "2025-01-10 20:00 CST"
+    assert verify_view.readable_time("edited by hand") == "edited by hand"
+    monkeypatch.delenv("TZ")
+    time.tzset()
