@@ -13,6 +13,7 @@ each verdict (and each ``record_findings``), and a migration step fills them for
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
 from evalui.engine.store_rows import _loads
 
@@ -47,7 +48,7 @@ LIGHT_COLUMNS = (f"sample_id, position, grp, stage, correct, unscored, error_typ
                  " AS error_excerpt, latency_s, prompt_tokens, completion_tokens, attempts, findings")
 
 
-@dataclass
+@dataclass(slots=True)
 class SampleRow:
     """One sample as a list shows it; ``findings``: (scanner, severity) pairs, None if never scanned."""
 
@@ -76,6 +77,14 @@ class SampleRow:
 
     def as_dict(self) -> dict:
         return {**asdict(self), "invalid": self.invalid}
+
+
+class Outcome(NamedTuple):
+    sample_id: str
+    group: str
+    stage: str
+    verdict: str  # correct / wrong / error / unscored / pending
+    invalid: bool | None  # None: never scanned
 
 
 @dataclass
@@ -124,6 +133,8 @@ def findings_text(findings) -> str | None:
 def parse_findings(text: str | None) -> list[tuple[str, str]] | None:
     if text is None:
         return None
+    if text == ",":  # scanned, nothing found: most samples
+        return []
     return [tuple(pair.rsplit(":", 1)) for pair in text.strip(",").split(",") if pair]
 
 
@@ -233,6 +244,15 @@ class LightReadsMixin:
             sql += " LIMIT -1 OFFSET ?" if self.dialect == "sqlite" else " OFFSET ?"
             params.append(max(0, int(offset)))
         return [light_row(row) for row in self._read(sql, params)]
+
+    def sample_outcomes(self, exp_id: str) -> list[Outcome]:
+        """Every sample of the run as (id, group, stage, verdict word, invalid or None when never
+        scanned), in run order: what a comparison reads, and nothing else."""
+        rows = self._read("SELECT sample_id, grp, stage, correct, unscored, error IS NOT NULL AS failed, findings"
+                          " FROM samples WHERE exp_id = ? ORDER BY position", (exp_id,))
+        return [Outcome(r["sample_id"], r["grp"], r["stage"],
+                        verdict_word(r["stage"], r["correct"], r["unscored"], True if r["failed"] else None),
+                        None if r["findings"] is None else f":{INVALID}," in r["findings"]) for r in rows]
 
     def sample(self, exp_id: str, sample_id: str):
         """One sample in full (its transcript), or None: one row read by its key."""

@@ -14,11 +14,14 @@ class CannotCompare(ValueError):
     """The two runs cannot be compared: one is missing, they are different benchmarks, or share no sample."""
 
 
+_OUTCOMES = {"correct": True, "wrong": False, "error": False}
+
+
 def outcome(sample) -> bool | None:
     """True, False, or None for "nothing to compare". An endpoint error is False: errors never pass.
-    ``sample``: a stored Sample, or a light row (evalui.engine.store_light.SampleRow)."""
+    ``sample``: a stored Sample, or a light row (store_light.SampleRow, store_light.Outcome)."""
     word = sample.verdict if isinstance(sample.verdict, str) else verdict_of(sample)
-    return {"correct": True, "wrong": False, "error": False}.get(word)
+    return _OUTCOMES.get(word)
 
 
 def outcome_word(value: bool | None, sample=None) -> str:
@@ -31,7 +34,7 @@ def outcome_word(value: bool | None, sample=None) -> str:
 
 def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
     """B against A (A is the baseline): paired figures, per group, and the flipped samples.
-    Reads light rows (ids, groups, verdicts, stored findings), not the samples' contents."""
+    Reads each sample's id, group, verdict and stored findings (store.sample_outcomes), not its contents."""
     experiments = {}
     for exp_id in (a_id, b_id):
         experiment = store.experiment(exp_id) if exp_id else None
@@ -41,8 +44,8 @@ def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
     benchmark_a, benchmark_b = experiments[a_id]["benchmark"], experiments[b_id]["benchmark"]
     if benchmark_a != benchmark_b:
         raise CannotCompare(f"{a_id} is a {benchmark_a} run and {b_id} a {benchmark_b} run: compare runs of one benchmark")
-    samples_a = {r.sample_id: r for r in store.sample_rows(a_id)}
-    samples_b = {r.sample_id: r for r in store.sample_rows(b_id)}
+    samples_a = {r.sample_id: r for r in store.sample_outcomes(a_id)}
+    samples_b = {r.sample_id: r for r in store.sample_outcomes(b_id)}
     outcomes_a = {i: outcome(s) for i, s in samples_a.items()}
     outcomes_b = {i: outcome(s) for i, s in samples_b.items()}
     groups = {i: s.group for i, s in samples_a.items()}
@@ -52,9 +55,11 @@ def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
     flips = flipped(outcomes_a, outcomes_b)
     paired = [i for i in outcomes_a if outcomes_a[i] is not None and outcomes_b.get(i) is not None]
 
+    clusters = {i: cluster_key(i, benchmark_a) for i in paired}  # once: four intervals read them
+
     def interval(outcomes: dict, ids: list[str] = paired) -> list[float]:
         """95 % interval of a run's accuracy over the paired samples, clustered as the run summary's."""
-        found = clustered_accuracy((cluster_key(i, benchmark_a), outcomes[i]) for i in ids)
+        found = clustered_accuracy((clusters[i], outcomes[i]) for i in ids)
         return [found.low, found.high]
 
     # Beside the raw comparison, never in its place: the pairs where neither sample was found invalid.
@@ -86,16 +91,21 @@ def _invalid_ids(store: RunStore, experiment: dict, rows) -> set[str]:
     """Ids of the samples a validity scanner finds invalid. A judged sample keeps its findings in the
     store (written with every summary and ``evalui scan``): they are read from its light row. The
     others (endpoint errors are scanned from their stored error each time, as `evalui scan` does,
-    and samples judged since the last scan) are read in full and scanned now."""
-    from evalui.engine.findings import scan
+    and samples judged since the last scan) are read in full and scanned now, without the other
+    runs' outcomes: those only ever make a warning (``unsolvable``), never an invalid finding, and
+    reading them would read every stored run of the benchmark."""
+    from evalui.scanners.base import ScanContext
+    from evalui.scanners.registry import scan_sample, selected
     from evalui.scanners.validity import is_invalid
 
-    invalid = {r.sample_id for r in rows if r.stage == "judged" and r.findings is not None and r.invalid}
-    unscanned = [r.sample_id for r in rows if not (r.stage == "judged" and r.findings is not None)]
+    invalid = {r.sample_id for r in rows if r.stage == "judged" and r.invalid}
+    unscanned = [r.sample_id for r in rows if not (r.stage == "judged" and r.invalid is not None)]
     if unscanned:
-        samples = list(store.samples_by_id(experiment["exp_id"], unscanned).values())
-        scan(store, experiment, samples)
-        invalid |= {s.sample_id for s in samples if is_invalid(s.findings)}
+        chosen = selected(None, experiment["benchmark"])
+        context = ScanContext(benchmark=experiment["benchmark"], exp_id=experiment["exp_id"],
+                              model=experiment.get("model") or "")
+        invalid |= {sample_id for sample_id, sample in store.samples_by_id(experiment["exp_id"], unscanned).items()
+                    if is_invalid(scan_sample(sample, context, chosen))}
     return invalid
 
 
