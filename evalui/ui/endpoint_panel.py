@@ -42,7 +42,7 @@ class EndpointInputs:
 def build_endpoint_panel() -> EndpointInputs:
     base_url, key, _ = default_endpoint()
     key_note = t("endpoint.key_server") if key else t("endpoint.key_none")
-    with gr.Accordion(t("endpoint.title"), open=not base_url):
+    with gr.Accordion(t("endpoint.title"), open=not base_url, elem_id="endpoint-panel") as panel:
         with gr.Row():
             # The server's own base URL never goes to the page (its config is anyone's to read): an
             # empty box stands for it.
@@ -59,24 +59,26 @@ def build_endpoint_panel() -> EndpointInputs:
             price_input = gr.Number(value=None, minimum=0, label=t("endpoint.price_input"), elem_id="endpoint-price-input")
             price_output = gr.Number(value=None, minimum=0, label=t("endpoint.price_output"), elem_id="endpoint-price-output")
         inputs = EndpointInputs(base, model, api_key, temperature, max_tokens, timeout, price_input, price_output)
-        build_test_row(inputs)
+        test = gr.Button(t("endpoint.test"), size="sm", elem_id="endpoint-test", scale=0, min_width=160)
         build_local_model_row(base, model)
+    # Below the panel, not in it: the panel closes after a good check, and its result stays in view.
+    result = gr.Markdown(elem_id="endpoint-test-result")
+    wire_test(inputs, test, result, panel)
     return inputs
 
 
-def build_test_row(inputs: EndpointInputs) -> None:
-    with gr.Row():
-        test = gr.Button(t("endpoint.test"), size="sm", elem_id="endpoint-test", scale=0, min_width=160)
-        result = gr.Markdown(elem_id="endpoint-test-result")
-
+def wire_test(inputs: EndpointInputs, test: gr.Button, result: gr.Markdown, panel: gr.Accordion) -> None:
     def test_connection(base_url, model, api_key, temperature, max_tokens, timeout):
         require_access("test endpoints")
         try:
-            return defuse_links(preflight(endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)))
+            answer = defuse_links(preflight(endpoint_settings(base_url, model, api_key, temperature, max_tokens,
+                                                              timeout)))
         except gr.Error as exc:  # the endpoint's own words, in a Markdown: no link, no image
-            return f"❌ {defuse_links(exc.message)}"
+            return f"❌ {defuse_links(exc.message)}", gr.skip()
+        # A good endpoint needs no more room: closed, the run's controls and progress come into view.
+        return answer, gr.Accordion(open=False)
 
-    test.click(test_connection, inputs.components(), [result], api_name="endpoint_test", concurrency_limit=4,
+    test.click(test_connection, inputs.components(), [result, panel], api_name="endpoint_test", concurrency_limit=4,
                concurrency_id="endpoint_test")
 
 

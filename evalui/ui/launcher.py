@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -12,16 +13,19 @@ import gradio as gr
 
 from evalui.engine.background import BackgroundRun, background_runs
 from evalui.engine.epochs import add_epochs
+from evalui.engine.in_flight import live_run
 from evalui.engine.pricing import live_cost, set_budget
 from evalui.engine.store import RunStore
 from evalui.errors import InputError
-from evalui.reports.markdown import defuse_links
+from evalui.reports.markdown import defuse_links, inert
 from evalui.ui.access import bare_names, require_access, say
 from evalui.ui.run_view import is_running, latest_running, log_text, run_choices, status_line
 from evalui.ui.strings import t
 from evalui.ui.visitor_runs import RUNS_IN_FLIGHT
 
 POLL_S = 0.5  # how often the page re-reads a running run's progress
+LIVE_RESULTS_S = 3.0  # how often a running run's charts and tables are rebuilt, when it has new verdicts
+SHOWN_REQUESTS = 3  # requests in flight named in the status; the rest are counted
 MAX_EPOCHS = 100  # a visitor's typo must not ask every sample thousands of times
 
 # prepare(*inputs) -> (exp_id, work); work(run) runs in the background and returns a summary.
@@ -41,14 +45,28 @@ class LauncherParts:
     max_cost: gr.Number  # the run's budget in USD (--max-cost); 0: none, or what a resumed run has
 
 
+# The controls, status and progress stick to the top of the window while the page scrolls (at
+# 1440×900 the results are far below them). Gradio 6 takes page CSS only at launch(), so the rule
+# comes with the bar itself, in the progress HTML's template.
+# Gradio's container has overflow: hidden, which makes it the bar's scroll container (one that never
+# scrolls), so the bar would never stick; overflow: clip cuts the same overflow without that.
+STICKY_CSS = """<style>
+.gradio-container { overflow: clip !important; }
+#%(bar)s { position: sticky; top: 0; z-index: 1000; background: var(--body-background-fill);
+  padding: 6px 0; border-bottom: 1px solid var(--border-color-primary); }
+</style>"""
+
+
 def build_controls(prefix: str, start_label: str) -> LauncherParts:
-    with gr.Row():
-        start = gr.Button(start_label, variant="primary", elem_id=f"{prefix}-start")
-        cancel = gr.Button(t("run.cancel"), variant="stop", elem_id=f"{prefix}-cancel")
-    with gr.Row(equal_height=True):
-        status = gr.Markdown(t("run.none"), elem_id=f"{prefix}-status")
-        # The progress bar gets a place of its own: drawn over the status line it greys the line out.
-        progress = gr.HTML("", min_height=60, elem_id=f"{prefix}-progress")
+    with gr.Column(elem_id=f"{prefix}-status-bar"):
+        with gr.Row():
+            start = gr.Button(start_label, variant="primary", elem_id=f"{prefix}-start")
+            cancel = gr.Button(t("run.cancel"), variant="stop", elem_id=f"{prefix}-cancel")
+        with gr.Row(equal_height=True):
+            status = gr.Markdown(t("run.none"), elem_id=f"{prefix}-status")
+            # The progress bar gets a place of its own: drawn over the status line it greys the line out.
+            progress = gr.HTML("", min_height=60, elem_id=f"{prefix}-progress", js_on_load=None,
+                               html_template=STICKY_CSS % {"bar": f"{prefix}-status-bar"} + "${value}")
     log = gr.Textbox(label=t("run.log"), lines=6, max_lines=6, autoscroll=True, interactive=False, elem_id=f"{prefix}-log")
     with gr.Row():
         runs = gr.Dropdown(choices=[], label=t("run.stored"), elem_id=f"{prefix}-runs", scale=4)
@@ -87,6 +105,36 @@ def restorable(component) -> bool:
     return not (isinstance(component, gr.Textbox) and component.type == "password")
 
 
+def live_status(store: RunStore, run_id: str | None) -> str:
+    """The status line, and while the run goes here: a pause, the requests in flight, the last error."""
+    line = status_line(store, run_id)
+    live = live_run(run_id) if is_running(run_id) else None
+    if live is None:
+        return line
+    notes = []
+    state = live.circuit.state() if live.circuit is not None else None
+    if state is not None and state.open:
+        since = time.strftime("%H:%M:%S", time.localtime(state.since)) if state.since else "?"
+        notes.append(say("msg.paused", host=inert(state.host), since=since, every=f"{state.probe_every_s:g}"))
+    requests = live.requests()
+    if requests:
+        notes.append(say("msg.in_flight", count=len(requests),
+                         names=", ".join(_request_words(r) for r in requests[:SHOWN_REQUESTS])
+                         + (", …" if len(requests) > SHOWN_REQUESTS else "")))
+    if live.last_error:
+        notes.append(say("msg.last_error", error=inert(live.last_error)))
+    return line + "".join(f"\n\n{note}" for note in notes)
+
+
+def _request_words(request) -> str:
+    fields = {"sample": inert(request.sample_id, 80), "seconds": f"{request.elapsed_s:.0f}"}
+    if request.waiting:
+        return say("msg.request_waiting", **fields)
+    if request.attempt > 1:
+        return say("msg.request_retry", attempt=request.attempt, tries=request.max_attempts, **fields)
+    return say("msg.request", **fields)
+
+
 def _json_value(value):
     try:
         json.dumps(value)
@@ -112,6 +160,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
     # The session's run and what was typed to start it, kept in the browser across a reload.
     saved = gr.BrowserState(None, storage_key=f"evalui-{api_prefix}-run")
     timer = gr.Timer(value=POLL_S, active=False)
+    refreshed = gr.State(None)  # when the results of the run going were last rebuilt, at how many verdicts
     inputs = [*inputs, epochs] if epochs is not None else inputs
     # The budget comes last (after epochs): API callers may leave both out.
     inputs = [*inputs, parts.max_cost]
@@ -142,7 +191,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
             return (gr.skip(), gr.skip(), say("msg.not_started", reason=defuse_links(reason)), gr.skip(), idle,
                     *nothing, gr.skip(), gr.Timer(active=False))
         remembered = {"run_id": run_id, "inputs": [_json_value(v) if k else None for v, k in zip(values, keep)]}
-        return (run_id, remembered, status_line(store, run_id), log_text(run_id), busy,
+        return (run_id, remembered, live_status(store, run_id), log_text(run_id), busy,
                 *(results_view(run_id) if live_results else nothing), progress_bar(run_id), gr.Timer(active=True))
 
     def progress_bar(run_id) -> str:
@@ -150,6 +199,12 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
             return ""
         counts = store.progress(run_id)
         label = f"{(benchmark or 'run').upper()} {counts['judged']}/{counts['total']}"
+        live = live_run(run_id)
+        if live is not None:
+            if live.paused():
+                label += " · " + say("msg.progress_paused")
+            elif len(live.board):
+                label += " · " + say("msg.in_flight_count", count=len(live.board))
         meter = live_cost(run_id)
         if meter is not None:  # the cost so far, and once a few samples were answered, the whole run's
             label += " · " + say("msg.cost_live", spent=f"{meter.spent_usd:.4f}")
@@ -165,26 +220,38 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         elif not is_running(run_id):
             gr.Info(say("msg.nothing_to_cancel"))
         # "cancelling" at once; the start stream (or the timer after a reload) shows how it ends.
-        return status_line(store, run_id)
+        return live_status(store, run_id)
 
     def list_runs(selected=None):
         return gr.update(choices=run_choices(store, benchmark), value=selected)
 
     def show_run(run_id):
         running = is_running(run_id)
-        return (run_id, {"run_id": run_id, "inputs": None}, status_line(store, run_id), log_text(run_id),
+        return (run_id, {"run_id": run_id, "inputs": None}, live_status(store, run_id), log_text(run_id),
                 *results_view(run_id), gr.Timer(active=running), busy if running else idle, progress_bar(run_id))
 
-    def poll(run_id):
+    def fresh_results(run_id, refreshed):
+        """A running run's results, rebuilt every LIVE_RESULTS_S once it has new verdicts (a view
+        may read the whole run: not on every tick); else nothing changes."""
+        if live_results:
+            return results_view(run_id), refreshed
+        last = refreshed if isinstance(refreshed, dict) and refreshed.get("run_id") == run_id else {}
+        judged = store.progress(run_id)["judged"]
+        if judged == last.get("judged", 0) or time.monotonic() - last.get("at", 0.0) < LIVE_RESULTS_S:
+            return nothing, refreshed
+        return results_view(run_id), {"run_id": run_id, "judged": judged, "at": time.monotonic()}
+
+    def poll(run_id, refreshed):
         if is_running(run_id):
-            live = results_view(run_id) if live_results else nothing
-            return (status_line(store, run_id), log_text(run_id), *live, busy, progress_bar(run_id),
-                    gr.Timer(active=True))
+            live, refreshed = fresh_results(run_id, refreshed)
+            return (live_status(store, run_id), log_text(run_id), *live, busy, progress_bar(run_id),
+                    gr.Timer(active=True), refreshed)
         run = background_runs().get(run_id) if run_id else None
         if run and run.error and not run.error_shown:
             run.error_shown = True
             gr.Warning(html.escape(say("msg.run_failed", error=bare_names(run.error))))
-        return (status_line(store, run_id), log_text(run_id), *results_view(run_id), idle, "", gr.Timer(active=False))
+        return (live_status(store, run_id), log_text(run_id), *results_view(run_id), idle, "", gr.Timer(active=False),
+                None)
 
     def reopen(remembered):
         remembered = remembered if isinstance(remembered, dict) else {}
@@ -206,7 +273,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
             else:
                 updates.append(gr.update(value=value))
         tail = [] if parts.runs in kept else [runs_update]
-        return (run_id, status_line(store, run_id), log_text(run_id), *results_view(run_id),
+        return (run_id, live_status(store, run_id), log_text(run_id), *results_view(run_id),
                 gr.Timer(active=running), busy if running else idle, progress_bar(run_id), *updates, *tail)
 
     started = parts.start.click(start_run, inputs, [current, saved, parts.status, parts.log, parts.start, *results,
@@ -218,7 +285,8 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
     parts.runs.input(show_run, [parts.runs], [current, saved, parts.status, parts.log, *results, timer, parts.start,
                                               parts.progress], api_name=f"{api_prefix}_show")
     parts.log.change(None, None, None, js=FOLLOW_LOG_JS % parts.log.elem_id, api_visibility="private")
-    timer.tick(poll, [current], [parts.status, parts.log, *results, parts.start, parts.progress, timer],
+    timer.tick(poll, [current, refreshed], [parts.status, parts.log, *results, parts.start, parts.progress, timer,
+                                            refreshed],
                api_visibility="private", show_progress="hidden", concurrency_limit=None)
     demo.load(reopen, [saved], [current, parts.status, parts.log, *results, timer, parts.start, parts.progress, *kept,
                                 *([] if parts.runs in kept else [parts.runs])], api_visibility="private")
