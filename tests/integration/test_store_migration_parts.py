@@ -6,10 +6,13 @@ the run's exports are byte-identical to those of the same run written by this ev
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 
+import pytest
 from peers import settings_for
+from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
@@ -76,8 +79,12 @@ def _exports(folder) -> dict[str, bytes]:
     return found
 
 
-def test_an_old_store_migrates_reads_back_identical_and_exports_the_same_bytes(tmp_path, monkeypatch):
-    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """A 220-sample simple_python run in prompt mode written by this evalui, with its exports."""
+    folder = tmp_path_factory.mktemp("written")
+    saved = os.environ.get("EVALUI_DATA_DIR")
+    os.environ["EVALUI_DATA_DIR"] = str(folder / "data")
     oracle = BfclOracle(["simple_python"])
 
     def script(body, n):
@@ -86,19 +93,27 @@ def test_an_old_store_migrates_reads_back_identical_and_exports_the_same_bytes(t
             return error(400, "scripted refusal")
         return oracle.wrong_reply(body) if entry.id.endswith(("_3", "_5")) else oracle.gold_reply(body)
 
-    new_path, out = tmp_path / "new.sqlite", tmp_path / "out"
+    new_path, out = folder / "new.sqlite", folder / "out"
     store = RunStore(new_path)
     with ScriptedPeer(script) as peer:
         settings = settings_for(peer, max_retries=0)
         exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=SAMPLES, mode="prompt"),
                                    settings, exp_id="old-and-new", out=out)
         lifecycle.execute(store, exp_id, settings, concurrency=8)
-    written = store.samples(exp_id)
-    counts, rows = store.progress(exp_id), store.sample_rows(exp_id)
-    assert counts["total"] == SAMPLES and counts["errors"] > 0
     lifecycle.export(store, exp_id)
-    exported = _exports(out)
+    record = {"path": new_path, "out": out, "exp_id": exp_id, "samples": store.samples(exp_id),
+              "counts": store.progress(exp_id), "rows": store.sample_rows(exp_id), "exports": _exports(out)}
     store.close()
+    yield record
+    if saved is None:
+        os.environ.pop("EVALUI_DATA_DIR", None)
+    else:
+        os.environ["EVALUI_DATA_DIR"] = saved
+
+
+def test_an_old_store_migrates_reads_back_identical_and_exports_the_same_bytes(written, tmp_path):
+    new_path, out, exp_id = written["path"], written["out"], written["exp_id"]
+    assert written["counts"]["total"] == SAMPLES and written["counts"]["errors"] > 0
     assert _row_bytes(new_path, exp_id) <= TWO_KB
 
     old_path = tmp_path / "old.sqlite"
@@ -109,19 +124,50 @@ def test_an_old_store_migrates_reads_back_identical_and_exports_the_same_bytes(t
 
     migrated = RunStore(old_path)
     assert migrated.schema_version == len(MIGRATIONS)
-    assert migrated.samples(exp_id) == written  # every field of every sample
-    assert migrated.progress(exp_id) == counts and migrated.sample_rows(exp_id) == rows
+    assert migrated.samples(exp_id) == written["samples"]  # every field of every sample
+    assert migrated.progress(exp_id) == written["counts"] and migrated.sample_rows(exp_id) == written["rows"]
     assert _row_bytes(old_path, exp_id) <= TWO_KB
     with sqlite3.connect(old_path) as db:  # each column joins back to the very text the old code wrote
         bodies = dict(db.execute("SELECT sha256, body FROM parts"))
         for sample_id, request, trajectory in db.execute("SELECT sample_id, request, trajectory FROM samples"):
             assert (_plain(request, bodies), _plain(trajectory, bodies)) == old_texts[sample_id]
+    _assert_same_exports(migrated, exp_id, out, written["exports"])
+    migrated.close()
+    assert RunStore(old_path).schema_version == len(MIGRATIONS)  # reopening runs no step twice
+
+
+def test_an_old_postgresql_store_migrates_and_reads_back_identical(written, pg_url):
+    from evalui.engine.store_sql import PostgresConnection, _statements
+
+    old = PostgresConnection(pg_url)
+    for step in MIGRATIONS[:OLD_VERSION]:
+        for statement in _statements(step):
+            old.execute(statement)
+    old.execute("CREATE TABLE evalui_schema (version INTEGER NOT NULL)")
+    old.execute("INSERT INTO evalui_schema (version) VALUES (?)", (OLD_VERSION,))
+    with sqlite3.connect(written["path"]) as new:
+        new.row_factory = sqlite3.Row
+        bodies = {row["sha256"]: row["body"] for row in new.execute("SELECT sha256, body FROM parts")}
+        for table, columns in (("experiments", OLD_EXPERIMENT_COLUMNS), ("samples", OLD_SAMPLE_COLUMNS)):
+            rows = [tuple(_plain(v, bodies) for v in row) for row in new.execute(f"SELECT {', '.join(columns)} FROM {table}")]
+            old.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)
+    old.commit()
+    old.close()
+
+    migrated = RunStore(url=pg_url)
+    exp_id = written["exp_id"]
+    assert migrated.schema_version == len(MIGRATIONS)
+    assert migrated.samples(exp_id) == written["samples"]
+    assert migrated.progress(exp_id) == written["counts"] and migrated.sample_rows(exp_id) == written["rows"]
+    _assert_same_exports(migrated, exp_id, written["out"], written["exports"])
+    migrated.close()
+
+
+def _assert_same_exports(store: RunStore, exp_id: str, out, exported: dict) -> None:
     shutil.rmtree(out)
-    lifecycle.export(migrated, exp_id)
+    lifecycle.export(store, exp_id)
     again = _exports(out)
     assert set(again) == set(exported) and "samples.jsonl" in again and "summary.json" in again
     assert any(name.endswith("_result.json") for name in again)
     for name in exported:
         assert again[name] == exported[name], f"{name} differs after the migration"
-    migrated.close()
-    assert RunStore(old_path).schema_version == len(MIGRATIONS)  # reopening runs no step twice
