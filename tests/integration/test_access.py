@@ -28,6 +28,7 @@ READ_ONLY = {
     "aime_files", "aime_results", "runs_list", "runs_compare", "runs_compare_pair", "bfcl_turns", "gaia_transcript",
     "verify_files", "verify_open", "verify_previous", "verify_next", "verify_next_unverified", "verify_goto",
     "verify_as", "verify_disputed", "verify_adjudicate_show", "runs_cost_pareto",
+    "runs_compare_bucket", "runs_compare_sample", "viewer_samples", "viewer_sample", "viewer_search",
 }
 REFUSAL = "Only allowed users may"
 GAIA_METADATA = BUNDLED_SAMPLE / "2023" / "validation" / "metadata.jsonl"
