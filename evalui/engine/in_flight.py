@@ -95,9 +95,18 @@ class LiveRun:
     board: Board
     circuit: object | None = None  # an EndpointCircuit (evalui.engine.circuit), if the client has one
     last_error: str = ""  # the plain words of the latest failed sample
+    _snapshot: tuple = ()
+    _snapshot_at: float = float("-inf")
 
-    def requests(self) -> tuple[RequestInFlight, ...]:
-        return self.board.snapshot()
+    def requests(self, max_age_s: float = 0.0) -> tuple[RequestInFlight, ...]:
+        """The calls in flight; with ``max_age_s``, a snapshot up to that old may do (a fast run
+        reports thousands of samples a second, and a snapshot per report would cost a share of it)."""
+        if not len(self.board):
+            return ()
+        now = time.monotonic()
+        if now - self._snapshot_at > max_age_s:
+            self._snapshot, self._snapshot_at = self.board.snapshot(), now
+        return self._snapshot
 
     def paused(self) -> str:
         """"paused: the endpoint at HOST does not answer (since …); probing every N s", or ""."""

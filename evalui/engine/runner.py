@@ -48,6 +48,8 @@ class Task(Protocol):
     # request: work that every request would otherwise repeat on the hot path (shared docs, tools).
 
 
+REQUESTS_MAX_AGE_S = 0.25  # how stale the requests in flight on a Progress may be
+
 # The final message of a worker that stopped while other workers still run its exp_id.
 SHARED = "running elsewhere"
 
@@ -117,7 +119,7 @@ def run_experiment(
         eta = elapsed / done_here * remaining if done_here else None
         event = Progress(exp_id, counts["total"], counts["judged"], counts["correct"], counts["errors"],
                          counts["tokens"], elapsed, eta, message, meter.spent_usd if meter else None,
-                         meter.estimate_usd() if meter else None, live.requests(), live.paused())
+                         meter.estimate_usd() if meter else None, live.requests(REQUESTS_MAX_AGE_S), live.paused())
         if on_progress:
             on_progress(event)
         return event

@@ -113,3 +113,40 @@ def test_an_endpoint_that_never_answered_fails_at_once_in_plain_words(store):
     assert caught.value.plain == (f"connection refused by 127.0.0.1:{port}: is the server running, "
                                   "and is the port right?")
     assert "ClientConnectorError" in str(caught.value)  # the raw text stays in the stored detail
+
+
+def test_a_paused_run_can_be_cancelled_and_a_later_resume_finishes_it(store, oracle):
+    stopped = threading.Event()
+
+    def script(body, n):
+        if n > 3:
+            stopped.wait(HANG_S)
+        return closing(oracle.gold_reply(body))
+
+    first = ScriptedPeer(script).start()
+    port = first._server.server_address[1]
+    settings = settings_for(first, max_retries=4, timeout_s=10.0)
+    exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=SAMPLES, mode="fc"),
+                               settings)
+    cancel = threading.Event()
+    thread = threading.Thread(target=lambda: lifecycle.execute(store, exp_id, settings, concurrency=CONCURRENCY,
+                                                               cancel=cancel), daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: store.progress(exp_id)["judged"] >= 3, "the first samples were never judged")
+        first.stop()
+        stopped.set()
+        wait_for(lambda: (live := live_run(exp_id)) and live.paused(), "the run never paused")
+        cancel.set()
+        thread.join(HANG_S)
+        assert not thread.is_alive(), "a cancel did not end the paused run"
+    finally:
+        first.stop()
+    cancelled = store.experiment(exp_id)
+    counts = store.progress(exp_id)
+    assert cancelled["status"] == "cancelled" and counts["errors"] == 0 and counts["judged"] < SAMPLES
+    assert not any(s.error for s in store.samples(exp_id))  # the waiting samples are pending, as they were
+
+    with ScriptedPeer(script, port=port):  # back on the same port: a resume finishes the run
+        summary = lifecycle.execute(store, exp_id, settings, concurrency=CONCURRENCY)
+    assert summary["status"] == "finished" and summary["correct"] == SAMPLES and summary["errors"] == 0
