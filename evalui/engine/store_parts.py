@@ -54,9 +54,8 @@ def pack(value) -> tuple[str | None, dict[str, str]]:
     if text is None or len(text) < PART_MIN_CHARS or orjson is None or _MARKER_JSON in text:
         return text, {}
     try:
-        tree = orjson.loads(text)
         parts: dict[str, str] = {}
-        packed = PREFIX + orjson.dumps(_split(tree, parts, orjson)).decode()
+        packed = PREFIX + orjson.dumps(_split(value, parts, orjson)).decode()
     except (TypeError, ValueError):  # what orjson does not write (a huge int): _dumps used json, keep it plain
         return text, {}
     if not parts or _joined(packed, parts.__getitem__) != text:
@@ -65,19 +64,24 @@ def pack(value) -> tuple[str | None, dict[str, str]]:
 
 
 def _split(value, parts: dict[str, str], orjson, key: str | None = None, in_messages: bool = False):
+    """``value`` with its parts replaced by references. It descends only into containers whose JSON
+    is long enough to hold a part (a smaller one cannot): a sample's small pieces are not walked."""
     if isinstance(value, str):
-        if len(value) >= LONG_STRING_CHARS:
-            return _part(value, parts, orjson)
+        return _part(value, parts, orjson) if len(value) >= LONG_STRING_CHARS else value
+    if value is None or isinstance(value, (bool, int, float)):
         return value
-    if isinstance(value, (dict, list)) and (in_messages or key in PART_KEYS):
-        text = orjson.dumps(value).decode()
-        if len(text) >= PART_MIN_CHARS:
-            return _part(value, parts, orjson, text)
+    text = orjson.dumps(value)
+    if len(text) < PART_MIN_CHARS:
+        return value
+    if not isinstance(value, (dict, list)):  # a dataclass (a trajectory's step): walked as its JSON
+        value = orjson.loads(text)
+        if not isinstance(value, (dict, list)):
+            return value
+    if in_messages or key in PART_KEYS:
+        return _part(value, parts, orjson, text.decode())
     if isinstance(value, dict):
-        return {k: _split(v, parts, orjson, k, False) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_split(v, parts, orjson, None, key == "messages") for v in value]
-    return value
+        return {k: _split(v, parts, orjson, k) for k, v in value.items()}
+    return [_split(v, parts, orjson, None, key == "messages") for v in value]
 
 
 def _part(value, parts: dict[str, str], orjson, text: str | None = None) -> str:
