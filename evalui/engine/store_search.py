@@ -144,7 +144,10 @@ def search(store, exp_id: str, query: str) -> list[str] | None:
                      (exp_id, " & ".join("(" + " <-> ".join(w.lower() for w in p) + ":*)" for p in phrases)))
     else:
         match = " AND ".join('"' + " ".join(p) + '"*' for p in phrases)
-        rows = _read(store, "SELECT st.sample_id FROM sample_text JOIN sample_text_state st ON st.doc ="
-                     " sample_text.rowid JOIN samples s ON s.exp_id = st.exp_id AND s.sample_id = st.sample_id"
-                     " WHERE sample_text MATCH ? AND st.exp_id = ? ORDER BY s.position", (match, exp_id))
+        # In three plain reads: joined in one query, SQLite's planner re-ran the MATCH per row (seconds).
+        docs = {r["rowid"] for r in _read(store, "SELECT rowid FROM sample_text WHERE sample_text MATCH ?", (match,))}
+        hits = {r["sample_id"] for r in _read(store, "SELECT doc, sample_id FROM sample_text_state WHERE exp_id = ?",
+                                               (exp_id,)) if r["doc"] in docs}
+        rows = [r for r in _read(store, "SELECT sample_id FROM samples WHERE exp_id = ? ORDER BY position", (exp_id,))
+                if r["sample_id"] in hits]
     return [r["sample_id"] for r in rows]
