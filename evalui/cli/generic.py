@@ -5,12 +5,11 @@ choose what the summary prints."""
 
 from __future__ import annotations
 
-import dataclasses
-import types
 import typing
 
 from evalui.cli.common import (ProgressBar, add_endpoint_flags, add_run_flags, apply_budget, endpoint_from_args,
                                interrupt_on_sigterm)
+from evalui.engine.benchmark import base_type, option_default
 from evalui.errors import InputError
 
 
@@ -43,8 +42,8 @@ def add_run_command(commands, command: str, spec) -> None:
         if existing is not None:
             shared[field.name] = existing.dest
             continue
-        kind = _base(hints.get(field.name))
-        default = _default(field)
+        kind = base_type(hints.get(field.name))
+        default = option_default(field)
         help_text = meta.get("help") or _type_name(kind)
         if default not in (None, "", []) and "default" not in help_text:
             help_text += f" (default: {','.join(default) if isinstance(default, list) else default})"
@@ -52,18 +51,6 @@ def add_run_command(commands, command: str, spec) -> None:
                          choices=meta.get("choices"), type=kind if kind in (int, float) else None, help=help_text,
                          metavar=None if meta.get("choices") else flag.lstrip("-").replace("-", "_").upper())
     run.set_defaults(handler=run_benchmark, benchmark_name=spec.name, shared_options=shared)
-
-
-def _base(kind):
-    """``int`` for ``int | None``: the type a flag's text is read as."""
-    args = [a for a in typing.get_args(kind) if a is not type(None)]
-    return args[0] if typing.get_origin(kind) in (typing.Union, types.UnionType) and args else kind
-
-
-def _default(field: dataclasses.Field):
-    if field.default_factory is not dataclasses.MISSING:
-        return field.default_factory()
-    return None if field.default is dataclasses.MISSING else field.default
 
 
 def _type_name(kind) -> str:

@@ -150,6 +150,18 @@ class Benchmark:
         return self.options(**{k: coerce(v, hints.get(k)) for k, v in values.items()})
 
 
+def base_type(kind):
+    """``int`` for ``int | None``: the type an option's typed text is read as."""
+    args = [a for a in typing.get_args(kind) if a is not type(None)]
+    return args[0] if typing.get_origin(kind) in (typing.Union, types.UnionType) and args else kind
+
+
+def option_default(field: dataclasses.Field):
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return None if field.default is dataclasses.MISSING else field.default
+
+
 def coerce(value, kind):
     """A value typed as text (CLI, page) in the option's type: int, float, bool, str or list[str]."""
     if value is None or kind is None:

@@ -5,33 +5,20 @@ needs otherwise (a smaller default, choices read from the data, an element id it
 
 from __future__ import annotations
 
-import dataclasses
-import types
 import typing
 
 import gradio as gr
 
-from evalui.engine.benchmark import Benchmark
+from evalui.engine.benchmark import Benchmark, base_type, option_default
 from evalui.ui.strings import t
-
-
-def _base(kind):
-    args = [a for a in typing.get_args(kind) if a is not type(None)]
-    return args[0] if typing.get_origin(kind) in (typing.Union, types.UnionType) and args else kind
-
-
-def _default(field: dataclasses.Field):
-    if field.default_factory is not dataclasses.MISSING:
-        return field.default_factory()
-    return None if field.default is dataclasses.MISSING else field.default
 
 
 def option_input(spec: Benchmark, name: str, **overrides) -> gr.components.Component:
     field = {f.name: f for f in spec.option_fields()}[name]
-    kind = _base(typing.get_type_hints(spec.options).get(name))
+    kind = base_type(typing.get_type_hints(spec.options).get(name))
     meta = field.metadata
     listed = typing.get_origin(kind) in (list, tuple) or kind in (list, tuple)
-    value = overrides.pop("value", _default(field))
+    value = overrides.pop("value", option_default(field))
     choices = overrides.pop("choices", meta.get("choices"))
     shown = {"label": t(meta["label"]) if meta.get("label") else name.replace("_", " "),
              "elem_id": f"{spec.name}-option-{name}", **overrides}
