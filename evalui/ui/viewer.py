@@ -51,6 +51,7 @@ if (!window.evaluiViewerKeys) {
 }
 """
 
+WHOLE_OUTPUTS = 11  # len(ViewerParts.whole()): the screen (5), the filters (5), the precision line
 NEW_VIEW = {"run": None, "sort": "position", "desc": False, "page": 0, "selected": None, "pinned": False}
 
 
@@ -135,7 +136,7 @@ def forget_deleted(store, view: dict | None) -> tuple:
     exp_id = (view or {}).get("run")
     if exp_id and store.experiment(exp_id) is None:
         return open_run(store, None)
-    return tuple(gr.skip() for _ in range(11))
+    return tuple(gr.skip() for _ in range(WHOLE_OUTPUTS))
 
 
 def _safely(handler, outputs: int):
@@ -181,7 +182,9 @@ def build(demo, store, follow: gr.Dropdown | None = None, ends=None, *, prefix: 
     parts = ViewerParts(panel, view, verdict, group, error_type, finding, search, listing, previous, following,
                         position, detail, labels)
     quiet = {"api_visibility": "private", "show_progress": "hidden"}
-    n_screen, n_whole = len(parts.screen()), len(parts.whole())
+    n_screen, n_whole = len(parts.screen()), WHOLE_OUTPUTS
+    if len(parts.whole()) != WHOLE_OUTPUTS:
+        raise RuntimeError("WHOLE_OUTPUTS no longer counts ViewerParts.whole()")
 
     def refilter(state, *values):
         return screen(store, {**state, "selected": None, "page": 0}, values)
