@@ -61,8 +61,9 @@ def results_view(store: RunStore, exp_id: str | None):
     if not exp_id or store.experiment(exp_id) is None:
         return None, None, sample_table(store, None), None, None, ""
     summary = finished_summary(store, exp_id, lifecycle.export)
-    if not summary:
-        return None, None, sample_table(store, exp_id), None, None, ""
+    if not summary:  # a run going: its accuracy so far (the launcher rebuilds this every few seconds)
+        so_far = launcher.accuracy_so_far(store, exp_id, "Accuracy per category so far (95% CI)")
+        return so_far, None, sample_table(store, exp_id), None, None, ""
     accuracy = accuracy_bars(summary["by_category"], "Accuracy per category (95% CI)")
     errors = count_bars(summary["error_types"], "Error types") if summary["error_types"] else None
     folder = Path(summary["out_dir"])

@@ -13,6 +13,7 @@ import gradio as gr
 
 from evalui.engine.background import BackgroundRun, background_runs
 from evalui.engine.epochs import add_epochs
+from evalui.engine.experiment import summary_of
 from evalui.engine.in_flight import live_run
 from evalui.engine.pricing import live_cost, set_budget
 from evalui.engine.store import RunStore
@@ -124,6 +125,15 @@ def live_status(store: RunStore, run_id: str | None) -> str:
     if live.last_error:
         notes.append(say("msg.last_error", error=inert(live.last_error)))
     return line + "".join(f"\n\n{note}" for note in notes)
+
+
+def accuracy_so_far(store: RunStore, exp_id: str, title: str):
+    """A running run's accuracy per group from the verdicts stored so far (no scanners, no exports:
+    a tab's results view rebuilds it every LIVE_RESULTS_S); None before the first verdict."""
+    from evalui.reports.charts import accuracy_bars
+
+    summary = summary_of(exp_id, store.samples(exp_id))
+    return accuracy_bars(summary["by_group"], title) if summary["judged"] else None
 
 
 def _request_words(request) -> str:

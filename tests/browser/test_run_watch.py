@@ -171,6 +171,9 @@ def test_results_fill_in_while_the_run_goes(browser, launch_app):
             status.filter(has_text="running · 3/5 done").wait_for(timeout=HANG_MS)
             # Before the run ends, the table already shows the three verdicts it has.
             shows(page, ["correct"] * 3 + ["init"] * 2, "the table never showed the partial results")
+            # And the chart: the accuracy so far, drawn before the run ends.
+            page.wait_for_function("""() => (document.querySelector('#bfcl-accuracy-plot .js-plotly-plot')
+                                            ?.textContent ?? '').includes('so far')""", timeout=HANG_MS)
             expect(status).to_contain_text("running")
             hold.set()
             status.filter(has_text="finished · 5/5 done").wait_for(timeout=HANG_MS)
