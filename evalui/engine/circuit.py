@@ -67,6 +67,8 @@ class Breaker:
 
     def answered(self) -> None:
         """A request got an HTTP answer (any status): the endpoint is up; the count starts again."""
+        if self._answered_once and not self._failures:
+            return  # the usual case, once per request: no lock
         with self._lock:
             self._answered_once = True
             if not self._state.open:

@@ -13,20 +13,19 @@ import gradio as gr
 
 from evalui.engine.background import BackgroundRun, background_runs
 from evalui.engine.epochs import add_epochs
-from evalui.engine.experiment import summary_of
 from evalui.engine.in_flight import live_run
 from evalui.engine.pricing import live_cost, set_budget
 from evalui.engine.store import RunStore
 from evalui.errors import InputError
-from evalui.reports.markdown import defuse_links, inert
+from evalui.reports.markdown import defuse_links
 from evalui.ui.access import bare_names, require_access, say
-from evalui.ui.run_view import is_running, latest_running, log_text, run_choices, status_line
+from evalui.ui.live_status import accuracy_so_far, live_status  # noqa: F401  (accuracy_so_far: for the tabs)
+from evalui.ui.run_view import is_running, latest_running, log_text, run_choices
 from evalui.ui.strings import t
 from evalui.ui.visitor_runs import RUNS_IN_FLIGHT
 
 POLL_S = 0.5  # how often the page re-reads a running run's progress
 LIVE_RESULTS_S = 3.0  # how often a running run's charts and tables are rebuilt, when it has new verdicts
-SHOWN_REQUESTS = 3  # requests in flight named in the status; the rest are counted
 MAX_EPOCHS = 100  # a visitor's typo must not ask every sample thousands of times
 
 # prepare(*inputs) -> (exp_id, work); work(run) runs in the background and returns a summary.
@@ -104,45 +103,6 @@ def restorable(component) -> bool:
     if isinstance(component, gr.File):
         return False
     return not (isinstance(component, gr.Textbox) and component.type == "password")
-
-
-def live_status(store: RunStore, run_id: str | None) -> str:
-    """The status line, and while the run goes here: a pause, the requests in flight, the last error."""
-    line = status_line(store, run_id)
-    live = live_run(run_id) if is_running(run_id) else None
-    if live is None:
-        return line
-    notes = []
-    state = live.circuit.state() if live.circuit is not None else None
-    if state is not None and state.open:
-        since = time.strftime("%H:%M:%S", time.localtime(state.since)) if state.since else "?"
-        notes.append(say("msg.paused", host=inert(state.host), since=since, every=f"{state.probe_every_s:g}"))
-    requests = live.requests()
-    if requests:
-        notes.append(say("msg.in_flight", count=len(requests),
-                         names=", ".join(_request_words(r) for r in requests[:SHOWN_REQUESTS])
-                         + (", …" if len(requests) > SHOWN_REQUESTS else "")))
-    if live.last_error:
-        notes.append(say("msg.last_error", error=inert(live.last_error)))
-    return line + "".join(f"\n\n{note}" for note in notes)
-
-
-def accuracy_so_far(store: RunStore, exp_id: str, title: str):
-    """A running run's accuracy per group from the verdicts stored so far (no scanners, no exports:
-    a tab's results view rebuilds it every LIVE_RESULTS_S); None before the first verdict."""
-    from evalui.reports.charts import accuracy_bars
-
-    summary = summary_of(exp_id, store.samples(exp_id))
-    return accuracy_bars(summary["by_group"], title) if summary["judged"] else None
-
-
-def _request_words(request) -> str:
-    fields = {"sample": inert(request.sample_id, 80), "seconds": f"{request.elapsed_s:.0f}"}
-    if request.waiting:
-        return say("msg.request_waiting", **fields)
-    if request.attempt > 1:
-        return say("msg.request_retry", attempt=request.attempt, tries=request.max_attempts, **fields)
-    return say("msg.request", **fields)
 
 
 def _json_value(value):
