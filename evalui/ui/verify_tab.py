@@ -45,6 +45,10 @@ document.addEventListener("keydown", (event) => {
 """
 
 
+LIVE_REFRESH_S = 4.0  # how soon another reviewer's save shows up on the problem one has open
+FILES_REFRESH_S = 15.0  # how soon a newly generated file shows up in the list
+
+
 def listen(trigger, handler, inputs, outputs, message=None, **options):
     """Wire ``handler`` so that refusals and bad files become a message, never red Error badges."""
     note = outputs.index(message) if message is not None else None
@@ -201,6 +205,19 @@ def build(demo) -> gr.Dropdown:
     def list_files():
         return gr.update(choices=file_choices())
 
+    def others_now(state, name=""):
+        """What other reviewers changed on the open problem since it was shown (the header, their
+        reviews, the judge once visible) and the counts; the reviewer's own inputs are left alone."""
+        if not problems_of(state.get("file")):
+            return gr.skip(), gr.skip(), gr.skip(), *(gr.skip() for _ in summary)
+        shown_now = render(state, name)
+        return shown_now[-3], shown_now[-1], shown_now[1], *progress_view(state, name)
+
+    def files_now(known):
+        """The file list, sent only when a file was added or removed (a run just wrote one)."""
+        found = [value for _, value in file_choices()]
+        return (gr.skip(), known) if found == known else (gr.update(choices=file_choices()), found)
+
     settings = [overlap, blind]
     listen(refresh.click, list_files, None, [data_file], api_name="verify_files")
     listen(data_file.change, open_file, [data_file, pending, reviewer],
@@ -224,5 +241,13 @@ def build(demo) -> gr.Dropdown:
     listen(hub_push.click, push_to_hub, [position, hub_repo, hub_public], [message], message,
            api_name="verify_push_hub")
     listen(demo.load, list_files, None, [data_file], api_visibility="private")
+    # Nobody has to navigate to see another reviewer's save, or press Refresh for a new file.
+    known_files = gr.State([])
+    ticker = gr.Timer(LIVE_REFRESH_S)
+    listen(ticker.tick, others_now, [position, reviewer], [where, others, judged, *summary], api_visibility="private",
+           show_progress="hidden")
+    # Slower: listing files walks the runs folder.
+    gr.Timer(FILES_REFRESH_S).tick(files_now, [known_files], [data_file, known_files], api_visibility="private",
+                                   show_progress="hidden")
     verify_adjudicate.build(position, reviewer, message, listen)
     return data_file

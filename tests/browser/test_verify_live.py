@@ -1,0 +1,41 @@
+"""A reviewer sees another reviewer's save on the problem they have open, and a newly generated
+file in the list, without navigating or pressing Refresh."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from unit.test_verification import SCORES, write_problems
+
+from browser.test_verify_tab import open_panel
+from evalui.review import queue as assignment
+
+pytestmark = pytest.mark.browser
+WAIT = 60_000  # generous: only a hang fails; the panel refreshes every few seconds
+
+
+def test_another_reviewers_save_and_a_new_file_appear_by_themselves(browser, launch_app, tmp_path):
+    folder = tmp_path / "data" / "runs" / "gen"
+    folder.mkdir(parents=True)
+    data_file = write_problems(folder, 4)  # open_panel expects four
+    url = launch_app({})
+    context, ana = open_panel(browser, url, "ana")
+    assert "not reviewed yet" in ana.locator("#verify-where").inner_text()
+
+    # Ben saves the problem ana has open, from another process's point of view: straight into the file.
+    assignment.record_review(data_file, "gen-0000", {**SCORES, "correctness": 1}, "rejected", "the answer is 12", "ben")
+    ana.locator("#verify-where").filter(has_text="reviewed by ben").wait_for(timeout=WAIT)
+    ana.locator("#verify-others").filter(has_text="the answer is 12").wait_for(timeout=WAIT)
+    ana.locator("#verify-progress").filter(has_text="Verified 1 of 4").wait_for(timeout=WAIT)
+    assert "Problem 1 of 4" in ana.locator("#verify-where").inner_text()  # still where she was
+
+    # A second reviewer who disagrees makes it disputed, on ana's page too.
+    assignment.record_review(data_file, "gen-0000", SCORES, "approved", "", "cleo")
+    ana.locator("#verify-others").filter(has_text="disputed").wait_for(timeout=WAIT)
+
+    # A run writes a new generated file: it joins the list by itself.
+    (folder / "aime_generated_20260202_000000.json").write_text(data_file.read_text())
+    ana.locator("#verify-file input").click()
+    ana.get_by_role("option", name=re.compile("aime_generated_20260202_000000")).wait_for(timeout=WAIT)
+    context.close()
