@@ -15,7 +15,9 @@ list, the value of ``tools`` / ``functions`` / ``function``, and any string of L
 more. Values whose JSON already holds the reference marker (hostile text can) are kept plain.
 
 Parts are never rewritten (their key is their content), so a process may cache them for good.
-Deleting a run leaves its parts; ``RunStore.prune_parts`` removes the ones nothing references.
+Deleting a run leaves its parts: they are shared with other runs of the benchmark, so they grow with
+the distinct prompts and docs stored, not with the runs. Nothing prunes them yet: a prune would have
+to exclude parts a writer is about to reference, which needs a timestamp this table does not keep.
 """
 
 from __future__ import annotations
