@@ -17,7 +17,7 @@ from evalui.engine.in_flight import live_run
 from evalui.engine.pricing import live_cost, set_budget
 from evalui.engine.store import RunStore
 from evalui.errors import InputError
-from evalui.reports.markdown import defuse_links
+from evalui.reports.markdown import defuse_links, inert
 from evalui.ui.access import bare_names, require_access, say
 from evalui.ui.live_status import accuracy_so_far, live_status  # noqa: F401  (accuracy_so_far: for the tabs)
 from evalui.ui.run_view import is_running, latest_running, log_text, run_choices
@@ -26,6 +26,7 @@ from evalui.ui.visitor_runs import RUNS_IN_FLIGHT
 
 POLL_S = 0.5  # how often the page re-reads a running run's progress
 LIVE_RESULTS_S = 3.0  # how often a running run's charts and tables are rebuilt, when it has new verdicts
+RUNS_REFRESH_S = 10.0  # how soon a run stored by another process shows in the stored-runs list
 MAX_EPOCHS = 100  # a visitor's typo must not ask every sample thousands of times
 
 # prepare(*inputs) -> (exp_id, work); work(run) runs in the background and returns a summary.
@@ -69,7 +70,8 @@ def build_controls(prefix: str, start_label: str) -> LauncherParts:
                                html_template=STICKY_CSS % {"bar": f"{prefix}-status-bar"} + "${value}")
     log = gr.Textbox(label=t("run.log"), lines=6, max_lines=6, autoscroll=True, interactive=False, elem_id=f"{prefix}-log")
     with gr.Row():
-        runs = gr.Dropdown(choices=[], label=t("run.stored"), elem_id=f"{prefix}-runs", scale=4)
+        # Custom values: an API caller may open any stored run, listed on its page or not (show_run checks it).
+        runs = gr.Dropdown(choices=[], label=t("run.stored"), elem_id=f"{prefix}-runs", scale=4, allow_custom_value=True)
         refresh = gr.Button(t("run.refresh"), scale=1, elem_id=f"{prefix}-runs-refresh")
         # 0 (no limit) rather than empty: an input with a value is one API callers may leave out.
         max_cost = gr.Number(value=0, minimum=0, label=t("run.max_cost"), info=t("run.max_cost_info"), scale=2,
@@ -196,6 +198,8 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         return gr.update(choices=run_choices(store, benchmark), value=selected)
 
     def show_run(run_id):
+        if run_id and store.experiment(run_id) is None:
+            raise gr.Error(say("msg.no_such_run", exp_id=inert(run_id)))
         running = is_running(run_id)
         return (run_id, {"run_id": run_id, "inputs": None}, live_status(store, run_id), log_text(run_id),
                 *results_view(run_id), gr.Timer(active=running), busy if running else idle, progress_bar(run_id))
@@ -215,13 +219,14 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         if is_running(run_id):
             live, refreshed = fresh_results(run_id, refreshed)
             return (live_status(store, run_id), log_text(run_id), *live, busy, progress_bar(run_id),
-                    gr.Timer(active=True), refreshed)
+                    gr.Timer(active=True), refreshed, gr.skip())
         run = background_runs().get(run_id) if run_id else None
         if run and run.error and not run.error_shown:
             run.error_shown = True
             gr.Warning(html.escape(say("msg.run_failed", error=bare_names(run.error))))
+        # The run just ended: the stored-runs list must stop calling it "running".
         return (live_status(store, run_id), log_text(run_id), *results_view(run_id), idle, "", gr.Timer(active=False),
-                None)
+                None, gr.update(choices=run_choices(store, benchmark), value=run_id))
 
     def reopen(remembered):
         remembered = remembered if isinstance(remembered, dict) else {}
@@ -256,8 +261,19 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
                                               parts.progress], api_name=f"{api_prefix}_show")
     parts.log.change(None, None, None, js=FOLLOW_LOG_JS % parts.log.elem_id, api_visibility="private")
     timer.tick(poll, [current, refreshed], [parts.status, parts.log, *results, parts.start, parts.progress, timer,
-                                            refreshed],
+                                            refreshed, parts.runs],
                api_visibility="private", show_progress="hidden", concurrency_limit=None)
+    # Runs that another process (the CLI, a worker) stores appear by themselves, without Refresh.
+    known = gr.State(None)
+
+    def runs_now(selected, listed):
+        choices = run_choices(store, benchmark)
+        if choices == listed:
+            return gr.skip(), listed
+        return gr.update(choices=choices, value=selected), choices
+
+    gr.Timer(RUNS_REFRESH_S).tick(runs_now, [current, known], [parts.runs, known], api_visibility="private",
+                                  show_progress="hidden")
     demo.load(reopen, [saved], [current, parts.status, parts.log, *results, timer, parts.start, parts.progress, *kept,
                                 *([] if parts.runs in kept else [parts.runs])], api_visibility="private")
     return current

@@ -67,8 +67,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     pair = compare_view.build(store)
     gr.Markdown(t("runs.one"))
     parts = launcher.build_controls("runs", t("runs.resume"))
-    # /runs_show takes any stored id, listed in this session or not (show_run says when the store has none).
-    parts.runs.allow_custom_value = True
+    # /runs_show takes any stored id, listed in this session or not (show_run refuses one the store lacks).
     delete = gr.Button(t("runs.delete"), variant="stop", elem_id="runs-delete")
     # Deleting takes a second, deliberate click: the run's samples and folder cannot be brought back.
     with gr.Row(visible=False, elem_id="runs-delete-confirm-row") as confirm_row:

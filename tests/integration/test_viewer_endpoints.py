@@ -54,7 +54,11 @@ def test_stored_ids_open_through_the_api_and_unknown_ones_are_refused(client):
                        ("/runs_compare_sample", ("no-such-run", "cand", "simple_python_1"))):
         with pytest.raises(Exception, match="No stored run named 'no-such-run'"):
             client.predict(*args, api_name=call)
-    assert "No run named" in json.dumps(client.predict("no-such-run", api_name="/runs_show"))
+    # Every tab's run dropdown takes any stored run through the API, and refuses an unknown one.
+    assert "cand" in json.dumps(client.predict("cand", api_name="/bfcl_show"))
+    for call in ("/runs_show", "/bfcl_show", "/gaia_show"):
+        with pytest.raises(Exception, match="No run named"):
+            client.predict("no-such-run", api_name=call)
 
 
 def test_evalui_view_writes_the_bundle(tmp_path, monkeypatch):
