@@ -51,17 +51,32 @@ def status_line(store: RunStore, exp_id: str | None) -> str:
         return say("msg.no_such_run", exp_id=inert(exp_id))
     counts = store.progress(exp_id)
     scored = scored_count(store, exp_id, experiment["benchmark"], counts["judged"])
+    rejected = rejected_count(store, exp_id, experiment["benchmark"], counts["errors"])
     if counts["judged"] and not scored:
         outcome = say("msg.unscored")
     else:
-        share = counts["correct"] / scored if scored else 0.0
+        # A rejected attempt counts against the share: 1 valid problem of 8 asked is 12.5 %, not 100 %.
+        share = counts["correct"] / (scored + rejected) if scored + rejected else 0.0
         word = success_word(experiment["benchmark"])
         outcome = say("msg.outcome", count=counts["correct"], word=word, share=f"{share:.1%}")
     state = run_state(store, exp_id, experiment)
     validity = validity_note(experiment, state) if scored else ""  # no valid share of answers nobody can score
     return say("msg.status", exp_id=exp_id, status=state_word(state), judged=counts["judged"], total=counts["total"],
-               outcome=outcome, errors=counts["errors"], tokens=counts["tokens"]) + validity \
+               outcome=outcome, errors=counts["errors"] - rejected, tokens=counts["tokens"]) \
+        + (say("msg.rejected", n=rejected) if rejected else "") + validity \
         + epochs_note(experiment, state) + cost_note(experiment, state)
+
+
+# Failures that are the model's output refused by the task's checks (AIME: unparseable, answer out of
+# range, a near-duplicate) after its retries, not the endpoint failing: said apart from errors.
+REJECTION_KINDS = {"aime-generate": "invalid_generation"}
+
+
+def rejected_count(store: RunStore, exp_id: str, benchmark: str, errors: int) -> int:
+    kind = REJECTION_KINDS.get(benchmark)
+    if not kind or not errors:
+        return 0
+    return sum(1 for row in store.sample_rows(exp_id, verdict="error") if row.error.startswith(f"{kind}:"))
 
 
 def percent(value) -> str:

@@ -114,6 +114,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "word.wins": ("wins", "胜"),
     "msg.status": ("**{exp_id}** · {status} · {judged}/{total} done · {outcome} · {errors} errors · {tokens} tokens",
                    "**{exp_id}** · {status} · 已完成 {judged}/{total} · {outcome} · 错误 {errors} · token {tokens}"),
+    "msg.rejected": (" · {n} rejected (invalid, or too close to a real or an earlier problem, after every retry)",
+                     " · {n} 个被拒绝（重试后仍无效，或与真题、已生成题目过于相似）"),
     "msg.outcome": ("{count} {word} ({share})", "{word} {count}（{share}）"),
     "msg.epochs": (" · {epochs} epochs: mean {mean} ± {stderr} (standard error) · {passes}",
                    " · {epochs} 轮：平均 {mean} ± {stderr}（标准误）· {passes}"),
