@@ -186,8 +186,8 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
                   results=results, results_view=view_for_run, api_prefix="aime_judge", input_choices=choices)
     launcher.wire(demo, store, winrate_parts, benchmark=WINRATE, inputs=inputs, prepare=prepare_winrate,
                   results=results, results_view=view_for_run, api_prefix="aime_winrate", input_choices=choices)
-    inspector.include(demo, store, judge_parts)
-    inspector.include(demo, store, winrate_parts)
+    inspector.include(demo, store, judge_parts, title=t("aime.judge_samples"))
+    inspector.include(demo, store, winrate_parts, title=t("aime.winrate_samples"))
     refresh.click(lambda: gr.update(choices=file_choices()), None, [generated], api_name="aime_files")
     generated.input(lambda path: file_view(store, str(checked_file(path)) if path else None), [generated], results,
                     api_name="aime_results")

@@ -302,6 +302,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "inspector.need_sample": ("Choose a sample.", "请选择一个样本。"),
     "runs.pair_json": ("Comparison as JSON", "对比结果（JSON）"),
     # sample inspector
+    "aime.judge_samples": ("Samples of the judge run", "评审运行的样本"),
+    "aime.winrate_samples": ("Pairs of the win-rate run", "胜率运行的题目对"),
     "inspector.title": ("Sample inspector", "样本检查器"),
     "inspector.verdict": ("Verdict", "判定"),
     "inspector.group": ("Category or level", "类别或级别"),

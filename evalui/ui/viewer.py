@@ -151,11 +151,12 @@ def _safely(handler, outputs: int):
     return run
 
 
-def build(demo, store, follow: gr.Dropdown | None = None, ends=None, *, prefix: str) -> ViewerParts:
+def build(demo, store, follow: gr.Dropdown | None = None, ends=None, *, prefix: str, title=None) -> ViewerParts:
     """The viewer, following ``follow`` (the tab's run dropdown) and refreshing when ``ends`` (the
     launcher's progress bar) changes while no run goes."""
     with gr.Column(elem_id=f"{prefix}-inspector", elem_classes=["evalui-viewer"]) as panel:
-        gr.Markdown(f"### {t('inspector.title')}")
+        # A tab with two viewers names what each one shows (``title``, a UI string).
+        gr.Markdown("### " + (title or t("inspector.title")))
         view = gr.State(dict(NEW_VIEW))
         with gr.Row():
             verdict = gr.Dropdown([rows.ALL], value=rows.ALL, label=t("inspector.verdict"),
@@ -239,7 +240,7 @@ def build(demo, store, follow: gr.Dropdown | None = None, ends=None, *, prefix: 
     return parts
 
 
-def include(demo, store, launcher_parts) -> ViewerParts:
+def include(demo, store, launcher_parts, title=None) -> ViewerParts:
     """The one line a launcher tab adds: a viewer that follows the tab's runs."""
     prefix = launcher_parts.start.elem_id.removesuffix("-start")
-    return build(demo, store, launcher_parts.runs, launcher_parts.progress, prefix=prefix)
+    return build(demo, store, launcher_parts.runs, launcher_parts.progress, prefix=prefix, title=title)
