@@ -113,8 +113,9 @@ def results_view(store: RunStore, exp_id: str | None):
     if not exp_id or store.experiment(exp_id) is None:
         return None, None, task_table(store, None), None, task_choices(store, None)
     summary = finished_summary(store, exp_id, lifecycle.export)
-    if not summary:
-        return None, None, task_table(store, exp_id), None, task_choices(store, exp_id)
+    if not summary:  # a run going: exact match per level so far (the launcher rebuilds this every few seconds)
+        so_far = launcher.accuracy_so_far(store, exp_id, "Exact match per level so far (95% CI)")
+        return so_far, None, task_table(store, exp_id), None, task_choices(store, exp_id)
     by_level = accuracy_bars(summary["by_level"], "Exact match per level (95% CI)") if summary["by_level"] else None
     table = task_table(store, exp_id)
     latencies = [v for v in table["latency s"].tolist() if v is not None]

@@ -37,8 +37,9 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
         if not run_id or store.experiment(run_id) is None:
             return "", None, samples_frame(store, ""), None
         summary = finished_summary(store, run_id, lambda s, i: lifecycle.export(s, i))
-        if not summary:
-            return "", None, samples_frame(store, run_id), None
+        if not summary:  # a run going: its accuracy so far (the launcher rebuilds this every few seconds)
+            so_far = launcher.accuracy_so_far(store, run_id, f"{spec.title}: accuracy per {spec.group_name} so far")
+            return "", so_far, samples_frame(store, run_id), None
         label, value = spec.headline(summary)
         shown = "–" if value is None else f"{value:.1%}"
         groups = summary.get(f"by_{spec.group_name}") or {}
