@@ -40,7 +40,7 @@ test: $(STAMP) browser postgres
 
 bench: $(STAMP)
 	$(BIN)/python bench/bfcl_scoring.py
-	cd bench && ../$(BIN)/python bfcl_run.py && ../$(BIN)/python reliability.py && ../$(BIN)/python engine_ceiling.py && ../$(BIN)/python bfcl_multi_turn.py && ../$(BIN)/python team_workers.py && ../$(BIN)/python responsiveness.py && ../$(BIN)/python dashboard_responsiveness.py && ../$(BIN)/python bfcl_full_v4.py && ../$(BIN)/python interval_coverage.py && ../$(BIN)/python scanner_precision.py
+	cd bench && ../$(BIN)/python bfcl_run.py && ../$(BIN)/python reliability.py && ../$(BIN)/python engine_ceiling.py && ../$(BIN)/python bfcl_multi_turn.py && ../$(BIN)/python team_workers.py && ../$(BIN)/python responsiveness.py && ../$(BIN)/python dashboard_responsiveness.py && ../$(BIN)/python bfcl_full_v4.py && ../$(BIN)/python interval_coverage.py && ../$(BIN)/python scanner_precision.py && ../$(BIN)/python store_scale.py
 
 clean:
 	rm -rf $(VENV)
