@@ -21,6 +21,7 @@ from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivit
 from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES, MULTI_TURN_CATEGORIES
 from evalui.ui import launcher
 from evalui.ui import inspector
+from evalui.ui.columns import localized
 from evalui.ui.option_inputs import option_input
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.run_view import finished_summary
@@ -56,6 +57,11 @@ def _parsed(text: str):
 
 
 def results_view(store: RunStore, exp_id: str | None):
+    accuracy, errors, table, files, sensitivity, board = _results(store, exp_id)
+    return accuracy, errors, localized(table), files, sensitivity, board
+
+
+def _results(store: RunStore, exp_id: str | None):
     """(accuracy chart, error chart, sample table, files, format-sensitivity chart, the leaderboard's
     overall score with the parts run) of a run, from the store."""
     if not exp_id or store.experiment(exp_id) is None:

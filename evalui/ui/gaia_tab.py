@@ -22,6 +22,7 @@ from evalui.benchmarks.gaia.transcript import transcript_html
 from evalui.ui import launcher
 from evalui.ui import inspector
 from evalui.ui.access import say
+from evalui.ui.columns import localized
 from evalui.ui.option_inputs import option_input
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.run_view import finished_summary
@@ -110,6 +111,11 @@ def task_choices(store: RunStore, exp_id: str | None):
 
 
 def results_view(store: RunStore, exp_id: str | None):
+    by_level, latency, table, files, choices = _results(store, exp_id)
+    return by_level, latency, localized(table), files, choices
+
+
+def _results(store: RunStore, exp_id: str | None):
     if not exp_id or store.experiment(exp_id) is None:
         return None, None, task_table(store, None), None, task_choices(store, None)
     summary = finished_summary(store, exp_id, lifecycle.export)

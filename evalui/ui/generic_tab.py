@@ -12,6 +12,7 @@ from evalui.runs.history import artefacts, samples_frame
 from evalui.reports.charts import accuracy_bars
 from evalui.ui import launcher
 from evalui.ui import inspector
+from evalui.ui.columns import localized
 from evalui.ui.option_inputs import option_input
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.run_view import finished_summary
@@ -35,17 +36,17 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
 
     def view(run_id):
         if not run_id or store.experiment(run_id) is None:
-            return "", None, samples_frame(store, ""), None
+            return "", None, localized(samples_frame(store, "")), None
         summary = finished_summary(store, run_id, lambda s, i: lifecycle.export(s, i))
         if not summary:  # a run going: its accuracy so far (the launcher rebuilds this every few seconds)
             so_far = launcher.accuracy_so_far(store, run_id, f"{spec.title}: accuracy per {spec.group_name} so far")
-            return "", so_far, samples_frame(store, run_id), None
+            return "", so_far, localized(samples_frame(store, run_id)), None
         label, value = spec.headline(summary)
         shown = "–" if value is None else f"{value:.1%}"
         groups = summary.get(f"by_{spec.group_name}") or {}
         return (f"**{label}: {shown}** ({summary['judged']}/{summary['total']} judged)",
                 accuracy_bars(groups, f"{spec.title}: {label} per {spec.group_name}") if groups else None,
-                samples_frame(store, run_id), artefacts(store.experiment(run_id)) or None)
+                localized(samples_frame(store, run_id)), artefacts(store.experiment(run_id)) or None)
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, *values):
         *option_values, concurrency_value, exp_id_value = values

@@ -13,6 +13,7 @@ from evalui.engine.store import RunStore
 from evalui.reports.charts import cost_pareto, priced_runs
 from evalui.reports.markdown import inert
 from evalui.ui import compare_view, launcher, viewer, viewer_api
+from evalui.ui.columns import localized
 from evalui.ui.access import require_access, say
 from evalui.ui.endpoint_panel import EndpointInputs, preflight
 from evalui.ui.run_view import is_running, percent
@@ -83,7 +84,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     def listing():
         frame = runs_table(store)
         ids = list(frame["exp_id"])
-        return frame, gr.update(choices=ids), gr.update(choices=ids), gr.update(choices=ids)
+        return localized(frame), gr.update(choices=ids), gr.update(choices=ids), gr.update(choices=ids)
 
     def run_view(run_id):
         experiment = store.experiment(run_id) if run_id else None
@@ -160,7 +161,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         frame = runs_table(store)
         ids = list(frame["exp_id"])
         empty, _ = run_view(None)
-        return (hidden, frame, gr.update(choices=ids), gr.update(choices=ids, value=None), None, empty, None,
+        return (hidden, localized(frame), gr.update(choices=ids), gr.update(choices=ids, value=None), None, empty, None,
                 say("run.none"))
 
     current = launcher.wire(demo, store, parts, benchmark="", inputs=[endpoint.api_key, parts.runs], prepare=prepare,

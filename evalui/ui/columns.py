@@ -1,0 +1,15 @@
+"""Table headers in the visitor's language. Tables are built with English column names (the API
+and the exports keep them); a table on its way to a page renamed for a Chinese browser."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from evalui.ui.access import language, say
+from evalui.ui.strings import STRINGS
+
+
+def localized(frame: pd.DataFrame) -> pd.DataFrame:
+    if language() == 0:
+        return frame
+    return frame.rename(columns={c: say(f"col.{c}") for c in frame.columns if f"col.{c}" in STRINGS})
