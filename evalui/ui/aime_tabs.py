@@ -25,6 +25,7 @@ from evalui.ui.strings import t
 
 REFERENCE_SOURCES = {"Hub, else bundled": "auto", "Hugging Face Hub": "hub", "Bundled sample": "bundled"}
 SHOWN_PROBLEMS = 20
+FILES_REFRESH_S = 15.0  # how soon a newly generated file shows up in the results tab's list
 
 
 def generation_view(store: RunStore, exp_id: str | None):
@@ -192,4 +193,13 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
     generated.input(lambda path: file_view(store, str(checked_file(path)) if path else None), [generated], results,
                     api_name="aime_results")
     demo.load(lambda: gr.update(choices=file_choices()), None, [generated], api_visibility="private")
+    # A file a generation run (here, from the CLI or another worker) writes joins the list by itself.
+    known = gr.State(None)
+
+    def files_now(listed):
+        found = file_choices()
+        return (gr.skip(), listed) if found == listed else (gr.update(choices=found), found)
+
+    gr.Timer(FILES_REFRESH_S).tick(files_now, [known], [generated, known], api_visibility="private",
+                                   show_progress="hidden")
     return review, generated

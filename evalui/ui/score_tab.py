@@ -13,7 +13,6 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from evalui.errors import InputError
 from evalui.jsonl import max_input_mb, write_jsonl
 from evalui.reports.markdown import inert
 from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES

@@ -39,3 +39,21 @@ def test_another_reviewers_save_and_a_new_file_appear_by_themselves(browser, lau
     ana.locator("#verify-file input").click()
     ana.get_by_role("option", name=re.compile("aime_generated_20260202_000000")).wait_for(timeout=WAIT)
     context.close()
+
+
+def test_a_new_generated_file_joins_the_aime_results_list_by_itself(browser, launch_app, tmp_path):
+    folder = tmp_path / "data" / "runs" / "gen"
+    folder.mkdir(parents=True)
+    write_problems(folder, 2)
+    url = launch_app({})
+    page = browser.new_page()
+    page.goto(url)
+    page.get_by_role("tab", name="AIME results").click()
+    page.locator("#aime-file input").click()
+    page.get_by_role("option", name=re.compile("aime_generated_20260101_000000")).wait_for(timeout=WAIT)
+    assert page.get_by_role("option", name=re.compile("aime_generated_20260303_000000")).count() == 0
+    page.get_by_role("tab", name="AIME results").click()  # closes the list
+    page.get_by_role("option").first.wait_for(state="hidden", timeout=WAIT)
+    (folder / "aime_generated_20260303_000000.json").write_text((folder / "aime_generated_20260101_000000.json").read_text())
+    page.locator("#aime-file input").click()
+    page.get_by_role("option", name=re.compile("aime_generated_20260303_000000")).wait_for(timeout=WAIT)
