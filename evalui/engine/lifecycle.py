@@ -59,13 +59,14 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
     benchmark selects them from the options."""
     if benchmark.needs_endpoint and settings is None:
         raise ValueError(f"{benchmark.name} needs an endpoint")
-    existing = store.experiment(check_exp_id(exp_id)) if exp_id else None
+    exp_id = check_exp_id(exp_id) if exp_id else None
+    existing = store.experiment(exp_id) if exp_id else None
     stored_options = (existing["config"].get("options") or {}) if existing else None
     options, notes = benchmark.check(options, settings, stored_options)
     agent = None if settings else benchmark.answered_by(options)
     model = model or (settings.model if settings else agent or "")
     host = host or (AGENT_HOST if agent else None)
-    exp_id = check_exp_id(exp_id) if exp_id else new_exp_id(benchmark.name, model)
+    exp_id = exp_id or new_exp_id(benchmark.name, model)
     values = dataclasses.asdict(options)
     specs = benchmark.samples(options) if specs is None else specs
     if not specs:

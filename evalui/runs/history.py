@@ -161,15 +161,10 @@ def resume_run(store: RunStore, exp_id: str, settings: EndpointSettings, *, conc
     if experiment is None:
         raise ValueError(f"no run named {exp_id!r}")
     options = {"concurrency": concurrency, "cancel": cancel, "on_progress": on_progress}
-    benchmark = experiment["benchmark"]
     if "options" not in experiment["config"]:
         raise ValueError(f"{exp_id} was stored by an earlier evalui; resume it from its benchmark's tab or command")
     if experiment["config"]["options"].get("agent"):
         raise ValueError("runs of a user's agent resume from the command line, with --agent")
-    if benchmark == "bfcl":
-        from evalui.benchmarks.bfcl.scoring.official import load_official
-
-        load_official()  # the checker's slow first import is not part of the run's wall time
     from evalui.engine import lifecycle
 
     return lifecycle.resume(store, exp_id, settings, **options)
