@@ -17,6 +17,7 @@ def build_demo(store=None):
     from evalui.engine.store import RunStore
     from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, generic_tab, runs_tab, score_tab, verify_tab, verify_view
     from evalui.ui.endpoint_panel import build_endpoint_panel
+    from evalui.ui.progress_targets import limit_progress_targets
     from evalui.ui.read_gate import gate_reads
     from evalui.ui.strings import t
 
@@ -51,6 +52,7 @@ def build_demo(store=None):
         review_button.click(lambda path: review_in_panel(path, verify_view.file_choices()), [chosen_file],
                             [tabs, verify_file], api_visibility="private")
     gate_reads(demo)
+    limit_progress_targets(demo)
     return demo
 
 
