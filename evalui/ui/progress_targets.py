@@ -9,7 +9,8 @@ watching a run (a tick every half second) kept a core busy, and opening the page
 An event's progress targets are its ``show_progress_on`` or, when unset, all its outputs. This
 policy, applied once to the built Blocks, marks no component for events whose progress is hidden
 (timers, background refreshes), and one for the others: the first output the page shows (a
-status line, a table), where the spinner tells the reader something is under way.
+status line, a table), where the spinner tells the reader something is under way. States are
+never marked: they are not on the page, so looking one up walked the whole tree in vain.
 """
 
 from __future__ import annotations
@@ -33,5 +34,5 @@ def limit_progress_targets(demo: gr.Blocks) -> None:
             fn.show_progress_on = []
             continue
         shown = [c for c in fn.outputs if _shown(c)]
-        if len(shown) > MAX_TARGETS:
+        if len(fn.outputs) > len(shown[:MAX_TARGETS]):  # states are never on the page: never marked
             fn.show_progress_on = shown[:MAX_TARGETS]
