@@ -1,5 +1,6 @@
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,24 @@ def parity_client():
 
 
 LAYERS = ("unit", "integration", "browser")
+GRADIO_PORTS_PER_WORKER = 100  # Gradio tries this many ports from GRADIO_SERVER_PORT up
+
+
+def pytest_configure(config):
+    """Under pytest-xdist, each worker gets its own scratch folder and its own range of app ports.
+
+    Tests check that work leaves no ``evalui-*`` scratch folder behind, which another worker's run
+    would break in a shared /tmp; and a page left polling a closed app on 7860 must never reach the
+    app another worker opened next on the same port. Subprocesses inherit both settings."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return
+    index = int(worker.removeprefix("gw"))
+    scratch = Path(tempfile.gettempdir()) / f"pytest-worker-{worker}"
+    scratch.mkdir(exist_ok=True)
+    os.environ["TMPDIR"] = str(scratch)
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+    os.environ["GRADIO_SERVER_PORT"] = str(7860 + GRADIO_PORTS_PER_WORKER * (index + 1))
 
 
 def pytest_collection_modifyitems(config, items):
