@@ -35,8 +35,10 @@ postgres:
 app: $(STAMP)
 	$(BIN)/python app.py
 
+# Two worker processes (pytest-xdist), each its own app ports, scratch folder, Chromium and PostgreSQL.
+# worksteal: an idle worker takes tests queued on the other, so one slow file does not hold the end.
 test: $(STAMP) browser postgres
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
 bench: $(STAMP)
 	$(BIN)/python bench/bfcl_scoring.py
