@@ -20,11 +20,15 @@ def client(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
     store = RunStore()
     store_two_runs(store)
+    import app
+
     from evalui.ui import build_demo
 
     demo = build_demo(store)
     demo.queue()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True)
+    # The app's own launch options: its result files are served from the runs folder it allows,
+    # wherever the data folder is (not because a test's folder lies in the system's temp folder).
+    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
     yield Client(url, verbose=False)
     demo.close()
     store.close()
