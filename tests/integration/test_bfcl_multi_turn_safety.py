@@ -111,7 +111,7 @@ def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store):
                                    exp_id="fresh-2")
         summary = lifecycle.execute(store, second, settings, concurrency=3)
     assert held.is_set()
-    assert summary["correct"] == 6
+    assert summary["correct"] == 6, summary["error_types"]
     assert max(seen_during) > before  # the instances existed while conversations ran ...
     assert live_backends() == before  # ... and none outlived its sample
     assert all(worker["sessions"] == 0 for worker in census())
