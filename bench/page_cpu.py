@@ -56,7 +56,7 @@ def main_thread_s(cdp) -> float:
     return next(m["value"] for m in cdp.send("Performance.getMetrics")["metrics"] if m["name"] == "TaskDuration")
 
 
-def measure(browser, policy: bool, peer) -> dict[str, float]:
+def measure(browser, policy: bool) -> dict[str, float]:
     demo, url = launch(policy)
     try:
         page = browser.new_page()
@@ -101,7 +101,7 @@ def main() -> None:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         for _ in range(args.repeats):
             for policy in (True, False):  # interleaved: the machine's noise falls on both
-                figures[policy].append(measure(browser, policy, peer))
+                figures[policy].append(measure(browser, policy))
         browser.close()
         held.set()
     print("browser main-thread CPU (Chromium TaskDuration), median of", args.repeats)
