@@ -33,6 +33,6 @@ def limit_progress_targets(demo: gr.Blocks) -> None:
         if fn.show_progress == "hidden":
             fn.show_progress_on = []
             continue
-        shown = [c for c in fn.outputs if _shown(c)]
-        if len(fn.outputs) > len(shown[:MAX_TARGETS]):  # states are never on the page: never marked
-            fn.show_progress_on = shown[:MAX_TARGETS]
+        marked = [c for c in fn.outputs if _shown(c)][:MAX_TARGETS]
+        if len(marked) < len(fn.outputs):  # more outputs than that, or a state (never on the page)
+            fn.show_progress_on = marked
