@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 # The same version as the `local` extra in pyproject.toml (tests/unit/test_install_recipe.py checks it).
 LLAMA_CPP_PYTHON := llama-cpp-python==0.3.36
-UV := $(BIN)/uv pip install --quiet --python $(BIN)/python
+UV := $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
 
 # uv installs the ~200 packages in about 15 s where pip took about 100 s (a third of CI's install).
 # llama-cpp-python alone goes through pip, first: pip keeps the wheel it compiled in its cache, while
@@ -44,7 +44,10 @@ app: $(STAMP)
 
 # Two worker processes (pytest-xdist), each its own app ports, scratch folder, Chromium and PostgreSQL.
 # worksteal: an idle worker takes tests queued on the other, so one slow file does not hold the end.
+# The tests start about 200 Python processes; where PYTHONDONTWRITEBYTECODE is set (as on these
+# machines) each would compile evalui's sources again, so they are compiled once here.
 test: $(STAMP) browser postgres
+	$(BIN)/python -m compileall -q evalui tests app.py >/dev/null
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
 bench: $(STAMP)
