@@ -163,14 +163,14 @@ def test_private_addresses_are_refused_unless_the_operator_opens_them(web_env, w
 
 
 def test_the_serpapi_key_reaches_no_result_recording_or_log(web_env, web, tmp_path, caplog):
-    with socket.socket() as probe:  # a port nobody listens on: requests' error names the whole URL
-        probe.bind(("127.0.0.1", 0))
-        closed = probe.getsockname()[1]
     recording = tmp_path / "web"
     shown = [evalui_api(WebSearchOptions(provider="serpapi", record_dir=str(recording)), True)
              .search_engine_query("prices")]
-    web_env.setenv("EVALUI_SERPAPI_URL", f"http://127.0.0.1:{closed}")
-    with caplog.at_level(logging.WARNING):
+    # A port bound and never listened on refuses connections, and stays ours while the search runs:
+    # a port merely closed again could be taken by another test's server meanwhile (xdist workers).
+    with socket.socket() as probe, caplog.at_level(logging.WARNING):
+        probe.bind(("127.0.0.1", 0))
+        web_env.setenv("EVALUI_SERPAPI_URL", f"http://127.0.0.1:{probe.getsockname()[1]}")
         failed = evalui_api(WebSearchOptions(provider="serpapi", record_dir=str(recording)), True) \
             .search_engine_query("unreachable engine")
     assert "Connection refused" in failed["error"] or "Max retries" in failed["error"]
