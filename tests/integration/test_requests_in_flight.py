@@ -62,7 +62,6 @@ def test_requests_in_flight_with_their_try_reach_the_progress_and_the_log(tmp_pa
             both_retried = r"2 in flight: s[01] \(\d+ s, try 2/5\), s[01] \(\d+ s, try 2/5\)"
             line = wait_for(lambda: next((e for e in events if re.fullmatch(both_retried, e.message)), None),
                             "the log never named both requests in flight on their second try")
-            assert all(re.fullmatch(r"\d in flight: .*", e.message) for e in events if "in flight:" in e.message)
             assert line.done == 0 and line.in_flight == 2
             assert {r.sample_id for r in line.requests} == {"s0", "s1"}
         finally:

@@ -18,7 +18,7 @@ SPACE_ENV = {"SPACE_ID": "someone/evalui", "SYSTEM": "spaces", "OAUTH_CLIENT_ID"
              "OPENID_PROVIDER_URL": "https://huggingface.co"}
 
 
-def test_requirements_resolve_without_torch(tmp_path):
+def test_requirements_resolve_without_torch():
     # A full resolution for Python 3.11 on Linux, as the Space's build does it; uv (which `make setup`
     # installs) resolves the same declared requirements as pip in seconds, where pip took half a minute.
     uv = Path(sys.executable).parent / "uv"
