@@ -71,6 +71,34 @@ def test_cli_paths_do_not_import_gradio():
     assert done.stdout.strip() == "False", done.stderr
 
 
+def test_scoring_loads_no_provider_sdk_and_the_real_registry_still_imports_after():
+    # simple_python_0's function is "calculate_triangle_area"; a dotted name exercises the one
+    # registry question the checker asks: FC replies carry "math_hypot" for "math.hypot".
+    code = """
+import json, sys
+from evalui.benchmarks.bfcl.scoring.official import load_official
+official = load_official()
+sdks = sorted({m.split('.')[0] for m in sys.modules} & {'anthropic', 'openai', 'google', 'qwen_agent', 'cohere', 'mistralai'})
+func = [{"name": "math.hypot", "description": "", "parameters": {"type": "dict", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}, "required": ["x", "y"]}}]
+truth = [{"math.hypot": {"x": [3], "y": [4]}}]
+verdicts = {}
+for underscore_to_dot in (True, False):
+    for name in ("math_hypot", "math.hypot"):
+        verdicts[f"{underscore_to_dot}-{name}"] = official.ast_checker(
+            func, [{name: {"x": 3, "y": 4}}], truth, official.language.PYTHON, "simple", official.checker_model_name(underscore_to_dot))["valid"]
+from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING
+print(json.dumps({"sdks": sdks, "verdicts": verdicts, "registry": len(MODEL_CONFIG_MAPPING)}))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["sdks"] == []
+    assert report["verdicts"] == {
+        "True-math_hypot": True, "True-math.hypot": False, "False-math_hypot": False, "False-math.hypot": True,
+    }
+    assert report["registry"] > 100
+
+
 @pytest.mark.parametrize(
     "lines, category, message",
     [
