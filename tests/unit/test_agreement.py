@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import warnings
 
 import pytest
 
@@ -119,3 +120,24 @@ def test_disputes_rank_split_statuses_first_then_the_spread():
     assert [d["problem_id"] for d in found] == ["split", "wide", "two-apart"]
     assert found[1] == {"problem_id": "wide", "reviewers": 2, "statuses_differ": False, "mean_range": 1.0,
                         "largest_range": 4}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kappa_equals_scikit_learns(seed):
+    """evalui computes the kappa itself (scikit-learn's import cost each CLI call seconds); it must
+    stay the figure scikit-learn gives, including off-scale scores (ignored) and 0/0 (None)."""
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = random.Random(seed)
+    n = rng.randint(1, 40)
+    human = [rng.choice((1, 2, 3, 4, 5, 5, 4, 7)) for _ in range(n)]
+    judge = [min(5, max(1, h + rng.choice((-1, 0, 0, 1)))) if h <= 5 else rng.randint(1, 5) for h in human]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = cohen_kappa_score(human, judge, labels=list(agreement.SCALE), weights="quadratic")
+    mine = agreement.quadratic_kappa(human, judge)
+    if expected != expected:  # nan: undefined
+        assert mine is None
+    else:
+        assert mine == pytest.approx(float(expected), abs=1e-12)
+    assert agreement.quadratic_kappa([3, 3], [3, 3]) is None

@@ -68,24 +68,27 @@ def write_leaderboard_csvs(folder: Path, by_category: dict[str, dict], model: st
     ``bfcl evaluate`` reads back from it), when the run has that category."""
     if os.getenv("WANDB_BFCL_PROJECT") not in (None, "", "ENTITY:PROJECT"):
         return {}
+    from evalui.benchmarks.bfcl.registry import RegistryEntry, import_without_provider_sdks
     from evalui.benchmarks.bfcl.scoring.official import load_official
 
     load_official()
-    from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING, ModelConfig
-    from bfcl_eval.eval_checker import eval_runner_helper
-    from bfcl_eval.eval_checker.eval_runner_helper import generate_leaderboard_csv
+    eval_runner_helper = import_without_provider_sdks("bfcl_eval.eval_checker.eval_runner_helper")
+    generate_leaderboard_csv = eval_runner_helper.generate_leaderboard_csv
+    # The registry the writer reads: bfcl-eval's own, or its stand-in (evalui.benchmarks.bfcl.registry).
+    registry = eval_runner_helper.MODEL_CONFIG_MAPPING
 
     _count_categories_once(eval_runner_helper)
 
-    key = _registered(MODEL_CONFIG_MAPPING, model)
+    key = _registered(registry, model)
     temporary = None
     if key is None:
         # bfcl joins cells with bare commas: a comma or a line break in the name would shift columns.
         shown = re.sub(r"[,\r\n]+", " ", model).strip() or "model"
         temporary = key = f"evalui-{uuid.uuid4().hex}"
-        MODEL_CONFIG_MAPPING[key] = ModelConfig(model_name=model, display_name=shown, url="N/A", org="N/A",
-                                                license="N/A", model_handler="", is_fc_model=mode == "fc",
-                                                underscore_to_dot=mode == "fc")
+        # The writer reads only plain fields of an entry: bfcl's ModelConfig is not needed for it.
+        registry[key] = RegistryEntry(model_name=model, display_name=shown, url="N/A", org="N/A",
+                                      license="N/A", model_handler="", is_fc_model=mode == "fc",
+                                      underscore_to_dot=mode == "fc")
     folder.mkdir(parents=True, exist_ok=True)
     try:
         with contextlib.redirect_stdout(sys.stderr):  # its progress line is not the CLI's output
@@ -95,5 +98,5 @@ def write_leaderboard_csvs(folder: Path, by_category: dict[str, dict], model: st
             generate_leaderboard_csv({key: table}, folder)
     finally:
         if temporary:
-            MODEL_CONFIG_MAPPING.pop(temporary, None)
+            registry.pop(temporary, None)
     return {name.removesuffix(".csv"): folder / name for name in CSV_FILES}

@@ -43,12 +43,11 @@ SUBTOTALS = {
 
 
 def _helper():
+    from evalui.benchmarks.bfcl.registry import import_without_provider_sdks
     from evalui.benchmarks.bfcl.scoring.official import load_official
 
     load_official()  # sets BFCL_PROJECT_ROOT before bfcl_eval.utils is imported
-    from bfcl_eval.eval_checker import eval_runner_helper
-
-    return eval_runner_helper
+    return import_without_provider_sdks("bfcl_eval.eval_checker.eval_runner_helper")
 
 
 @functools.cache

@@ -1,0 +1,171 @@
+"""bfcl-eval's model registry without the provider SDKs it imports.
+
+``bfcl_eval.constants.model_config`` builds ``MODEL_CONFIG_MAPPING`` from every model handler, and
+the handlers import anthropic, openai, google-genai, qwen-agent, cohere, mistralai and more: about
+8 s of CPU in every process that loads the AST checker or the leaderboard helper, though both only
+read plain fields of an entry (``underscore_to_dot``; display name, link, organisation, licence
+and prices). So the registry's plain fields are read once per installed registry, kept as JSON
+in the user's cache folder, and a stand-in built from them is what those two bfcl-eval modules
+see while they are imported. Their functions are bfcl-eval's own, unchanged.
+
+tests/unit/test_bfcl_checker_import.py holds the snapshot to the real registry, field by field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import threading
+import types
+from collections.abc import Mapping, MutableMapping
+from pathlib import Path
+from typing import Any
+
+REGISTRY_MODULE = "bfcl_eval.constants.model_config"
+_swap = threading.Lock()
+
+
+@dataclasses.dataclass(frozen=True)
+class RegistryEntry:
+    """The plain fields of bfcl-eval's ``ModelConfig``; the handler class is kept by its name."""
+
+    model_name: str
+    display_name: str
+    url: str
+    org: str
+    license: str
+    model_handler: str
+    input_price: float | None = None
+    output_price: float | None = None
+    is_fc_model: bool = True
+    underscore_to_dot: bool = False
+
+
+def _registry_source() -> Path:
+    spec = importlib.util.find_spec(REGISTRY_MODULE)
+    if spec is None or not spec.origin:
+        raise ImportError(f"No module named {REGISTRY_MODULE!r}")
+    return Path(spec.origin)
+
+
+def _cache_file(source: Path) -> Path:
+    # The user's cache folder (XDG), not the data folder: every run and every data folder on the
+    # machine reads the same installed registry. platformdirs is not a dependency for one path.
+    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "evalui"
+    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    return root / f"bfcl-model-registry-{digest}.json"
+
+
+def _entry_of(config: Any) -> RegistryEntry:
+    fields = {f.name: getattr(config, f.name) for f in dataclasses.fields(RegistryEntry)}
+    handler = fields["model_handler"]
+    fields["model_handler"] = f"{handler.__module__}.{handler.__qualname__}" if isinstance(handler, type) else str(handler)
+    return RegistryEntry(**fields)
+
+
+def snapshot_of_real_registry() -> dict[str, RegistryEntry]:
+    """Import bfcl-eval's registry itself (the slow import) and keep its plain fields."""
+    from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING
+
+    return {name: _entry_of(config) for name, config in MODEL_CONFIG_MAPPING.items()}
+
+
+@dataclasses.dataclass
+class _Snapshot:
+    entries: dict[str, RegistryEntry] | None = None
+
+
+_snapshot = _Snapshot()
+
+
+def registry_snapshot() -> dict[str, RegistryEntry]:
+    """The registry's plain fields: from the cache file, or from the real registry (then cached)."""
+    if _snapshot.entries is not None:
+        return _snapshot.entries
+    cache = _cache_file(_registry_source())
+    try:
+        entries = {name: RegistryEntry(**fields) for name, fields in json.loads(cache.read_text()).items()}
+    except (OSError, ValueError, TypeError):
+        entries = snapshot_of_real_registry()
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=cache.parent, delete=False, suffix=".tmp") as handle:
+                json.dump({name: dataclasses.asdict(entry) for name, entry in entries.items()}, handle)
+            os.replace(handle.name, cache)  # readers see the whole file or none
+        except OSError:
+            pass  # a read-only home only costs the next process the slow import again
+    _snapshot.entries = entries
+    return entries
+
+
+class RegistryStandIn(MutableMapping):
+    """``MODEL_CONFIG_MAPPING`` as the snapshot has it, read on first use. Entries added while it
+    is in use (the leaderboard writer's entry for an unregistered model) stay in this object."""
+
+    def __init__(self) -> None:
+        self._added: dict[str, Any] = {}
+        self._removed: set[str] = set()
+
+    def _known(self) -> Mapping[str, Any]:
+        # Once anything has imported the real registry (bfcl-eval's eval runner does), answer from
+        # it: its entries hold the handler classes that some of bfcl-eval's functions instantiate.
+        real = getattr(sys.modules.get(REGISTRY_MODULE), "MODEL_CONFIG_MAPPING", None)
+        if real is not None and not isinstance(real, RegistryStandIn):
+            return real
+        return registry_snapshot()
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self._added:
+            return self._added[name]
+        if name in self._removed:
+            raise KeyError(name)
+        return self._known()[name]
+
+    def __setitem__(self, name: str, config: Any) -> None:
+        self._added[name] = config
+        self._removed.discard(name)
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self:
+            raise KeyError(name)
+        self._added.pop(name, None)
+        if name in self._known():
+            self._removed.add(name)
+
+    def __iter__(self):
+        yield from (name for name in self._known() if name not in self._removed and name not in self._added)
+        yield from self._added
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+@functools.cache
+def _shared_stand_in() -> RegistryStandIn:
+    # One object for every module imported with it: an entry the leaderboard writer adds is seen
+    # by every bfcl-eval function that looks it up.
+    return RegistryStandIn()
+
+
+def import_without_provider_sdks(module_name: str) -> types.ModuleType:
+    """bfcl-eval's ``module_name``, imported with the stand-in registry when the real one is not
+    loaded yet. The stand-in is in sys.modules only while that import runs, so a later import of
+    the registry (bfcl-eval's own eval runner, a request handler) still gets the real one."""
+    with _swap:
+        if module_name in sys.modules or REGISTRY_MODULE in sys.modules:
+            return importlib.import_module(module_name)
+        stand_in = types.ModuleType(REGISTRY_MODULE)
+        stand_in.MODEL_CONFIG_MAPPING = _shared_stand_in()
+        sys.modules[REGISTRY_MODULE] = stand_in
+        try:
+            return importlib.import_module(module_name)
+        finally:
+            if sys.modules.get(REGISTRY_MODULE) is stand_in:
+                del sys.modules[REGISTRY_MODULE]
