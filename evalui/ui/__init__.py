@@ -10,6 +10,16 @@ def on_space() -> bool:
     return bool(os.environ.get("SPACE_ID")) and os.environ.get("SYSTEM") == "spaces"
 
 
+def quiet_gradio_queue_records() -> None:
+    """Gradio's queue summarises its event records with pandas after every event (for a monitoring
+    page evalui does not serve), over up to 10,000 records; the tabs' timers make an event a second
+    for each open page, so a long-lived dashboard spent most of its CPU there. The summary is kept
+    for every 1,000th event over the last 1,000. Set before ``demo.queue()``, which reads them;
+    a value the operator set is kept."""
+    os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "1000")
+    os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")
+
+
 def build_demo(store=None):
     import gradio as gr
 
@@ -22,7 +32,10 @@ def build_demo(store=None):
     from evalui.ui.strings import t
 
     store = store or RunStore()
-    with gr.Blocks(title="evalui") as demo:
+    quiet_gradio_queue_records()
+    # No Gradio telemetry: usage data of an evaluation dashboard is not Gradio's, and its version
+    # check (a thread per app) waits on PyPI, which a Space or a closed network may not reach.
+    with gr.Blocks(title="evalui", analytics_enabled=False) as demo:
         gr.Markdown(t("app.title"))
         if on_space():
             # Only on a Space: elsewhere the button makes Gradio call whoami() while building the page.

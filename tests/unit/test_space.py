@@ -35,3 +35,18 @@ def test_element_ids_are_unique(monkeypatch, tmp_path):
     ids = Counter(block.elem_id for block in app.build_demo().blocks.values() if getattr(block, "elem_id", None))
     assert {"verify-save", "verify-message", "score-figures", "score-summary"} <= set(ids)
     assert [i for i, n in ids.items() if n > 1] == []
+
+
+def test_no_gradio_telemetry_and_the_queue_summarises_its_records_seldom(monkeypatch, tmp_path):
+    """No usage data leaves for Gradio's servers, and the queue does not rebuild its pandas summary of
+    up to 10,000 event records after every event (the tabs' timers send one a second per page)."""
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("GRADIO_ANALYTICS_CACHE_FREQUENCY", raising=False)
+    monkeypatch.delenv("GRADIO_ANALYTICS_MAX_EVENTS", raising=False)
+    import app
+
+    demo = app.build_demo().queue()
+    assert demo.analytics_enabled is False
+    assert demo._queue.ANAYLTICS_CACHE_FREQUENCY >= 1000 and demo._queue.ANALYTICS_MAX_EVENTS <= 1000
+    monkeypatch.setenv("GRADIO_ANALYTICS_CACHE_FREQUENCY", "7")  # an operator's own setting is kept
+    assert app.build_demo().queue()._queue.ANAYLTICS_CACHE_FREQUENCY == 7
