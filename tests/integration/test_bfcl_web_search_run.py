@@ -48,6 +48,13 @@ def verdicts(store, exp_id: str) -> dict[str, tuple]:
             for s in store.samples(exp_id)}
 
 
+def answers(result_file: Path) -> list[tuple[str, str]]:
+    """What bfcl evaluate judges in an exported file: each entry's id and its result."""
+    lines = [json.loads(line) for line in result_file.read_text().splitlines() if line.strip()]
+    assert lines, result_file
+    return [(line["id"], json.dumps(line["result"], sort_keys=True)) for line in lines]
+
+
 def canonical(bodies: list[dict]) -> list[str]:
     return sorted(json.dumps(b, sort_keys=True) for b in bodies)
 
@@ -84,15 +91,17 @@ def test_web_search_recorded_then_replayed_offline_equals_bfcl_evaluate(store, t
         assert ours[f"{category}_1"][1] == ours[f"{category}_4"][1] == "answer_not_found"
         assert ours[f"{category}_2"][1] == "force_terminated"
 
+    exported = {label: [Path(summary["out_dir"]) / f"BFCL_v4_{category}_result.json" for category in CATEGORIES]
+                for label, summary in (("recorded", recorded), ("replayed", replayed))}
+    # The replay exported the same answers, so bfcl evaluate's verdicts on one are its verdicts on both.
+    assert [answers(path) for path in exported["replayed"]] == [answers(path) for path in exported["recorded"]]
+    score_dir = bfcl_evaluate(tmp_path / "official", MODELS[mode], exported["recorded"])
+    for category in CATEGORIES:
+        ids = [i for i in ours if i.startswith(category + "_")]
+        assert official_verdicts(score_dir, category, ids) == {i: ours[i][0] for i in ids}, category
+        for entry_id, error_type in official_errors(score_dir, category).items():
+            assert ours[entry_id][2] == error_type, entry_id
     for label, summary in (("recorded", recorded), ("replayed", replayed)):
-        run = Path(summary["out_dir"])
-        files = [run / f"BFCL_v4_{category}_result.json" for category in CATEGORIES]
-        score_dir = bfcl_evaluate(tmp_path / f"official-{label}", MODELS[mode], files)
-        for category in CATEGORIES:
-            ids = [i for i in ours if i.startswith(category + "_")]
-            assert official_verdicts(score_dir, category, ids) == {i: ours[i][0] for i in ids}, (label, category)
-            for entry_id, error_type in official_errors(score_dir, category).items():
-                assert ours[entry_id][2] == error_type, (label, entry_id)
-        web_record = json.loads((run / "summary.json").read_text())["web"]
+        web_record = json.loads((Path(summary["out_dir"]) / "summary.json").read_text())["web"]
         assert web_record["web_recording_sha256"] == recording_hash(recording), label
     assert json.loads((Path(replayed["out_dir"]) / "summary.json").read_text())["web"]["web_mode"] == "replay"
