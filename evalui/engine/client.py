@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import os
 import random
 import ssl
@@ -275,8 +276,13 @@ class ModelClient:
         return text
 
 
+@functools.cache
 def _tls_context() -> ssl.SSLContext:
-    """The same trust store httpx used (certifi's), so endpoints that worked before still verify."""
+    """The same trust store httpx used (certifi's), so endpoints that worked before still verify.
+
+    One per process, shared by every client (as aiohttp shares its own default): loading the CA
+    bundle costs tens of milliseconds of CPU, and a run, a preflight check and a judge each make a
+    client. Nothing changes the context after it is made."""
     try:
         import certifi
 
