@@ -68,13 +68,15 @@ def test_the_snapshot_equals_bfcl_evals_registry_field_by_field(tmp_path, monkey
     assert read_back[official._MODEL_KEEPING_DOTS].underscore_to_dot is False
 
 
-def test_a_damaged_cache_file_is_read_again_from_the_real_registry(tmp_path, monkeypatch):
+@pytest.mark.parametrize("damage", ['{"gpt-4o-2024-11-20-FC": {"model_name": 1', "[]", "{}",
+                                    '{"gpt-4o-2024-11-20-FC": {"colour": "red"}}'])
+def test_a_damaged_cache_file_is_read_again_from_the_real_registry(tmp_path, monkeypatch, damage):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(registry, "_snapshot", registry._Snapshot())
     official.set_project_root()
     cache = registry._cache_file(registry._registry_source())
     cache.parent.mkdir(parents=True)
-    cache.write_text('{"gpt-4o-2024-11-20-FC": {"model_name": 1')
+    cache.write_text(damage)
     entries = registry.registry_snapshot()
     assert entries["gpt-4o-2024-11-20-FC"].underscore_to_dot is True and len(entries) > 100
     assert registry.RegistryEntry(**json.loads(cache.read_text())["gpt-4o-2024-11-20-FC"]).underscore_to_dot is True

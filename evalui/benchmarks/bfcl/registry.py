@@ -85,22 +85,37 @@ class _Snapshot:
 _snapshot = _Snapshot()
 
 
+def _read_cache(cache: Path) -> dict[str, RegistryEntry] | None:
+    try:
+        entries = {name: RegistryEntry(**fields) for name, fields in json.loads(cache.read_text()).items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    return entries or None  # an empty registry is a damaged file, not bfcl-eval's
+
+
+def _write_cache(cache: Path, entries: dict[str, RegistryEntry]) -> None:
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=cache.parent, delete=False, suffix=".tmp") as handle:
+            json.dump({name: dataclasses.asdict(entry) for name, entry in entries.items()}, handle)
+        os.replace(handle.name, cache)  # readers see the whole file or none
+    except OSError:
+        pass  # a read-only home only costs the next process the slow import again
+
+
 def registry_snapshot() -> dict[str, RegistryEntry]:
     """The registry's plain fields: from the cache file, or from the real registry (then cached)."""
     if _snapshot.entries is not None:
         return _snapshot.entries
-    cache = _cache_file(_registry_source())
     try:
-        entries = {name: RegistryEntry(**fields) for name, fields in json.loads(cache.read_text()).items()}
-    except (OSError, ValueError, TypeError):
+        cache = _cache_file(_registry_source())
+    except (OSError, RuntimeError, KeyError):  # no home folder to keep it in (Path.home() fails)
+        cache = None
+    entries = _read_cache(cache) if cache else None
+    if entries is None:
         entries = snapshot_of_real_registry()
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", dir=cache.parent, delete=False, suffix=".tmp") as handle:
-                json.dump({name: dataclasses.asdict(entry) for name, entry in entries.items()}, handle)
-            os.replace(handle.name, cache)  # readers see the whole file or none
-        except OSError:
-            pass  # a read-only home only costs the next process the slow import again
+        if cache:
+            _write_cache(cache, entries)
     _snapshot.entries = entries
     return entries
 
