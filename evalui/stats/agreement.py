@@ -79,10 +79,6 @@ def quadratic_kappa(human: Sequence[int], judge: Sequence[int]) -> float | None:
     return _finite(1 - float((weights * observed).sum()) / disagreement)
 
 
-def _kappa(human: list[int], judge: list[int]) -> float | None:
-    return quadratic_kappa(human, judge) if human else None
-
-
 def _on_scale(score: float) -> int:
     return min(max(int(round(score)), SCALE[0]), SCALE[-1])
 
@@ -100,8 +96,8 @@ def judge_kappa(ratings: Ratings, judge: Mapping[str, Mapping[str, float]], dime
                  for d in dimensions}
         pooled_human = [h for d in dimensions for h in pairs[d][0]]
         pooled_judge = [j for d in dimensions for j in pairs[d][1]]
-        results.append({"reviewer": reviewer, "problems": len(both), "kappa": _kappa(pooled_human, pooled_judge),
-                        "per_dimension": {d: _kappa(*pairs[d]) for d in dimensions}})
+        results.append({"reviewer": reviewer, "problems": len(both), "kappa": quadratic_kappa(pooled_human, pooled_judge),
+                        "per_dimension": {d: quadratic_kappa(*pairs[d]) for d in dimensions}})
     return results
 
 

@@ -72,8 +72,8 @@ def test_cli_paths_do_not_import_gradio():
 
 
 def test_scoring_loads_no_provider_sdk_and_the_real_registry_still_imports_after():
-    # simple_python_0's function is "calculate_triangle_area"; a dotted name exercises the one
-    # registry question the checker asks: FC replies carry "math_hypot" for "math.hypot".
+    # A dotted function name exercises the one registry question the checker asks: FC replies carry
+    # "math_hypot" for "math.hypot".
     code = """
 import json, sys
 from evalui.benchmarks.bfcl.scoring.official import load_official

@@ -4,6 +4,7 @@ holds, and those modules must read nothing from an entry that the stand-in lacks
 
 import ast
 import dataclasses
+import functools
 import importlib.util
 import json
 from pathlib import Path
@@ -37,6 +38,13 @@ def _registry_reads(module_name: str) -> set[str]:
     return reads
 
 
+def fresh_snapshot(monkeypatch) -> dict:
+    """The snapshot as a new process reads it; the process's own is given back after the test."""
+    kept = registry.registry_snapshot.__wrapped__
+    monkeypatch.setattr(registry, "registry_snapshot", functools.cache(kept))
+    return registry.registry_snapshot()
+
+
 @pytest.mark.parametrize("module_name", MODULES_IMPORTED_WITH_THE_STAND_IN)
 def test_the_modules_read_only_plain_fields_the_stand_in_holds(module_name):
     reads = _registry_reads(module_name)
@@ -47,12 +55,10 @@ def test_the_modules_read_only_plain_fields_the_stand_in_holds(module_name):
 
 def test_the_snapshot_equals_bfcl_evals_registry_field_by_field(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(registry, "_snapshot", registry._Snapshot())
     official.set_project_root()
-    written = registry.registry_snapshot()  # no cache file yet: read from the real registry, then kept
+    written = fresh_snapshot(monkeypatch)  # no cache file yet: read from the real registry, then kept
     assert list(tmp_path.glob("evalui/bfcl-model-registry-*.json"))
-    monkeypatch.setattr(registry, "_snapshot", registry._Snapshot())
-    read_back = registry.registry_snapshot()  # from the file
+    read_back = fresh_snapshot(monkeypatch)  # from the file
 
     from bfcl_eval.constants.model_config import MODEL_CONFIG_MAPPING
 
@@ -72,12 +78,11 @@ def test_the_snapshot_equals_bfcl_evals_registry_field_by_field(tmp_path, monkey
                                     '{"gpt-4o-2024-11-20-FC": {"colour": "red"}}'])
 def test_a_damaged_cache_file_is_read_again_from_the_real_registry(tmp_path, monkeypatch, damage):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(registry, "_snapshot", registry._Snapshot())
     official.set_project_root()
     cache = registry._cache_file(registry._registry_source())
     cache.parent.mkdir(parents=True)
     cache.write_text(damage)
-    entries = registry.registry_snapshot()
+    entries = fresh_snapshot(monkeypatch)
     assert entries["gpt-4o-2024-11-20-FC"].underscore_to_dot is True and len(entries) > 100
     assert registry.RegistryEntry(**json.loads(cache.read_text())["gpt-4o-2024-11-20-FC"]).underscore_to_dot is True
 

@@ -104,9 +104,9 @@ def test_overall_is_the_weighted_sum_with_missing_categories_as_zero(name, chose
 
 
 def test_a_model_bfcl_does_not_know_is_printed_by_its_own_name_and_not_left_registered(tmp_path):
-    from evalui.benchmarks.bfcl.scoring.leaderboard import _helper
+    from evalui.benchmarks.bfcl.scoring.leaderboard import official_helper
 
-    registry = _helper().MODEL_CONFIG_MAPPING  # the one the writer reads: bfcl-eval's or its stand-in
+    registry = official_helper().MODEL_CONFIG_MAPPING  # the one the writer reads: bfcl-eval's or its stand-in
     before = set(registry)
     write_leaderboard_csvs(tmp_path, by_category({"simple_python": (1, 2)}), "org/my,model\nv2", "prompt")
     row = read_row(tmp_path / "data_overall.csv")

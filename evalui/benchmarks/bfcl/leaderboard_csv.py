@@ -21,7 +21,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from evalui.benchmarks.bfcl.scoring.leaderboard import official_table
+from evalui.benchmarks.bfcl.scoring.leaderboard import official_helper, official_table
 
 CSV_FILES = ("data_overall.csv", "data_non_live.csv", "data_live.csv", "data_multi_turn.csv", "data_agentic.csv",
              "data_format_sensitivity.csv")
@@ -68,11 +68,9 @@ def write_leaderboard_csvs(folder: Path, by_category: dict[str, dict], model: st
     ``bfcl evaluate`` reads back from it), when the run has that category."""
     if os.getenv("WANDB_BFCL_PROJECT") not in (None, "", "ENTITY:PROJECT"):
         return {}
-    from evalui.benchmarks.bfcl.registry import RegistryEntry, import_without_provider_sdks
-    from evalui.benchmarks.bfcl.scoring.official import load_official
+    from evalui.benchmarks.bfcl.registry import RegistryEntry
 
-    load_official()
-    eval_runner_helper = import_without_provider_sdks("bfcl_eval.eval_checker.eval_runner_helper")
+    eval_runner_helper = official_helper()
     generate_leaderboard_csv = eval_runner_helper.generate_leaderboard_csv
     # The registry the writer reads: bfcl-eval's own, or its stand-in (evalui.benchmarks.bfcl.registry).
     registry = eval_runner_helper.MODEL_CONFIG_MAPPING

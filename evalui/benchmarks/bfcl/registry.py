@@ -77,14 +77,6 @@ def snapshot_of_real_registry() -> dict[str, RegistryEntry]:
     return {name: _entry_of(config) for name, config in MODEL_CONFIG_MAPPING.items()}
 
 
-@dataclasses.dataclass
-class _Snapshot:
-    entries: dict[str, RegistryEntry] | None = None
-
-
-_snapshot = _Snapshot()
-
-
 def _read_cache(cache: Path) -> dict[str, RegistryEntry] | None:
     try:
         entries = {name: RegistryEntry(**fields) for name, fields in json.loads(cache.read_text()).items()}
@@ -103,10 +95,9 @@ def _write_cache(cache: Path, entries: dict[str, RegistryEntry]) -> None:
         pass  # a read-only home only costs the next process the slow import again
 
 
+@functools.cache
 def registry_snapshot() -> dict[str, RegistryEntry]:
     """The registry's plain fields: from the cache file, or from the real registry (then cached)."""
-    if _snapshot.entries is not None:
-        return _snapshot.entries
     try:
         cache = _cache_file(_registry_source())
     except (OSError, RuntimeError, KeyError):  # no home folder to keep it in (Path.home() fails)
@@ -116,17 +107,16 @@ def registry_snapshot() -> dict[str, RegistryEntry]:
         entries = snapshot_of_real_registry()
         if cache:
             _write_cache(cache, entries)
-    _snapshot.entries = entries
     return entries
 
 
 class RegistryStandIn(MutableMapping):
     """``MODEL_CONFIG_MAPPING`` as the snapshot has it, read on first use. Entries added while it
-    is in use (the leaderboard writer's entry for an unregistered model) stay in this object."""
+    is in use (the leaderboard writer's entry for an unregistered model) stay in this object, and
+    only they can be removed again."""
 
     def __init__(self) -> None:
         self._added: dict[str, Any] = {}
-        self._removed: set[str] = set()
 
     def _known(self) -> Mapping[str, Any]:
         # Once anything has imported the real registry (bfcl-eval's eval runner does), answer from
@@ -139,23 +129,16 @@ class RegistryStandIn(MutableMapping):
     def __getitem__(self, name: str) -> Any:
         if name in self._added:
             return self._added[name]
-        if name in self._removed:
-            raise KeyError(name)
         return self._known()[name]
 
     def __setitem__(self, name: str, config: Any) -> None:
         self._added[name] = config
-        self._removed.discard(name)
 
     def __delitem__(self, name: str) -> None:
-        if name not in self:
-            raise KeyError(name)
-        self._added.pop(name, None)
-        if name in self._known():
-            self._removed.add(name)
+        del self._added[name]
 
     def __iter__(self):
-        yield from (name for name in self._known() if name not in self._removed and name not in self._added)
+        yield from (name for name in self._known() if name not in self._added)
         yield from self._added
 
     def __len__(self) -> int:

@@ -219,7 +219,7 @@ class MiniLMEncoder:
 
 
 def _blas_controller():
-    from threadpoolctl import ThreadpoolController  # scikit-learn's own dependency, already installed
+    from threadpoolctl import ThreadpoolController  # listed in requirements-bfcl.txt
 
     return ThreadpoolController()
 

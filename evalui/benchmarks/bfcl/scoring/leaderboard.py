@@ -42,7 +42,9 @@ SUBTOTALS = {
 }
 
 
-def _helper():
+def official_helper():
+    """bfcl-eval's ``eval_runner_helper`` (the leaderboard's figures and CSV writer), loaded without
+    the provider SDKs (evalui.benchmarks.bfcl.registry)."""
     from evalui.benchmarks.bfcl.registry import import_without_provider_sdks
     from evalui.benchmarks.bfcl.scoring.official import load_official
 
@@ -53,7 +55,7 @@ def _helper():
 @functools.cache
 def _not_run(category: str) -> dict:
     # bfcl loads the whole dataset to count a category that was not run: once per process here.
-    return _helper().get_category_score({}, category)
+    return official_helper().get_category_score({}, category)
 
 
 def official_table(by_category: dict[str, dict]) -> dict[str, dict]:
@@ -70,7 +72,7 @@ def official_table(by_category: dict[str, dict]) -> dict[str, dict]:
 
 def category_scores(table: dict[str, dict]) -> dict[str, dict]:
     """``get_category_score`` for every leaderboard category: the score, or 0 shown as "N/A"."""
-    helper = _helper()
+    helper = official_helper()
     return {c: helper.get_category_score(copy.deepcopy(table), c) if c in table else dict(_not_run(c))
             for c in LEADERBOARD_CATEGORIES}
 
@@ -78,7 +80,7 @@ def category_scores(table: dict[str, dict]) -> dict[str, dict]:
 def official_subtotals(scores: dict[str, dict]) -> dict[str, dict]:
     """The subtotals of ``generate_leaderboard_csv``, by evalui's names, as bfcl's dicts
     (``accuracy``, ``total_count``, ``display_accuracy``), plus ``overall``."""
-    h = _helper()
+    h = official_helper()
     unweighted, weighted = h.calculate_unweighted_accuracy, h.calculate_weighted_accuracy
     simple = unweighted([scores[c] for c in NON_LIVE_SIMPLE])
     non_live_parts = [simple] + [scores[c] for c in NON_LIVE_PARTS]
