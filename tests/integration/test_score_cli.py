@@ -99,6 +99,21 @@ print(json.dumps({"sdks": sdks, "verdicts": verdicts, "registry": len(MODEL_CONF
     assert report["registry"] > 100
 
 
+def test_the_checking_workers_load_no_provider_sdk():
+    """The checker runs in worker processes forked from a fork server of their own: neither loads
+    the provider SDKs (about 7 s of CPU in each process that checks), and the verdicts are bfcl-eval's."""
+    from evalui.benchmarks.bfcl.isolated import census, score_single_isolated
+
+    func = [{"name": "math.hypot", "description": "", "parameters": {
+        "type": "dict", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}, "required": ["x", "y"]}}]
+    truth = [{"math.hypot": {"x": [3], "y": [4]}}]
+    verdicts = {name: score_single_isolated("simple_python", func, truth, [{name: '{"x": 3, "y": 4}'}],
+                                            underscore_to_dot=True)["correct"] for name in ("math_hypot", "math.hypot")}
+    assert verdicts == {"math_hypot": True, "math.hypot": False}
+    workers = census()
+    assert workers and all(worker["provider_sdks"] == [] for worker in workers), workers
+
+
 @pytest.mark.parametrize(
     "lines, category, message",
     [

@@ -22,10 +22,13 @@ from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
 from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall, MultiTurnVerdict, allowed_names
 
 HANDLER = "evalui.benchmarks.bfcl.isolated:handle"
-# What the fork server imports once, so that a new worker starts with the checker loaded.
+# What the fork server imports once, so that a new worker starts with the checker's modules loaded.
+# Not the AST checker itself: imported by name, it would load bfcl-eval's model registry and every
+# provider SDK (about 7 s of CPU in each process's fork server). A worker loads it at "warm" through
+# load_official, which shows it the registry stand-in (evalui.benchmarks.bfcl.registry).
 PRELOAD = ("evalui.benchmarks.bfcl.isolated", "evalui.benchmarks.bfcl.scoring.single_turn", "evalui.benchmarks.bfcl.scoring.multi_turn",
-           "bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker", "bfcl_eval.eval_checker.ast_eval.ast_checker",
-           "bfcl_eval.model_handler.utils", "bfcl_eval.utils")
+           "bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker", "bfcl_eval.model_handler.utils", "bfcl_eval.utils")
+PROVIDER_SDKS = ("anthropic", "openai", "google", "qwen_agent", "cohere", "mistralai")
 
 
 def _pool():
@@ -122,8 +125,10 @@ def handle(op: str, payload):
 
 
 def _census() -> dict:
-    """What the worker holds: open sessions, live backend instances, instances the checker left behind."""
+    """What the worker holds: open sessions, live backend instances, instances the checker left
+    behind, and which provider SDKs it (or its fork server) loaded."""
     import gc
+    import sys
 
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
 
@@ -132,7 +137,8 @@ def _census() -> dict:
     gc.collect()
     classes = tuple(backend_class(c) for c in BACKEND_CLASSES)
     return {"sessions": len(_sessions), "instances": sum(1 for o in gc.get_objects() if isinstance(o, classes)),
-            "checker_instances": sum(1 for n in vars(multi_turn_utils) if n.endswith("_instance"))}
+            "checker_instances": sum(1 for n in vars(multi_turn_utils) if n.endswith("_instance")),
+            "provider_sdks": sorted({name.split(".")[0] for name in sys.modules} & set(PROVIDER_SDKS))}
 
 
 def census(pool=None) -> list[dict]:

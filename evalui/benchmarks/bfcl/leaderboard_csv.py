@@ -14,7 +14,6 @@ with its own name and "N/A" for the rest, and removed afterwards.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import re
 import sys
@@ -33,33 +32,6 @@ def _registered(mapping, model: str) -> str | None:
     return key if model in mapping and key.replace("_", "/") == model else None
 
 
-def _count_categories_once(helper) -> None:
-    """Make bfcl-eval's leaderboard writer count a category's entries once per process.
-
-    For every category a run did not cover, ``get_category_score`` loads the whole category
-    (``load_dataset_entry``, with every function document) only to take its length: 1.5-2.5 s of
-    JSON parsing on each export. The data ships inside the installed package and cannot change
-    while the process runs, so the count is kept. The writer's module uses that function at that
-    one place, for ``len`` alone; placeholders of the same length stand in for the entries, so
-    the cache holds no dataset.
-    """
-    loader = helper.load_dataset_entry
-    if getattr(loader, "counts_only", False):
-        return
-
-    @functools.cache
-    def placeholders(test_category: str, include_prereq: bool = True,
-                     include_language_specific_hint: bool = True) -> int:
-        return len(loader(test_category, include_prereq=include_prereq,
-                          include_language_specific_hint=include_language_specific_hint))
-
-    def counted(test_category: str, include_prereq: bool = True, include_language_specific_hint: bool = True):
-        return [None] * placeholders(test_category, include_prereq, include_language_specific_hint)
-
-    counted.counts_only = True
-    helper.load_dataset_entry = counted
-
-
 def write_leaderboard_csvs(folder: Path, by_category: dict[str, dict], model: str, mode: str,
                            format_sensitivity: dict | None = None) -> dict[str, Path]:
     """Write the six CSVs into ``folder``; returns them by file stem. Nothing is written when
@@ -74,8 +46,6 @@ def write_leaderboard_csvs(folder: Path, by_category: dict[str, dict], model: st
     generate_leaderboard_csv = eval_runner_helper.generate_leaderboard_csv
     # The registry the writer reads: bfcl-eval's own, or its stand-in (evalui.benchmarks.bfcl.registry).
     registry = eval_runner_helper.MODEL_CONFIG_MAPPING
-
-    _count_categories_once(eval_runner_helper)
 
     key = _registered(registry, model)
     temporary = None

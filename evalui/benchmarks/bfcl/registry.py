@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import importlib
 import importlib.util
-import json
-import os
 import sys
-import tempfile
 import threading
 import types
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
+
+from evalui.benchmarks.bfcl import install_cache
 
 REGISTRY_MODULE = "bfcl_eval.constants.model_config"
 _swap = threading.Lock()
@@ -55,12 +53,8 @@ def _registry_source() -> Path:
     return Path(spec.origin)
 
 
-def _cache_file(source: Path) -> Path:
-    # The user's cache folder (XDG), not the data folder: every run and every data folder on the
-    # machine reads the same installed registry. platformdirs is not a dependency for one path.
-    root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "evalui"
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
-    return root / f"bfcl-model-registry-{digest}.json"
+def _cache_file(source: Path) -> Path | None:
+    return install_cache.cache_file("bfcl-model-registry", source.read_bytes())
 
 
 def _entry_of(config: Any) -> RegistryEntry:
@@ -77,36 +71,22 @@ def snapshot_of_real_registry() -> dict[str, RegistryEntry]:
     return {name: _entry_of(config) for name, config in MODEL_CONFIG_MAPPING.items()}
 
 
-def _read_cache(cache: Path) -> dict[str, RegistryEntry] | None:
+def _read_cache(cache: Path | None) -> dict[str, RegistryEntry] | None:
     try:
-        entries = {name: RegistryEntry(**fields) for name, fields in json.loads(cache.read_text()).items()}
-    except (OSError, ValueError, TypeError, AttributeError):
+        entries = {name: RegistryEntry(**fields) for name, fields in (install_cache.read_json(cache) or {}).items()}
+    except (TypeError, AttributeError):
         return None
     return entries or None  # an empty registry is a damaged file, not bfcl-eval's
-
-
-def _write_cache(cache: Path, entries: dict[str, RegistryEntry]) -> None:
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=cache.parent, delete=False, suffix=".tmp") as handle:
-            json.dump({name: dataclasses.asdict(entry) for name, entry in entries.items()}, handle)
-        os.replace(handle.name, cache)  # readers see the whole file or none
-    except OSError:
-        pass  # a read-only home only costs the next process the slow import again
 
 
 @functools.cache
 def registry_snapshot() -> dict[str, RegistryEntry]:
     """The registry's plain fields: from the cache file, or from the real registry (then cached)."""
-    try:
-        cache = _cache_file(_registry_source())
-    except (OSError, RuntimeError, KeyError):  # no home folder to keep it in (Path.home() fails)
-        cache = None
-    entries = _read_cache(cache) if cache else None
+    cache = _cache_file(_registry_source())
+    entries = _read_cache(cache)
     if entries is None:
         entries = snapshot_of_real_registry()
-        if cache:
-            _write_cache(cache, entries)
+        install_cache.write_json(cache, {name: dataclasses.asdict(entry) for name, entry in entries.items()})
     return entries
 
 

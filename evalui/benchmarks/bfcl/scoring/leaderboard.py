@@ -12,7 +12,6 @@ tests/unit/test_bfcl_leaderboard.py holds the figures to the CSVs bfcl-eval writ
 from __future__ import annotations
 
 import copy
-import functools
 
 NON_LIVE_SIMPLE = ("simple_python", "simple_java", "simple_javascript")
 NON_LIVE_PARTS = ("multiple", "parallel", "parallel_multiple")
@@ -44,18 +43,20 @@ SUBTOTALS = {
 
 def official_helper():
     """bfcl-eval's ``eval_runner_helper`` (the leaderboard's figures and CSV writer), loaded without
-    the provider SDKs (evalui.benchmarks.bfcl.registry)."""
+    the provider SDKs (evalui.benchmarks.bfcl.registry).
+
+    For a category that was not run, its ``get_category_score`` loads the whole dataset only to
+    take its length; that module uses ``load_dataset_entry`` there alone. It is given the kept
+    count instead (evalui.benchmarks.bfcl.dataset_sizes), counted by that same function once per
+    installation. bfcl-eval's eval runner keeps the real function: it imports bfcl_eval.utils after."""
+    from evalui.benchmarks.bfcl.dataset_sizes import counting_loader
     from evalui.benchmarks.bfcl.registry import import_without_provider_sdks
     from evalui.benchmarks.bfcl.scoring.official import load_official
 
     load_official()  # sets BFCL_PROJECT_ROOT before bfcl_eval.utils is imported
-    return import_without_provider_sdks("bfcl_eval.eval_checker.eval_runner_helper")
-
-
-@functools.cache
-def _not_run(category: str) -> dict:
-    # bfcl loads the whole dataset to count a category that was not run: once per process here.
-    return official_helper().get_category_score({}, category)
+    helper = import_without_provider_sdks("bfcl_eval.eval_checker.eval_runner_helper")
+    helper.load_dataset_entry = counting_loader
+    return helper
 
 
 def official_table(by_category: dict[str, dict]) -> dict[str, dict]:
@@ -73,7 +74,7 @@ def official_table(by_category: dict[str, dict]) -> dict[str, dict]:
 def category_scores(table: dict[str, dict]) -> dict[str, dict]:
     """``get_category_score`` for every leaderboard category: the score, or 0 shown as "N/A"."""
     helper = official_helper()
-    return {c: helper.get_category_score(copy.deepcopy(table), c) if c in table else dict(_not_run(c))
+    return {c: helper.get_category_score(copy.deepcopy(table), c) if c in table else helper.get_category_score({}, c)
             for c in LEADERBOARD_CATEGORIES}
 
 
@@ -134,6 +135,6 @@ def leaderboard(by_category: dict[str, dict]) -> dict:
         partial=any(c not in table for c in counted),
         parts_run=[p for p, (_, categories) in PARTS.items() if any(c in table for c in categories)],
         parts_missing=[p for p, (_, categories) in PARTS.items() if not any(c in table for c in categories)],
-        subset=any(table[c]["total_count"] < _not_run(c)["total_count"] for c in table),
+        subset=any(table[c]["total_count"] < official_helper().get_category_score({}, c)["total_count"] for c in table),
     )
     return result
