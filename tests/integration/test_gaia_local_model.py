@@ -12,7 +12,7 @@ from integration.test_local_model import trajectories as stored_trajectories
 
 def test_bundled_sample_with_python_and_files_tools(local_server, tmp_path):  # noqa: F811
     done = run_cli("gaia", "run", "--sample", "--tools", "python,files", "--max-steps", "3", "--tool-timeout", "10",
-                   "--base-url", local_server.base_url, "--model", local_model.MODEL_NAME, "--max-tokens", "64",
+                   "--base-url", local_server.base_url, "--model", local_model.MODEL_NAME, "--max-tokens", "16",
                    "--concurrency", "1", "--timeout", "120", "--exp-id", "local-agent", data_dir=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads(done.stdout.splitlines()[-1])

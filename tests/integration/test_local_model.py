@@ -75,7 +75,7 @@ def test_the_model_is_shown_the_function_docs(local_server):
 
 
 def test_bfcl_and_gaia_end_to_end_with_the_local_model(local_server, tmp_path):
-    common = ["--base-url", local_server.base_url, "--model", local_model.MODEL_NAME, "--max-tokens", "48",
+    common = ["--base-url", local_server.base_url, "--model", local_model.MODEL_NAME, "--max-tokens", "16",
               "--concurrency", "1", "--timeout", "120"]
     bfcl = run_cli("bfcl", "run", "--category", "simple_python", "--limit", "3", "--mode", "prompt", *common,
                    data_dir=tmp_path)
