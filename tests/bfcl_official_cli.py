@@ -2,11 +2,54 @@
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
 import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
+
+from waiting import finishes
+
+_one_command_at_a_time = threading.Lock()
+
+
+@functools.cache
+def _warm_server() -> subprocess.Popen:
+    """tests/official_bfcl_server.py, started once per test process and ended with it."""
+    server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("official_bfcl_server.py"))],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                              env=dict(os.environ, OPENAI_API_KEY="sk-unused"))
+    atexit.register(_stop, server)
+    ready = finishes(server.stdout.readline, "the warm bfcl server starting")
+    assert json.loads(ready or "{}").get("ready"), "the warm bfcl server did not start"
+    return server
+
+
+def _stop(server: subprocess.Popen) -> None:
+    server.stdin.close()
+    try:
+        server.wait(30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+def run_bfcl(args: list[str], *, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    """``bfcl <args>``: bfcl-eval's console script with this environment and working folder, its
+    output captured, in a fork of a warm interpreter (tests/official_bfcl_server.py)."""
+    with _one_command_at_a_time, tempfile.TemporaryDirectory(prefix="bfcl-command-") as folder:
+        out, err = Path(folder, "stdout"), Path(folder, "stderr")
+        server = _warm_server()
+        server.stdin.write(json.dumps({"args": args, "env": env, "cwd": str(cwd), "stdout": str(out),
+                                       "stderr": str(err)}) + "\n")
+        server.stdin.flush()
+        reply = finishes(server.stdout.readline, f"bfcl {' '.join(args)}", within_s=900)
+        assert reply, "the warm bfcl server ended"
+        return subprocess.CompletedProcess(["bfcl", *args], json.loads(reply)["returncode"], out.read_text(),
+                                           err.read_text())
 
 
 def bfcl_evaluate(root: Path, model: str, result_files: list[Path], categories: str = "all") -> Path:
@@ -18,9 +61,7 @@ def bfcl_evaluate(root: Path, model: str, result_files: list[Path], categories: 
         (target / Path(path).name).write_text(Path(path).read_text())
     env = dict(os.environ, BFCL_PROJECT_ROOT=str(root), OPENAI_API_KEY="sk-unused")
     env.pop("WANDB_BFCL_PROJECT", None)
-    bfcl = str(Path(sys.executable).parent / "bfcl")
-    done = subprocess.run([bfcl, "evaluate", "--model", model, "--test-category", categories, "--partial-eval"],
-                          capture_output=True, text=True, timeout=900, env=env, cwd=root)
+    done = run_bfcl(["evaluate", "--model", model, "--test-category", categories, "--partial-eval"], env=env, cwd=root)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return root / "score"
 

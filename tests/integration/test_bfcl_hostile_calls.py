@@ -190,6 +190,7 @@ def test_a_flood_of_calls_in_one_step_stops_the_conversation_without_being_store
     samples = {s.sample_id: s for s in store.samples(exp_id)}
     for sample_id, kind in flood_ids.items():
         sample = samples[sample_id]
+        assert sample.verdict is not None, (sample.stage, sample.error, sample.trajectory and sample.trajectory[-1])
         assert not sample.correct and sample.verdict["error_type"] == kind
         assert len(sample.trajectory) == 1 and kind in sample.trajectory[0]["note"]
         step = sample.trajectory[0]

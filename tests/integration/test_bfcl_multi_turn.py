@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from bfcl_official_cli import run_bfcl
 from peers import settings_for
 
 from evalui.benchmarks.bfcl.data import entries_by_id
@@ -164,9 +165,7 @@ def test_bfcl_evaluate_reads_the_exports(store, tmp_path):
     target.mkdir(parents=True)
     (target / result_file.name).write_text(result_file.read_text())
     env = dict(os.environ, BFCL_PROJECT_ROOT=str(root), OPENAI_API_KEY="sk-unused")
-    bfcl = str(Path(sys.executable).parent / "bfcl")
-    official = subprocess.run([bfcl, "evaluate", "--model", model, "--test-category", category, "--partial-eval"],
-                              capture_output=True, text=True, timeout=600, env=env, cwd=root)
+    official = run_bfcl(["evaluate", "--model", model, "--test-category", category, "--partial-eval"], env=env, cwd=root)
     assert official.returncode == 0, official.stdout[-2000:] + official.stderr[-2000:]
     score_file = next((root / "score").rglob(f"BFCL_v4_{category}_score.json"))
     header = json.loads(score_file.read_text().splitlines()[0])

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from bfcl_official_cli import run_bfcl
 from peers import SENTINEL_KEY, settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
@@ -156,9 +157,7 @@ def test_exports_are_accepted_by_evalui_and_official_bfcl(store, oracle, tmp_pat
     target.mkdir(parents=True)
     (target / result_file.name).write_text(result_file.read_text())
     env = dict(os.environ, BFCL_PROJECT_ROOT=str(root), OPENAI_API_KEY="sk-unused")
-    bfcl = str(Path(sys.executable).parent / "bfcl")
-    official = subprocess.run([bfcl, "evaluate", "--model", model, "--test-category", "simple_python", "--partial-eval"],
-                              capture_output=True, text=True, timeout=600, env=env, cwd=root)
+    official = run_bfcl(["evaluate", "--model", model, "--test-category", "simple_python", "--partial-eval"], env=env, cwd=root)
     assert official.returncode == 0, official.stdout[-2000:] + official.stderr[-2000:]
     score_file = next((root / "score").rglob("BFCL_v4_simple_python_score.json"))
     header = json.loads(score_file.read_text().splitlines()[0])
