@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import functools
 import os
 import random
-import ssl
 import threading
 import time
 import weakref
@@ -44,6 +42,7 @@ from evalui.engine.completion import (  # noqa: F401  (re-exported: callers impo
 )
 from evalui.engine import in_flight
 from evalui.engine.circuit import Breaker, EndpointCircuit
+from evalui.engine.tls import shared_tls_context
 from evalui.engine.failures import connection_failure, is_unreachable, plain_words
 from evalui.engine.loop_thread import LoopThread
 from evalui.engine.settings import EndpointSettings
@@ -106,7 +105,7 @@ class ModelClient:
 
     @staticmethod
     async def _make_http(max_connections: int) -> aiohttp.ClientSession:
-        connector = aiohttp.TCPConnector(limit=max_connections, ssl=_tls_context())
+        connector = aiohttp.TCPConnector(limit=max_connections, ssl=shared_tls_context())
         # The deadline is ours (asyncio.timeout over the whole request). Cookies are not kept: a
         # reply must not change what later requests carry. trust_env=False: no proxy from the
         # environment sees the key.
@@ -274,21 +273,6 @@ class ModelClient:
         for secret in self._secrets:
             text = text.replace(secret, "[redacted]")
         return text
-
-
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    """The same trust store httpx used (certifi's), so endpoints that worked before still verify.
-
-    One per process, shared by every client (as aiohttp shares its own default): loading the CA
-    bundle costs tens of milliseconds of CPU, and a run, a preflight check and a judge each make a
-    client. Nothing changes the context after it is made."""
-    try:
-        import certifi
-
-        return ssl.create_default_context(cafile=certifi.where())
-    except ImportError:
-        return ssl.create_default_context()
 
 
 def _shutdown(runner: LoopThread, http: aiohttp.ClientSession) -> None:

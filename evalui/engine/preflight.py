@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import httpx
 
 from evalui.engine.settings import EndpointSettings
+from evalui.engine.tls import shared_tls_context
 from evalui.engine.url_policy import check_base_url, redact_url
 
 MAX_BODY = 1_000_000  # a chat completion for one token is tiny; more means this is not one
@@ -105,7 +106,7 @@ async def _post(settings: EndpointSettings, url: str, timeout_s: float) -> tuple
     headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
     payload = {"model": settings.model, "messages": [{"role": "user", "content": "Say OK."}], "max_tokens": 1,
                "temperature": 0}
-    async with httpx.AsyncClient(follow_redirects=False, timeout=timeout_s) as client:
+    async with httpx.AsyncClient(follow_redirects=False, timeout=timeout_s, verify=shared_tls_context()) as client:
         async with client.stream("POST", url, json=payload, headers=headers) as response:
             body = bytearray()
             async for chunk in response.aiter_bytes():

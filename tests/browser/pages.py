@@ -11,3 +11,15 @@ def open_tab(browser, url: str, tab: str, model: str = "scripted-model"):
     page.locator("#endpoint-model").get_by_role("textbox").fill(model)
     page.get_by_role("tab", name=tab).click()
     return page
+
+
+def choose(page, dropdown: str, option) -> None:
+    """Pick ``option`` (a name or a pattern) in the dropdown whose elem_id is ``dropdown``.
+
+    The dropdown is first scrolled to the middle of the page: a list that opens below the fold is
+    placed again by Gradio on every scroll, so Playwright's own scrolling to an option kept it
+    moving ("element is not stable") until the click timed out on a loaded machine."""
+    box = page.locator(f"#{dropdown}")
+    box.evaluate("element => element.scrollIntoView({block: 'center'})")
+    box.locator("input").click()
+    box.get_by_role("option", name=option).click()

@@ -15,6 +15,7 @@ import pytest
 from aime_script import SCENARIOS
 from peers import settings_for
 
+from browser.pages import choose
 from browser.verify_steps import DIMENSIONS, score
 
 from evalui.benchmarks.aime.options import GenerateOptions
@@ -81,11 +82,6 @@ def hostile_runs(tmp_path, monkeypatch, beacon):
         ):
             lifecycle.execute(store, lifecycle.prepare(store, benchmark, options, settings, exp_id=exp_id), settings)
     store.close()
-
-
-def choose(page, dropdown: str, option) -> None:
-    page.locator(f"#{dropdown} input").click()
-    page.locator(f"#{dropdown}").get_by_role("option", name=option).click()
 
 
 def assert_nothing_fetched(page, beacon) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from peers import settings_for
 
+from browser.pages import choose
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
 from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
@@ -39,11 +40,6 @@ def planted_run(tmp_path, monkeypatch):
         summary = lifecycle.execute(store, prepared, settings)
     store.close()
     return summary, {c.kind: c.task_id for c in cases}
-
-
-def choose(page, dropdown: str, option) -> None:
-    page.locator(f"#{dropdown} input").click()
-    page.locator(f"#{dropdown}").get_by_role("option", name=option).click()
 
 
 def percent(value: float) -> str:

@@ -9,6 +9,7 @@ import re
 import pytest
 from peers import settings_for
 
+from browser.pages import choose
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
@@ -38,11 +39,6 @@ def two_runs(tmp_path, monkeypatch):
             options = BfclOptions(categories=["simple_python"], limit=6, mode="fc")
             lifecycle.execute(store, lifecycle.prepare(store, BFCL, options, settings, exp_id=name), settings)
     store.close()
-
-
-def choose(page, dropdown: str, option) -> None:
-    page.locator(f"#{dropdown} input").click()
-    page.locator(f"#{dropdown}").get_by_role("option", name=option).click()
 
 
 def detail(page):

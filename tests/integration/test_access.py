@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from app_client import app_client
 from gradio_client import Client, handle_file
 
 from evalui.benchmarks.gaia.data import BUNDLED_SAMPLE
@@ -118,7 +119,7 @@ def refusal_of(client: Client, name: str, args: list) -> str:
 def test_every_endpoint_that_does_work_refuses_an_anonymous_caller(locked_app):
     from evalui.engine import local_model
 
-    client = Client(locked_app["url"], verbose=False)
+    client = app_client(locked_app["url"], verbose=False)
     endpoints = client.view_api(return_format="dict", print_info=False)["named_endpoints"]
     names = {name.lstrip("/") for name in endpoints}
     assert READ_ONLY <= names, f"read-only endpoints renamed or gone: {READ_ONLY - names}"
@@ -160,7 +161,7 @@ def test_the_allowed_user_is_not_refused(locked_app, monkeypatch):
     demo.queue()
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, auth=("alice", "pw"), **app.launch_options())
     try:
-        client = Client(url, auth=("alice", "pw"), verbose=False)
+        client = app_client(url, auth=("alice", "pw"), verbose=False)
         client.predict(api_name="/verify_files")
         client.predict(str(locked_app["generated"]), api_name="/verify_open")
         outputs = client.predict("alice", 5, 4, 3, 4, "approved", "", api_name="/verify_save")

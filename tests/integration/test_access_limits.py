@@ -7,7 +7,7 @@ import json
 
 import httpx
 import pytest
-from gradio_client import Client
+from app_client import app_client
 from peers import Held
 from waiting import wait_for
 
@@ -50,7 +50,7 @@ def test_a_60_mb_body_to_the_queue_gets_413_and_the_server_keeps_serving(app_url
     assert sent < BIG  # refused long before the whole body was read
     # The server goes on: a small body reaches the route (and is judged there), the API answers.
     assert post(app_url, "/gradio_api/queue/join", 10)[0] == 422
-    assert json.dumps(Client(app_url, verbose=False).predict(api_name="/runs_list"), default=str)
+    assert json.dumps(app_client(app_url, verbose=False).predict(api_name="/runs_list"), default=str)
 
 
 def test_an_upload_has_its_own_larger_cap(app_url):
@@ -81,13 +81,13 @@ def test_a_visitor_may_have_two_runs_going_and_is_told_at_the_third(app_url, mon
 
     with held, ScriptedPeer(script) as peer:
         try:
-            one = Client(app_url, verbose=False)
+            one = app_client(app_url, verbose=False)
             first, second = (one.predict(*bfcl_start(peer, f"cap-{i}"), api_name="/bfcl_start") for i in (1, 2))
             assert "cap-1" in status_of(first) and "cap-2" in status_of(second)
             third = one.predict(*bfcl_start(peer, "cap-3"), api_name="/bfcl_start")
             assert "You already have 2 runs going" in status_of(third)
             # Another visitor is not held by the first one's runs.
-            other = Client(app_url, verbose=False).predict(*bfcl_start(peer, "cap-4"), api_name="/bfcl_start")
+            other = app_client(app_url, verbose=False).predict(*bfcl_start(peer, "cap-4"), api_name="/bfcl_start")
             assert "cap-4" in status_of(other) and "already have" not in status_of(other)
         finally:
             held.release()

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from gradio_client import Client
+from app_client import app_client
 from peers import SENTINEL_KEY
 
 from evalui.testing.openai_peer import ScriptedPeer, completion
@@ -82,7 +82,7 @@ def stored_traces(stored) -> list[str]:
 
 def test_anonymous_visitors_get_nothing_stored_under_an_allow_list(stored, launch):
     url = launch()
-    client = Client(url, verbose=False)
+    client = app_client(url, verbose=False)
     endpoints = client.view_api(return_format="dict", print_info=False)["named_endpoints"]
     before = data_snapshot(stored["data"])
     leaked, not_refused = {}, {}
@@ -126,7 +126,7 @@ def test_the_page_and_api_info_name_no_server_path_or_base_url(stored, launch):
 def test_public_read_lets_anonymous_visitors_read_but_not_act(stored, launch, monkeypatch):
     monkeypatch.setenv("EVALUI_PUBLIC_READ", "1")
     url = launch()
-    client = Client(url, verbose=False)
+    client = app_client(url, verbose=False)
     assert "stored-run" in json.dumps(client.predict(api_name="/runs_list"), default=str)
     assert httpx.get(file_url(url, stored["report"])).status_code == 200
     assert REFUSAL in refusal_of(client, "runs_delete", [])
@@ -135,7 +135,7 @@ def test_public_read_lets_anonymous_visitors_read_but_not_act(stored, launch, mo
 
 def test_an_allowed_user_reads_under_the_closed_policy(stored, launch):
     url = launch(auth=("alice", "pw"))
-    client = Client(url, auth=("alice", "pw"), verbose=False)
+    client = app_client(url, auth=("alice", "pw"), verbose=False)
     assert "stored-run" in json.dumps(client.predict(api_name="/runs_list"), default=str)
     with httpx.Client() as session:
         assert session.post(url + "login", data={"username": "alice", "password": "pw"}).status_code in (200, 302, 303)

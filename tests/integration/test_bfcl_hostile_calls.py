@@ -93,7 +93,8 @@ def test_the_score_api_answers_other_requests_while_a_hostile_upload_is_scored(t
     meanwhile /config and the Runs listing are answered, long before the scoring ends."""
     from urllib.request import urlopen
 
-    from gradio_client import Client, handle_file
+    from app_client import app_client
+    from gradio_client import handle_file
 
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("EVALUI_SIZE_ARGUMENT_LIMIT", str(10**9))
@@ -112,7 +113,7 @@ def test_the_score_api_answers_other_requests_while_a_hostile_upload_is_scored(t
     demo.queue()
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
     try:
-        client = Client(url, verbose=False)
+        client = app_client(url, verbose=False)
         job = client.submit("multi_turn_base", handle_file(str(upload)), api_name="/score_bfcl_file")
         while not job.status().code.name == "PROCESSING":
             time.sleep(0.05)
@@ -120,7 +121,7 @@ def test_the_score_api_answers_other_requests_while_a_hostile_upload_is_scored(t
         for _ in range(3):
             with urlopen(f"{url}config", timeout=60) as response:
                 answered.append((response.status, job.done()))
-        runs = Client(url, verbose=False).predict(api_name="/runs_list")
+        runs = app_client(url, verbose=False).predict(api_name="/runs_list")
         answered.append(("runs", job.done()))
         outputs = job.result(timeout=600)
     finally:

@@ -9,14 +9,15 @@ from integration.test_bfcl_safety import hostile_lines
 
 
 def test_score_tab_api_runs_no_hostile_line(app_url, tmp_path):
-    from gradio_client import Client, handle_file
+    from app_client import app_client
+    from gradio_client import handle_file
 
     marker = tmp_path / "ran"
     ids = [e.id for e in load_category("simple_python")]
     lines = hostile_lines(marker)
     upload = tmp_path / "BFCL_v4_simple_python_result.json"
     upload.write_text("".join(json.dumps({"id": ids[i], "result": text}) + "\n" for i, text in enumerate(lines)))
-    client = Client(app_url, verbose=False)
+    client = app_client(app_url, verbose=False)
     outputs = client.predict("simple_python", handle_file(str(upload)), api_name="/score_bfcl_file")
     verdict_file = next(o for o in outputs if isinstance(o, str) and o.endswith(".jsonl"))
     verdicts = [json.loads(line) for line in open(verdict_file, encoding="utf-8")]
@@ -26,7 +27,8 @@ def test_score_tab_api_runs_no_hostile_line(app_url, tmp_path):
 
 
 def test_score_tab_scores_multi_turn_files_as_the_cli_does_and_runs_no_hostile_call(app_url, tmp_path):
-    from gradio_client import Client, handle_file
+    from app_client import app_client
+    from gradio_client import handle_file
 
     from evalui.benchmarks.bfcl.score_file import score_result_file
 
@@ -39,7 +41,7 @@ def test_score_tab_scores_multi_turn_files_as_the_cli_does_and_runs_no_hostile_c
                for e, text in zip(entries[4:], hostile_lines(marker))]
     upload = tmp_path / "BFCL_v4_multi_turn_base_result.json"
     upload.write_text("".join(json.dumps(line) + "\n" for line in gold + hostile))
-    client = Client(app_url, verbose=False)
+    client = app_client(app_url, verbose=False)
     outputs = client.predict("multi_turn_base", handle_file(str(upload)), api_name="/score_bfcl_file")
     verdict_file = next(o for o in outputs if isinstance(o, str) and o.endswith(".jsonl"))
     shown = {v["id"]: v for v in map(json.loads, open(verdict_file, encoding="utf-8"))}

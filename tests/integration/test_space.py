@@ -71,7 +71,7 @@ def outcome(job) -> str:
 
 @pytest.mark.parametrize("allowed, expect_ok", [("", True), ("ana,cy", True), ("bob", False)])
 def test_allow_list_with_password_auth(monkeypatch, tmp_path, allowed, expect_ok):
-    from gradio_client import Client
+    from app_client import app_client
 
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("EVALUI_ALLOWED_USERS", allowed)
@@ -84,7 +84,7 @@ def test_allow_list_with_password_auth(monkeypatch, tmp_path, allowed, expect_ok
     # An allow-list makes the deployment shared, where loopback endpoints are refused unless named.
     monkeypatch.setenv("EVALUI_ALLOWED_HOSTS", peer.base_url.split("/")[2])
     try:
-        client = Client(url, auth=("ana", "pw"), verbose=False)
+        client = app_client(url, auth=("ana", "pw"), verbose=False)
         job = client.submit(*gaia_start_inputs(peer.base_url), api_name="/gaia_start")
         answer = outcome(job)
         assert ("gaia-m-" in answer) == expect_ok and ("Only allowed users" in answer) == (not expect_ok)
@@ -107,7 +107,7 @@ def test_password_auth_marks_the_deployment_shared(tmp_path):
     import socket
     from urllib.request import urlopen
 
-    from gradio_client import Client
+    from app_client import app_client
     from waiting import wait_for
 
     with socket.socket() as probe:
@@ -129,7 +129,7 @@ def test_password_auth_marks_the_deployment_shared(tmp_path):
 
         wait_for(up, "app.py --auth never answered")
         assert server.poll() is None, f"app.py --auth exited with {server.returncode}"
-        client = Client(f"http://127.0.0.1:{port}/", auth=("ana", "pw"), verbose=False)
+        client = app_client(f"http://127.0.0.1:{port}/", auth=("ana", "pw"), verbose=False)
         job = client.submit(*gaia_start_inputs(peer.base_url), api_name="/gaia_start")
         assert "refused" in outcome(job)
         assert peer.chat_requests() == []

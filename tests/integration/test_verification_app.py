@@ -8,6 +8,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from app_client import app_client
 from gradio_client import Client
 
 from evalui.review import queue as queue
@@ -37,7 +38,7 @@ def app_url(tmp_path, monkeypatch):
 
 
 def session(url: str, data, reviewer: str, problem_id: str | None = None) -> Client:
-    client = Client(url, verbose=False)
+    client = app_client(url, verbose=False)
     client.predict(api_name="/verify_files")  # the session's file list, which the file choice must be in
     client.predict(str(data), reviewer, api_name="/verify_open")
     if problem_id:

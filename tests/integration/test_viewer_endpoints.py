@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from gradio_client import Client
+from app_client import app_client
 from viewer_runs import HOSTILE, store_two_runs
 
 from evalui.engine.store import RunStore
@@ -29,7 +29,7 @@ def client(tmp_path, monkeypatch):
     # The app's own launch options: its result files are served from the runs folder it allows,
     # wherever the data folder is (not because a test's folder lies in the system's temp folder).
     _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
-    yield Client(url, verbose=False)
+    yield app_client(url, verbose=False)
     demo.close()
     store.close()
 
