@@ -11,7 +11,6 @@ by that loader once per installation and kept (evalui.benchmarks.bfcl.install_ca
 from __future__ import annotations
 
 import functools
-import importlib.util
 import threading
 from pathlib import Path
 
@@ -21,10 +20,7 @@ _lock = threading.Lock()
 
 
 def _fingerprint() -> bytes:
-    spec = importlib.util.find_spec("bfcl_eval.utils")
-    if spec is None or not spec.origin:
-        raise ImportError("No module named 'bfcl_eval.utils'")
-    loader = Path(spec.origin)
+    loader = install_cache.installed_module_file("bfcl_eval.utils")
     data = loader.parent / "data"
     stats = sorted(f"{p.relative_to(data)}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
                    for p in data.rglob("*") if p.is_file())

@@ -11,10 +11,19 @@ a home folder that cannot be written only costs the next process the slow way ag
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import tempfile
 from pathlib import Path
+
+
+def installed_module_file(module_name: str) -> Path:
+    """The source file of an installed module, found without importing it."""
+    spec = importlib.util.find_spec(module_name)
+    if spec is None or not spec.origin:
+        raise ImportError(f"No module named {module_name!r}")
+    return Path(spec.origin)
 
 
 def cache_file(kind: str, fingerprint: bytes) -> Path | None:

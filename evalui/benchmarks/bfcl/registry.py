@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
-import importlib.util
 import sys
 import threading
 import types
@@ -47,10 +46,7 @@ class RegistryEntry:
 
 
 def _registry_source() -> Path:
-    spec = importlib.util.find_spec(REGISTRY_MODULE)
-    if spec is None or not spec.origin:
-        raise ImportError(f"No module named {REGISTRY_MODULE!r}")
-    return Path(spec.origin)
+    return install_cache.installed_module_file(REGISTRY_MODULE)
 
 
 def _cache_file(source: Path) -> Path | None:

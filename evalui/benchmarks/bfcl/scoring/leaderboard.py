@@ -72,10 +72,10 @@ def official_table(by_category: dict[str, dict]) -> dict[str, dict]:
 
 
 def category_scores(table: dict[str, dict]) -> dict[str, dict]:
-    """``get_category_score`` for every leaderboard category: the score, or 0 shown as "N/A"."""
+    """``get_category_score`` for every leaderboard category: the score, or 0 shown as "N/A" (bfcl's
+    function tells the two apart by whether the table has the category)."""
     helper = official_helper()
-    return {c: helper.get_category_score(copy.deepcopy(table), c) if c in table else helper.get_category_score({}, c)
-            for c in LEADERBOARD_CATEGORIES}
+    return {c: helper.get_category_score(copy.deepcopy(table), c) for c in LEADERBOARD_CATEGORIES}
 
 
 def official_subtotals(scores: dict[str, dict]) -> dict[str, dict]:
