@@ -21,11 +21,11 @@ from evalui.ui.access import say
 from evalui.ui.option_inputs import option_input
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.latex import LATEX_DELIMITERS, problem_markdown
+from evalui.ui.refresh import files_refresh_s
 from evalui.ui.strings import t
 
 REFERENCE_SOURCES = {"Hub, else bundled": "auto", "Hugging Face Hub": "hub", "Bundled sample": "bundled"}
 SHOWN_PROBLEMS = 20
-FILES_REFRESH_S = 15.0  # how soon a newly generated file shows up in the results tab's list
 
 
 def generation_view(store: RunStore, exp_id: str | None):
@@ -200,6 +200,6 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
         found = file_choices()
         return (gr.skip(), listed) if found == listed else (gr.update(choices=found), found)
 
-    gr.Timer(FILES_REFRESH_S).tick(files_now, [known], [generated, known], api_visibility="private",
+    gr.Timer(files_refresh_s()).tick(files_now, [known], [generated, known], api_visibility="private",
                                    show_progress="hidden")
     return review, generated

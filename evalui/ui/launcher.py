@@ -21,12 +21,12 @@ from evalui.reports.markdown import defuse_links, inert
 from evalui.ui.access import bare_names, require_access, say
 from evalui.ui.live_status import accuracy_so_far, live_status  # noqa: F401  (accuracy_so_far: for the tabs)
 from evalui.ui.run_view import is_running, latest_running, log_text, run_choices
+from evalui.ui.refresh import runs_refresh_s
 from evalui.ui.strings import t
 from evalui.ui.visitor_runs import RUNS_IN_FLIGHT
 
 POLL_S = 0.5  # how often the page re-reads a running run's progress
 LIVE_RESULTS_S = 3.0  # how often a running run's charts and tables are rebuilt, when it has new verdicts
-RUNS_REFRESH_S = 10.0  # how soon a run stored by another process shows in the stored-runs list
 MAX_EPOCHS = 100  # a visitor's typo must not ask every sample thousands of times
 
 # prepare(*inputs) -> (exp_id, work); work(run) runs in the background and returns a summary.
@@ -272,7 +272,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
             return gr.skip(), listed
         return gr.update(choices=choices, value=selected), choices
 
-    gr.Timer(RUNS_REFRESH_S).tick(runs_now, [current, known], [parts.runs, known], api_visibility="private",
+    gr.Timer(runs_refresh_s()).tick(runs_now, [current, known], [parts.runs, known], api_visibility="private",
                                   show_progress="hidden")
     demo.load(reopen, [saved], [current, parts.status, parts.log, *results, timer, parts.start, parts.progress, *kept,
                                 *([] if parts.runs in kept else [parts.runs])], api_visibility="private")

@@ -26,6 +26,7 @@ from evalui.stats.metrics import JUDGE_DIMENSIONS
 from evalui.ui import verify_adjudicate
 from evalui.ui.access import guarded, require_access, say
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown
+from evalui.ui.refresh import files_refresh_s, reviews_refresh_s
 from evalui.ui.strings import t
 from evalui.ui.verify_view import (SCORE_CHOICES, choice_value, chosen_path, explain, file_choices, incomplete,
                                      problems_of, progress_view, render, uploads_dir, viewer_name)
@@ -45,8 +46,6 @@ document.addEventListener("keydown", (event) => {
 """
 
 
-LIVE_REFRESH_S = 4.0  # how soon another reviewer's save shows up on the problem one has open
-FILES_REFRESH_S = 15.0  # how soon a newly generated file shows up in the list
 
 
 def listen(trigger, handler, inputs, outputs, message=None, **options):
@@ -243,11 +242,11 @@ def build(demo) -> gr.Dropdown:
     listen(demo.load, list_files, None, [data_file], api_visibility="private")
     # Nobody has to navigate to see another reviewer's save, or press Refresh for a new file.
     known_files = gr.State([])
-    ticker = gr.Timer(LIVE_REFRESH_S)
+    ticker = gr.Timer(reviews_refresh_s())
     listen(ticker.tick, others_now, [position, reviewer], [where, others, judged, *summary], api_visibility="private",
            show_progress="hidden")
     # Slower: listing files walks the runs folder.
-    gr.Timer(FILES_REFRESH_S).tick(files_now, [known_files], [data_file, known_files], api_visibility="private",
+    gr.Timer(files_refresh_s()).tick(files_now, [known_files], [data_file, known_files], api_visibility="private",
                                    show_progress="hidden")
     verify_adjudicate.build(position, reviewer, message, listen)
     return data_file

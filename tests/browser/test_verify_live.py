@@ -10,16 +10,19 @@ from unit.test_verification import SCORES, write_problems
 
 from browser.test_verify_tab import open_panel
 from evalui.review import queue as assignment
+from evalui.ui.refresh import FILES_REFRESH_ENV, REVIEWS_REFRESH_ENV
 
 pytestmark = pytest.mark.browser
-WAIT = 60_000  # generous: only a hang fails; the panel refreshes every few seconds
+WAIT = 60_000  # generous: only a hang fails
+# The lists and the open problem re-read every second instead of every 15 and 4.
+QUICK = {FILES_REFRESH_ENV: "1", REVIEWS_REFRESH_ENV: "1"}
 
 
 def test_another_reviewers_save_and_a_new_file_appear_by_themselves(browser, launch_app, tmp_path):
     folder = tmp_path / "data" / "runs" / "gen"
     folder.mkdir(parents=True)
     data_file = write_problems(folder, 4)  # open_panel expects four
-    url = launch_app({})
+    url = launch_app(QUICK)
     context, ana = open_panel(browser, url, "ana")
     assert "not reviewed yet" in ana.locator("#verify-where").inner_text()
 
@@ -45,7 +48,7 @@ def test_a_new_generated_file_joins_the_aime_results_list_by_itself(browser, lau
     folder = tmp_path / "data" / "runs" / "gen"
     folder.mkdir(parents=True)
     write_problems(folder, 2)
-    url = launch_app({})
+    url = launch_app(QUICK)
     page = browser.new_page()
     page.goto(url)
     page.get_by_role("tab", name="AIME results").click()

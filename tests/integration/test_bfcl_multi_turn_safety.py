@@ -7,6 +7,7 @@ import gc
 import json
 import threading
 import uuid
+import weakref
 from collections import Counter
 
 import pytest
@@ -74,12 +75,26 @@ def test_injected_names_and_arguments_create_nothing_and_the_run_goes_on(store, 
                for step in s.trajectory[2:])
 
 
-def backends_here() -> int:
-    """Backend instances alive in this process: none should ever be, the calls run in workers.
-    A walk of this process's whole heap, so it is taken only before and after the runs."""
+@pytest.fixture()
+def backends_made_here(monkeypatch):
+    """Backend instances made in this process from now on, held weakly: none should outlive the
+    runs (the calls run in workers). Recording them as they are made spares two walks of the
+    whole heap, which took seconds late in a test worker."""
+    made: list[weakref.ref] = []  # not a WeakSet: some backend classes are unhashable
+    for name in BACKEND_CLASSES:
+        cls = backend_class(name)
+
+        def recording_init(self, *args, _original=cls.__init__, **kwargs):
+            made.append(weakref.ref(self))
+            _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "__init__", recording_init)
+    return made
+
+
+def alive(made: list[weakref.ref]) -> int:
     gc.collect()
-    classes = tuple(backend_class(c) for c in BACKEND_CLASSES)
-    return sum(1 for o in gc.get_objects() if isinstance(o, classes))
+    return sum(1 for instance in made if instance() is not None)
 
 
 def backends_in_workers() -> int:
@@ -89,12 +104,12 @@ def backends_in_workers() -> int:
     return sum(worker["instances"] + worker["checker_instances"] for worker in census())
 
 
-def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store):
+def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store, backends_made_here):
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
 
     from evalui.benchmarks.bfcl.isolated import census
 
-    before_here, before_in_workers = backends_here(), backends_in_workers()
+    before_in_workers = backends_in_workers()
     oracle = MultiTurnOracle([CATEGORY], limit=6)
     seen_during = []
     held = threading.Event()
@@ -120,7 +135,7 @@ def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store):
     assert held.is_set()
     assert summary["correct"] == 6, (summary["errors"], summary["error_types"])
     assert max(seen_during) > before_in_workers  # the instances existed while conversations ran ...
-    assert backends_in_workers() == before_in_workers and backends_here() == before_here  # ... and none outlived its sample
+    assert backends_in_workers() == before_in_workers and alive(backends_made_here) == 0  # ... and none outlived its sample
     assert all(worker["sessions"] == 0 for worker in census())
     assert not [n for n in vars(multi_turn_utils) if n.endswith("_instance")]
 
