@@ -16,6 +16,9 @@ def official_runner():
     from evalui.benchmarks.bfcl.scoring.official import load_official
 
     load_official()  # sets BFCL_PROJECT_ROOT before bfcl-eval is first imported
+    # The real registry first: evalui's agentic scoring may have imported the eval runner with the
+    # stand-in, which answers from the real registry once it is loaded (get_handler needs its classes).
+    import bfcl_eval.constants.model_config  # noqa: F401
     from bfcl_eval.eval_checker import eval_runner
 
     return eval_runner

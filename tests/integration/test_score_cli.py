@@ -114,6 +114,26 @@ def test_the_checking_workers_load_no_provider_sdk():
     assert workers and all(worker["provider_sdks"] == [] for worker in workers), workers
 
 
+AGENTIC_CHECK = """
+import json, sys
+from evalui.benchmarks.bfcl.scoring.agentic import score_agentic
+verdicts = [score_agentic("web_search_base_0", "web_search_base", [[text]], ["Paris"], "prompt").correct
+            for text in ("The capital is Paris.", "The capital is Lyon.")]
+print(json.dumps({"verdicts": verdicts, "real_registry": "bfcl_eval.constants.model_config" in sys.modules,
+                  "sdks": sorted({n.split(".")[0] for n in sys.modules} & {"anthropic", "google", "qwen_agent",
+                                                                          "cohere", "mistralai"})}))
+"""
+
+
+def test_agentic_scoring_loads_neither_the_real_registry_nor_other_provider_sdks():
+    """Memory and web-search verdicts come from bfcl-eval's eval runner, imported with the registry's
+    stand-in: the real registry imports every provider SDK (about 7 s of CPU per process)."""
+    done = subprocess.run([sys.executable, "-c", AGENTIC_CHECK], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report == {"verdicts": [True, False], "real_registry": False, "sdks": []}
+
+
 @pytest.mark.parametrize(
     "lines, category, message",
     [

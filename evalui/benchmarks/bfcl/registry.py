@@ -4,7 +4,8 @@
 the handlers import anthropic, openai, google-genai, qwen-agent, cohere, mistralai and more: about
 8 s of CPU in every process that loads the AST checker or the leaderboard helper, though both only
 read plain fields of an entry (``underscore_to_dot``; display name, link, organisation, licence
-and prices). So the registry's plain fields are read once per installed registry, kept as JSON
+and prices). The agentic check imports the eval runner this way too, for a function that looks no
+model up. So the registry's plain fields are read once per installed registry, kept as JSON
 in the user's cache folder, and a stand-in built from them is what those two bfcl-eval modules
 see while they are imported. Their functions are bfcl-eval's own, unchanged.
 

@@ -17,6 +17,7 @@ import copy
 import functools
 from typing import Any
 
+from evalui.benchmarks.bfcl.registry import import_without_provider_sdks
 from evalui.benchmarks.bfcl.scoring.official import load_official
 from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
 
@@ -29,7 +30,9 @@ _OFFICIAL_TO_EVALUI = {"agentic:answer_not_found": "answer_not_found", "agentic:
 @functools.cache
 def _official():
     load_official()
-    from bfcl_eval.eval_checker import eval_runner
+    # bfcl-eval's eval runner, imported with the registry's stand-in: the agentic check never looks
+    # a model up, and the real registry imports every provider SDK (about 7 s of CPU per process).
+    eval_runner = import_without_provider_sdks("bfcl_eval.eval_checker.eval_runner")
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
 
     return eval_runner._evaluate_single_agentic_entry, OpenAICompletionsHandler
