@@ -201,5 +201,5 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
         return (gr.skip(), listed) if found == listed else (gr.update(choices=found), found)
 
     gr.Timer(files_refresh_s()).tick(files_now, [known], [generated, known], api_visibility="private",
-                                   show_progress="hidden")
+                                     show_progress="hidden")
     return review, generated

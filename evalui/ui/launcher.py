@@ -273,7 +273,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         return gr.update(choices=choices, value=selected), choices
 
     gr.Timer(runs_refresh_s()).tick(runs_now, [current, known], [parts.runs, known], api_visibility="private",
-                                  show_progress="hidden")
+                                    show_progress="hidden")
     demo.load(reopen, [saved], [current, parts.status, parts.log, *results, timer, parts.start, parts.progress, *kept,
                                 *([] if parts.runs in kept else [parts.runs])], api_visibility="private")
     return current

@@ -46,8 +46,6 @@ document.addEventListener("keydown", (event) => {
 """
 
 
-
-
 def listen(trigger, handler, inputs, outputs, message=None, **options):
     """Wire ``handler`` so that refusals and bad files become a message, never red Error badges."""
     note = outputs.index(message) if message is not None else None
@@ -247,6 +245,6 @@ def build(demo) -> gr.Dropdown:
            show_progress="hidden")
     # Slower: listing files walks the runs folder.
     gr.Timer(files_refresh_s()).tick(files_now, [known_files], [data_file, known_files], api_visibility="private",
-                                   show_progress="hidden")
+                                     show_progress="hidden")
     verify_adjudicate.build(position, reviewer, message, listen)
     return data_file

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from bfcl_official_cli import run_bfcl
 from peers import settings_for
+from unit.test_bfcl_agreement import official_handler
 
 from evalui.benchmarks.bfcl.data import entries_by_id
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
@@ -29,18 +30,12 @@ ENTRIES_PER_CATEGORY = 12  # of 200: the whole 800 run in bench/bfcl_multi_turn.
 MODELS = {"fc": "gpt-4o-2024-11-20-FC", "prompt": "gpt-4o-2024-11-20"}  # registered handlers, OpenAI-style
 
 
-_HANDLERS = {}
-
-
 def official_verdict(runner, entry, result, mode: str) -> dict:
     """bfcl-eval's own per-entry multi-turn evaluation. Its instances are cached in module globals
-    under the model name and entry id, so each call gets a model name of its own, removed after.
-    One handler per model, as `bfcl evaluate` keeps: each new one builds an OpenAI client."""
+    under the model name and entry id, so each call gets a model name of its own, removed after."""
     from bfcl_eval.eval_checker.multi_turn_eval import multi_turn_utils
 
-    if mode not in _HANDLERS:
-        _HANDLERS[mode] = runner.get_handler(MODELS[mode])
-    handler = _HANDLERS[mode]
+    handler = official_handler(runner, MODELS[mode])
     owner = f"official_{uuid.uuid4().hex}"
     prompt_entry = {"id": entry.id, "function": copy.deepcopy(entry.functions),
                     "initial_config": copy.deepcopy(entry.initial_config),

@@ -32,12 +32,18 @@ PERTURBED_ENTRIES_PER_CATEGORY = 60
 _HANDLERS = {}
 
 
+def official_handler(runner, model_name: str):
+    """bfcl-eval's handler for a registered model, one per model as `bfcl evaluate` keeps: each new
+    one builds an OpenAI client (and loads the CA bundle)."""
+    if model_name not in _HANDLERS:
+        _HANDLERS[model_name] = runner.get_handler(model_name)
+    return _HANDLERS[model_name]
+
+
 def official_verdict(runner, category, entry, result, model_name):
     from bfcl_eval.constants.enums import Language, ReturnFormat
 
-    if model_name not in _HANDLERS:
-        _HANDLERS[model_name] = runner.get_handler(model_name)
-    handler = _HANDLERS[model_name]
+    handler = official_handler(runner, model_name)
     prompt_entry = {"id": entry.id, "function": copy.deepcopy(entry.functions)}
     if category in RELEVANCE_CATEGORIES:
         return runner._evaluate_single_relevance_entry(

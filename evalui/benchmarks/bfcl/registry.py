@@ -6,8 +6,8 @@ the handlers import anthropic, openai, google-genai, qwen-agent, cohere, mistral
 read plain fields of an entry (``underscore_to_dot``; display name, link, organisation, licence
 and prices). The agentic check imports the eval runner this way too, for a function that looks no
 model up. So the registry's plain fields are read once per installed registry, kept as JSON
-in the user's cache folder, and a stand-in built from them is what those two bfcl-eval modules
-see while they are imported. Their functions are bfcl-eval's own, unchanged.
+in the user's cache folder, and a stand-in built from them is what those bfcl-eval modules see
+while they are imported. Their functions are bfcl-eval's own, unchanged.
 
 tests/unit/test_bfcl_checker_import.py holds the snapshot to the real registry, field by field.
 """
