@@ -23,3 +23,14 @@ def choose(page, dropdown: str, option) -> None:
     box.evaluate("element => element.scrollIntoView({block: 'center'})")
     box.locator("input").click()
     box.get_by_role("option", name=option).click()
+
+
+def attach(page, file_component: str, path) -> None:
+    """Give the gr.File whose elem_id is ``file_component`` the file at ``path``, and wait until the
+    upload has finished.
+
+    The only lasting sign of a finished upload is the preview row's label: the file's name shows as
+    text just while it uploads (afterwards stem and extension are two spans), so waiting for the
+    name as text raced the upload and failed whenever the upload ended first."""
+    page.locator(f"#{file_component} input[type=file]").set_input_files(str(path))
+    page.locator(f'#{file_component} td.filename[aria-label="{path.name}"]').wait_for(timeout=30_000)

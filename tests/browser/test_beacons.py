@@ -15,7 +15,7 @@ import pytest
 from aime_script import SCENARIOS
 from peers import settings_for
 
-from browser.pages import choose
+from browser.pages import attach, choose
 from browser.verify_steps import DIMENSIONS, score
 
 from evalui.benchmarks.aime.options import GenerateOptions
@@ -140,9 +140,8 @@ def test_uploaded_fields_and_reviewer_text_fetch_nothing(browser, launch_app, be
     page.goto(launch_app({}))
 
     page.get_by_role("tab", name="Score files").click()
-    page.locator("#score-gaia-submission input[type=file]").set_input_files(str(submission))
-    page.locator("#score-gaia-metadata input[type=file]").set_input_files(str(metadata))
-    page.locator("#score-gaia-metadata").filter(has_text="metadata.jsonl").wait_for(timeout=30_000)
+    attach(page, "score-gaia-submission", submission)
+    attach(page, "score-gaia-metadata", metadata)
     page.locator("#score-gaia-button").click()
     page.locator("#score-figures").filter(has_text=f"![m]({beacon['base']}/md-image)").wait_for(timeout=60_000)
     page.locator("#score-table").filter(has_text="md-image").wait_for(timeout=30_000)

@@ -9,7 +9,7 @@ import pytest
 from peers import SENTINEL_KEY
 from integration.test_gaia import answering_script
 
-from browser.pages import open_tab
+from browser.pages import attach, open_tab
 from evalui.testing.openai_peer import ScriptedPeer
 
 pytestmark = pytest.mark.browser
@@ -48,8 +48,7 @@ def test_hidden_answers_are_unscored_not_zero(browser, launch_app, tmp_path):
         url = launch_app({"OPENAI_BASE_URL": peer.base_url, "OPENAI_API_KEY": SENTINEL_KEY})
         page = open_tab(browser, url, "GAIA")
         page.locator("#gaia-source").get_by_text("Uploaded JSON file", exact=True).click()
-        page.locator("#gaia-upload input[type=file]").set_input_files(str(questions))
-        page.locator("#gaia-upload").filter(has_text="test_split.json").wait_for(timeout=30_000)
+        attach(page, "gaia-upload", questions)
         page.locator("#gaia-start").click()
         status = page.locator("#gaia-status")
         status.filter(has_text="finished · 2/2 done").wait_for(timeout=60_000)

@@ -9,6 +9,7 @@ import re
 import pytest
 from unit.test_verification import SCORES, write_problems
 
+from browser.pages import attach
 from browser.verify_steps import score
 from evalui.review import reviews as verification
 
@@ -145,7 +146,7 @@ def test_a_bad_upload_is_one_line_naming_the_file_without_a_server_path(browser,
     bad_lines = tmp_path / "results.jsonl"
     bad_lines.write_bytes(content)
     page.get_by_role("tab", name="Score files").click()
-    page.locator("#score-bfcl-file input[type=file]").set_input_files(str(bad_lines))
+    attach(page, "score-bfcl-file", bad_lines)
     page.locator("#score-bfcl-button").click()
     figures = page.locator("#score-figures")
     figures.filter(has_text=score_reason or reason).wait_for(timeout=30_000)
