@@ -10,16 +10,6 @@ def on_space() -> bool:
     return bool(os.environ.get("SPACE_ID")) and os.environ.get("SYSTEM") == "spaces"
 
 
-def quiet_gradio_queue_records() -> None:
-    """Gradio's queue summarises its event records with pandas after every event (for a monitoring
-    page evalui does not serve), over up to 10,000 records; the tabs' timers make an event a second
-    for each open page, so a long-lived dashboard spent most of its CPU there. The summary is kept
-    for every 1,000th event over the last 1,000. Set before ``demo.queue()``, which reads them;
-    a value the operator set is kept."""
-    os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "1000")
-    os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")
-
-
 def build_demo(store=None):
     import gradio as gr
 
@@ -27,12 +17,13 @@ def build_demo(store=None):
     from evalui.engine.store import RunStore
     from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, generic_tab, runs_tab, score_tab, verify_tab, verify_view
     from evalui.ui.endpoint_panel import build_endpoint_panel
+    from evalui.ui.gradio_queue import quiet_queue_records, relax_idle_polling
     from evalui.ui.progress_targets import limit_progress_targets
     from evalui.ui.read_gate import gate_reads
     from evalui.ui.strings import t
 
     store = store or RunStore()
-    quiet_gradio_queue_records()
+    quiet_queue_records()
     # No Gradio telemetry: usage data of an evaluation dashboard is not Gradio's, and its version
     # check (a thread per app) waits on PyPI, which a Space or a closed network may not reach.
     with gr.Blocks(title="evalui", analytics_enabled=False) as demo:
@@ -66,6 +57,7 @@ def build_demo(store=None):
                             [tabs, verify_file], api_visibility="private")
     gate_reads(demo)
     limit_progress_targets(demo)
+    relax_idle_polling(demo)
     return demo
 
 
