@@ -38,17 +38,26 @@ COUNT_LOGIN_BUTTONS = ("import app, gradio as gr; demo = app.build_demo(); "
                        "print(sum(isinstance(b, gr.LoginButton) for b in demo.blocks.values()))")
 
 
-@pytest.mark.parametrize("on_space", [False, True], ids=["off-space", "on-space"])
-def test_login_button_only_on_a_space(tmp_path, on_space):
-    # Gradio reads the OAuth variables when it is imported, so each case gets its own process.
+def test_no_login_button_off_a_space(monkeypatch, tmp_path):
+    # In this process: off a Space nothing of Gradio's OAuth is read, whenever Gradio was imported.
+    for name in SPACE_ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path))
+    import gradio as gr
+
+    import app
+
+    assert not any(isinstance(block, gr.LoginButton) for block in app.build_demo().blocks.values())
+
+
+def test_a_login_button_on_a_space(tmp_path):
+    # Gradio reads the OAuth variables when it is imported, so this case gets its own process.
     env = {k: v for k, v in os.environ.items() if k not in SPACE_ENV and k != "HF_TOKEN"}
-    env["EVALUI_DATA_DIR"] = str(tmp_path)
-    if on_space:
-        env.update(SPACE_ENV)
+    env.update(SPACE_ENV, EVALUI_DATA_DIR=str(tmp_path))
     done = subprocess.run([sys.executable, "-c", COUNT_LOGIN_BUTTONS], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip().splitlines()[-1] == ("1" if on_space else "0")
+    assert done.stdout.strip().splitlines()[-1] == "1"
 
 
 def test_launch_options_are_narrow(monkeypatch, tmp_path):
