@@ -9,6 +9,19 @@ import urllib.request
 
 HUB_UNREACHABLE = "The Hugging Face Hub cannot be reached"
 HUB_PROBE_TIMEOUT_S = 3.0
+HUB_PROBE_ENV = "EVALUI_HUB_PROBE_S"
+
+
+def hub_probe_timeout_s() -> float:
+    """How long the probe waits for the Hub: 3 s, or ``EVALUI_HUB_PROBE_S`` (longer for a slow link).
+
+    Read here rather than with ``evalui.config.positive_number``: hub and config are independent
+    layers (.importlinter)."""
+    try:
+        seconds = float(os.environ.get(HUB_PROBE_ENV, "").strip() or HUB_PROBE_TIMEOUT_S)
+    except ValueError:
+        return HUB_PROBE_TIMEOUT_S
+    return seconds if seconds > 0 else HUB_PROBE_TIMEOUT_S
 
 
 def hub_endpoint() -> str:
@@ -16,8 +29,9 @@ def hub_endpoint() -> str:
     return (os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
 
 
-def hub_unreachable(timeout: float = HUB_PROBE_TIMEOUT_S) -> str | None:
-    """None when the Hub answers within ``timeout`` seconds; otherwise a sentence saying it cannot be reached.
+def hub_unreachable(timeout: float | None = None) -> str | None:
+    """None when the Hub answers within ``timeout`` seconds (by default ``hub_probe_timeout_s()``);
+    otherwise a sentence saying it cannot be reached.
 
     huggingface_hub and datasets retry a silent Hub for minutes, so one quick request first lets a
     caller say so and fall back at once. Any HTTP answer, an error status included, means reachable.
@@ -25,6 +39,7 @@ def hub_unreachable(timeout: float = HUB_PROBE_TIMEOUT_S) -> str | None:
     """
     if os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}:
         return None
+    timeout = hub_probe_timeout_s() if timeout is None else timeout
     endpoint = hub_endpoint()
     outcome: list[str | None] = []
 

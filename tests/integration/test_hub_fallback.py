@@ -84,8 +84,12 @@ def unreachable_hub(request):
         yield server
 
 
+# The tests' silent Hub is given a 1 s probe; the 3 s default is checked once, below.
+SHORT_PROBE = {hub.HUB_PROBE_ENV: "1"}
+
+
 def asked_only_the_probe(hub) -> None:
-    """What "at once" means: after the 3 s probe, nothing asks the Hub again (huggingface_hub and
+    """What "at once" means: after the probe, nothing asks the Hub again (huggingface_hub and
     datasets would wait on a silent Hub for minutes). A closed port records nothing; it refuses at once."""
     if hub.request_lines is not None:
         assert hub.request_lines and set(hub.request_lines) == {PROBE}, hub.request_lines
@@ -94,7 +98,7 @@ def asked_only_the_probe(hub) -> None:
 def run_python(code: str, hub_url: str, tmp_path: Path, **env) -> subprocess.CompletedProcess:
     # A fresh interpreter: huggingface_hub and datasets read HF_ENDPOINT when first imported.
     environment = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")}
-    environment.update(HF_ENDPOINT=hub_url, EVALUI_DATA_DIR=str(tmp_path), **env)
+    environment.update(HF_ENDPOINT=hub_url, EVALUI_DATA_DIR=str(tmp_path), **SHORT_PROBE, **env)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=environment)
 
 
@@ -167,7 +171,8 @@ def test_gaia_run_command_says_so_in_one_line(tmp_path):
         done = subprocess.run(
             [sys.executable, "-m", "evalui", "gaia", "run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"],
             capture_output=True, text=True, timeout=600,
-            env={**os.environ, "HF_ENDPOINT": hub.url, "HF_TOKEN": "hf_test", "EVALUI_DATA_DIR": str(tmp_path)})
+            env={**os.environ, "HF_ENDPOINT": hub.url, "HF_TOKEN": "hf_test", "EVALUI_DATA_DIR": str(tmp_path),
+                 **SHORT_PROBE})
     assert done.returncode == 2 and "Traceback" not in done.stderr
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("evalui: error: The Hugging Face Hub cannot be reached")
@@ -181,6 +186,8 @@ def test_the_probe_tells_a_silent_hub_from_a_live_one(monkeypatch):
         message = hub.hub_unreachable()
         assert message == f"The Hugging Face Hub cannot be reached ({silent.url}: no answer within 3 s)"
         assert silent.request_lines == [PROBE]
+        monkeypatch.setenv(hub.HUB_PROBE_ENV, "0.5")  # an operator's bound replaces the default
+        assert hub.hub_unreachable().endswith("no answer within 0.5 s)")
     with FakeHub(data.HF_REPO, gated=True) as live:  # an error status is still an answer
         monkeypatch.setenv("HF_ENDPOINT", live.url)
         assert hub.hub_unreachable() is None
