@@ -41,3 +41,14 @@ def test_every_argument_of_the_real_gold_calls_is_within_bounds():
                     check_call_arguments({k.arg: ast.literal_eval(k.value) for k in node.keywords})
                     checked += 1
     assert checked > 3000
+
+
+@pytest.mark.parametrize("precision", [
+    " " * 500 + "50000",  # the audit's call: padding once let a string skip the bound
+    "\t\n" * 300 + "50000" + "\u3000" * 300,  # int() strips any whitespace, so the bound must too
+    "0" * 500 + "50000",  # leading zeros: a small-looking string of a large number
+    "0" * 500 + "5",  # no real size is written in hundreds of characters
+])
+def test_a_numeric_string_of_any_length_is_bounded(precision):
+    with pytest.raises(UnsafeExpression, match="beyond the limit"):
+        check_call_arguments({"value": 10, "base": 2, "precision": precision})

@@ -22,3 +22,12 @@ def test_the_guard_refuses_before_anything_runs():
     math = decode_step([{"logarithm": json.dumps({"value": 2, "base": 10, "precision": 10 ** 9})}], "fc",
                        frozenset({"logarithm"}))
     assert "limit" in math[0].refused  # mpmath would freeze on a billion digits
+
+
+def test_a_padded_numeric_string_is_refused_in_both_modes():
+    padded = " " * 500 + "50000"  # mpmath would compute 50,000 digits: int() strips the padding
+    fc = decode_step([{"logarithm": json.dumps({"value": 2, "base": 10, "precision": padded})}], "fc",
+                     frozenset({"logarithm"}))
+    prompt = decode_step(f"[logarithm(value=2, base=10, precision={padded!r})]", "prompt", frozenset({"logarithm"}))
+    assert [call.call_text() for call in fc + prompt] == ["evalui_refused_call()"] * 2
+    assert all("beyond the limit" in call.refused for call in fc + prompt)

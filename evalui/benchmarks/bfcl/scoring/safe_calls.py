@@ -241,6 +241,10 @@ def check_json_arguments(arguments: str) -> None:
 # worker process that executes the calls (evalui.sandbox.call_worker) enforces a hard deadline.
 MAX_ABS_NUMBER = 10**15
 SIZE_ARGUMENT_LIMITS = {"precision": 1_000, "decimal_places": 1_000, "exponent": 4_096}
+# The longest string a size parameter may be, once stripped. ``int()`` reads surrounding whitespace,
+# leading zeros and ``_`` separators, so a long string can hold a small-looking or a huge number;
+# no real size is written in more than a few characters, so a longer one is refused unread.
+MAX_SIZE_TEXT = 400
 
 
 def _as_number(value: object) -> float | int | None:
@@ -249,7 +253,7 @@ def _as_number(value: object) -> float | int | None:
         return None
     if isinstance(value, (int, float)):
         return value
-    if isinstance(value, str) and len(value) <= 400:
+    if isinstance(value, str):
         text = value.strip()
         for convert in (int, float):
             try:
@@ -272,6 +276,9 @@ def size_argument_limit(key: str) -> int | None:
 def check_number_bounds(key: str, value: object) -> None:
     """Refuse a numeric argument (numbers, and numeric strings where size matters) out of bounds."""
     limit = size_argument_limit(key)
+    if limit is not None and isinstance(value, str) and len(value.strip()) > MAX_SIZE_TEXT:
+        raise UnsafeExpression(f"{key} is a string of {len(value.strip()):,} characters, beyond the limit of "
+                               f"{MAX_SIZE_TEXT} for a size")
     number = _as_number(value) if limit is not None else (
         value if isinstance(value, (int, float)) and not isinstance(value, bool) else None)
     if number is None:
