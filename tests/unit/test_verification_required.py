@@ -38,6 +38,36 @@ def test_the_unnamed_labels_are_reserved(tmp_path, name):
         assert v.clean_name(ordinary) == ordinary
 
 
+@pytest.mark.parametrize("name", [
+    "\u0430nonymous",  # the audit's name: a Cyrillic а
+    "\u0430n\u043enym\u043eus", "\u0391\u039d\u039f\u039d\u03a5\u039c\u039fUS",  # Cyrillic о; Greek capitals
+    "\uff21\uff2e\uff2f\uff2e\uff39\uff2d\uff2f\uff35\uff33",  # fullwidth
+    "\U0001d41a\U0001d427\U0001d428\U0001d427\U0001d432\U0001d426\U0001d428\U0001d42e\U0001d42c",  # bold
+    "\u1d00\u0274\u1d0f\u0274\u028f\u1d0d\u1d0f\u1d1c\ua731",  # small capitals
+    "ano\u0301nymous", "anonymous\u20102", "anonymous\u22122", "anonymous-\uff12",  # an accent; dashes; a digit
+])
+def test_names_that_look_like_the_unnamed_labels_are_reserved(tmp_path, name):
+    data = write_problems(tmp_path, 1)
+    with pytest.raises(InputError, match="reserved for reviews saved without a name"):
+        queue.record_review(data, "gen-0000", SCORES, "approved", "", name)
+    assert not v.verifications_path(data).exists()
+
+
+def test_names_are_kept_in_nfkc_and_one_reviewer_is_one_whatever_the_width(tmp_path):
+    data = write_problems(tmp_path, 2)
+    queue.record_review(data, "gen-0000", SCORES, "approved", "", "\uff21na")  # fullwidth Ａ
+    assert json.loads(v.verifications_path(data).read_text())["gen-0000"]["reviewer"] == "Ana"
+    # A review an older version saved under the fullwidth name is the same reviewer's: replaced, not doubled.
+    stored = json.loads(v.verifications_path(data).read_text())
+    stored["gen-0001"] = {"problem_id": "gen-0001", **_legacy("\uff21na"), "reviews": [_legacy("\uff21na")]}
+    v.verifications_path(data).write_text(json.dumps(stored))
+    queue.record_review(data, "gen-0001", SCORES, "rejected", "", "ana")
+    reviews = json.loads(v.verifications_path(data).read_text())["gen-0001"]["reviews"]
+    assert [(r["reviewer"], r["status"]) for r in reviews] == [("ana", "rejected")]
+    for ordinary in ("\u0410\u043d\u044f", "\u0391\u03b8\u03b7\u03bd\u03ac", "anonymus", "an0nym0us"):
+        assert v.clean_name(ordinary) == ordinary  # names in other scripts are names
+
+
 @pytest.mark.parametrize("scores, missing", [
     ({}, "correctness, clarity, difficulty_match, completeness"),
     ({**SCORES, "clarity": None}, "clarity"),
