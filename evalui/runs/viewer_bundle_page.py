@@ -44,6 +44,9 @@ __CSS__
 (() => {
   const data = JSON.parse(document.getElementById('evalui-data').textContent);
   const $ = (id) => document.getElementById(id);
+  // Sample ids come from the store and the URL: looked up as own keys only, so that "constructor" or
+  // "__proto__" finds no sample rather than Object.prototype's members.
+  const own = (table, key) => Object.hasOwn(table, key) ? table[key] : undefined;
   const state = {sort: 'position', desc: false, page: 0, selected: null, shown: []};
   const order = ['correct', 'wrong', 'error', 'unscored', 'pending'];
   $('evalui-title').textContent = data.exp_id;
@@ -72,7 +75,7 @@ __CSS__
     if (![ 'all', row.error_type ].includes(chosen('evalui-error-type'))) return false;
     const finding = chosen('evalui-finding');
     if (finding === 'any invalid' ? !row.invalid : finding !== 'all' && !row.scanners.includes(finding)) return false;
-    const text = data.text[row.id] || '';
+    const text = own(data.text, row.id) || '';
     return words.every((word) => text.includes(word));
   };
   const sortKey = (row) => state.sort === 'verdict' ? order.indexOf(row.verdict) : row[state.sort];
@@ -125,7 +128,7 @@ __CSS__
     const ids = state.shown.map((r) => r.id);
     $('evalui-position').textContent = ids.length ? (ids.indexOf(state.selected) + 1) + ' / ' + ids.length : '0 / 0';
     // The pane is the dashboard's server-rendered transcript, in which every piece of model text is escaped.
-    $('evalui-detail').innerHTML = state.selected === null ? '' : data.panes[state.selected];
+    $('evalui-detail').innerHTML = state.selected === null ? '' : own(data.panes, state.selected) ?? '';
   }
   function select(id) {
     state.selected = id;
@@ -149,7 +152,7 @@ __CSS__
   });
   refresh(true);
   const linked = new URLSearchParams(location.hash.slice(1)).get('sample');
-  if (linked !== null && data.panes[linked] !== undefined) select(linked);
+  if (linked !== null && own(data.panes, linked) !== undefined) select(linked);
 })();
 </script>
 </body></html>

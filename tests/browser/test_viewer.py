@@ -108,3 +108,29 @@ def test_the_static_bundle_opens_from_a_file(browser, two_runs, tmp_path):
     page.reload()
     page.locator('#evalui-detail [data-sample="simple_python_4"]').wait_for(timeout=10_000)
     assert errors == []  # no script error, nothing fetched from any network
+
+
+def test_a_bundle_link_to_a_prototype_member_finds_no_sample(browser, two_runs, tmp_path):
+    # Sample ids are keys of the bundle's data: "constructor" once showed Object's source in the pane.
+    store = RunStore()
+    write_bundle(store, "cand", tmp_path / "bundle")
+    store.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    index = (tmp_path / "bundle" / "index.html").as_uri()
+
+    def opened(sample: str) -> tuple[list[str], str]:
+        page.goto("about:blank")  # a new document: the link is read when the page loads
+        page.goto(index + "#sample=" + sample)
+        page.locator("#evalui-rows tr[data-id]").first.wait_for(timeout=10_000)  # the script has run
+        selected = page.locator("#evalui-rows tr.evalui-selected")
+        return [row.get_attribute("data-id") for row in selected.all()], page.locator("#evalui-detail").inner_html()
+
+    unknown = opened("no_such_sample")  # what the bundle shows for an id it does not have: the first sample
+    assert unknown[0] == ["simple_python_0"] and 'data-sample="simple_python_0"' in unknown[1]
+    for member in ("constructor", "__proto__", "toString", "hasOwnProperty"):
+        selected, pane = opened(member)
+        assert (selected, pane) == unknown, member
+        assert "native code" not in pane and "[object Object]" not in pane
+    assert errors == []
