@@ -10,6 +10,12 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+# The most tokens one reply may report, as prompt or as completion tokens. The largest context
+# window offered today is about 10M tokens, so an honest reply never reports more; a count past it
+# is a lie, and refusing it keeps every figure built from counts (a sample's, a run's, its cost)
+# far below what a store's integer columns and a float can hold.
+MAX_REPLY_TOKENS = 10_000_000
+
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -133,17 +139,57 @@ def parse_completion(completion: object) -> ChatReply:
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments if arguments is not None else {})
         calls.append(ToolCall(function["name"], arguments, call["id"] if isinstance(call.get("id"), str) else None))
-    usage = completion.get("usage") if isinstance(completion.get("usage"), dict) else {}
+    try:
+        prompt_tokens, completion_tokens = usage_tokens(completion.get("usage"))
+    except ValueError as exc:
+        raise bad(str(exc)) from None
     content = message.get("content")
     finish_reason = choices[0].get("finish_reason")
-
-    def count(key: str) -> int:
-        value = usage.get(key)
-        return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
-
     return ChatReply(text=content if isinstance(content, str) else "", tool_calls=calls,
-                     prompt_tokens=count("prompt_tokens"), completion_tokens=count("completion_tokens"),
+                     prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                      finish_reason=finish_reason[:40] if isinstance(finish_reason, str) else "", message=message)
+
+
+def usage_tokens(usage: object) -> tuple[int, int]:
+    """A reply's (prompt, completion) tokens from its ``usage``; ValueError names the count that lies.
+
+    The counts are billed and summed into a run's cost and budget, so a negative one would make a
+    run look cheaper than it was (a budget never reached) and a huge one would not fit the store.
+    No usage, or a count left out or null, is 0: many local servers send none."""
+    if usage is None:
+        return 0, 0
+    if not isinstance(usage, dict):
+        raise ValueError(f"the usage is {_shown(usage)}, not an object of token counts")
+    return _count(usage, "prompt_tokens"), _count(usage, "completion_tokens")
+
+
+def _count(usage: dict, key: str) -> int:
+    value = usage.get(key)
+    if value is None:
+        return 0
+    # A bool is an int to Python, not a count; a float is taken only when whole (some servers
+    # write 12.0), and NaN and infinities are not whole.
+    if isinstance(value, float) and value.is_integer():
+        whole = int(value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        whole = value
+    else:
+        whole = None
+    if whole is None or not 0 <= whole <= MAX_REPLY_TOKENS:
+        raise ValueError(f"the usage's {key} is {_shown(value)}; a token count is a whole number "
+                         f"from 0 to {MAX_REPLY_TOKENS:,}")
+    return whole
+
+
+def _shown(value: object) -> str:
+    """A hostile value in a message: short, and never the whole of a large one."""
+    if isinstance(value, str):
+        return repr(value[:40]) + ("…" if len(value) > 40 else "")
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"a {value.bit_length()}-bit integer"  # its digits could be thousands long
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    return {"list": "a list", "dict": "an object"}.get(type(value).__name__, type(value).__name__)
 
 
 def _redacted(reply: ChatReply, secrets: list[str]) -> ChatReply:

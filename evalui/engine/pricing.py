@@ -29,6 +29,10 @@ from evalui.stats.cost import cost_figures, estimate_total, tokens_cost
 PRICES_ENV = "EVALUI_PRICES"
 BUDGET_SPENT = "budget_spent"  # the status of a run its budget stopped
 ESTIMATE_AFTER = 5  # answered samples before the whole run's cost is estimated
+# The dearest price a run is costed at, USD per million tokens: thousands of times any list price,
+# and low enough that with replies' counts bounded (evalui.engine.completion.MAX_REPLY_TOKENS) a
+# reply costs at most 2e7 USD, so no run's cost comes near a float's infinity.
+MAX_PRICE_PER_M = 1_000_000.0
 _DATED = re.compile(r"[-@](\d{4}-\d{2}-\d{2}|\d{8})$")
 
 
@@ -65,8 +69,10 @@ def _load(path: str, _mtime: int) -> dict:
             raise ValueError(f"prices file {path}: {name!r} is not an object")
         for key in ("input_per_m", "output_per_m"):
             value = entry.get(key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise ValueError(f"prices file {path}: {name!r} needs {key}, a number of USD per million tokens ≥ 0")
+            # NaN and infinities (json reads both) fail the range too.
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_PRICE_PER_M:
+                raise ValueError(f"prices file {path}: {name!r} needs {key}, a number of USD per million tokens "
+                                 f"from 0 to {MAX_PRICE_PER_M:,.0f}")
         table[model_key(name)] = entry
     as_of = data.get("as_of") if isinstance(data, dict) and "models" in data else None
     return {"as_of": as_of, "models": table, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
@@ -75,7 +81,7 @@ def _load(path: str, _mtime: int) -> dict:
 def resolve(model: str, input_per_m: float | None = None, output_per_m: float | None = None) -> dict | None:
     """The price a run of ``model`` is costed at (see the module's doc), as stored in its config."""
     if input_per_m is not None or output_per_m is not None:
-        return {"input_per_m": float(input_per_m or 0.0), "output_per_m": float(output_per_m or 0.0),
+        return {"input_per_m": _given_price(input_per_m, "input"), "output_per_m": _given_price(output_per_m, "output"),
                 "priced_by": "run", "source": "prices given with the run"}
     key = model_key(model)
     named = os.environ.get(PRICES_ENV, "").strip()
@@ -88,6 +94,15 @@ def resolve(model: str, input_per_m: float | None = None, output_per_m: float | 
     if key in pinned["models"]:
         return _priced(pinned["models"][key], "table", key, table_as_of=pinned["as_of"])
     return None
+
+
+def _given_price(value: float | None, side: str) -> float:
+    """A price given with the run; ValueError for one no cost can be computed at (negative, NaN, …)."""
+    price = float(value or 0.0)
+    if not 0 <= price <= MAX_PRICE_PER_M:
+        raise ValueError(f"the price per million {side} tokens must be from 0 to {MAX_PRICE_PER_M:,.0f} USD, "
+                         f"not {value!r}")
+    return price
 
 
 def _priced(entry: dict, how: str, key: str, **more) -> dict:

@@ -19,7 +19,7 @@ from pathlib import Path
 from evalui.config import data_dir
 from evalui.engine.group_commit import Done, GroupCommit
 from evalui.engine.store_claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
-from evalui.engine.store_counts import COUNT_COLUMNS
+from evalui.engine.store_counts import COUNT_COLUMNS, stored_tokens
 from evalui.engine.store_light import LightReadsMixin, findings_text, verdict_columns
 from evalui.engine.store_parts import INSERT_PART, PACKED_COLUMNS, PartCache, pack, part_statements, rows_references
 from evalui.engine.store_rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
@@ -243,7 +243,7 @@ class RunStore(ClaimsMixin, LightReadsMixin):
             "UPDATE samples SET stage = 'rollout', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
             " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?"
             " WHERE exp_id = ? AND sample_id = ?",
-            (request, response, latency_s, prompt_tokens, completion_tokens, attempts,
+            (request, response, latency_s, stored_tokens(prompt_tokens), stored_tokens(completion_tokens), attempts,
              trajectory, time.time(), exp_id, sample_id)), *parts], wait=wait, on_done=on_done)
 
     def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int,

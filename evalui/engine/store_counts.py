@@ -12,6 +12,11 @@ depends on the row's old values (was it judged? correct?), which only the databa
 from __future__ import annotations
 
 COUNT_COLUMNS = ("n_total", "n_judged", "n_correct", "n_errors", "n_tokens")
+# The most tokens a sample's row records, prompt or completion. Each reply's counts are checked
+# where it is read (evalui.engine.completion.MAX_REPLY_TOKENS); this bounds what a task sums from
+# them, so that n_tokens, their sum over a run in a 64-bit column, stays under 2**62 for a million
+# samples at the bound.
+MAX_SAMPLE_TOKENS = 2**40
 
 # Each count's contribution of one sample row (R is NEW or OLD), 0 or 1 (tokens: the sum).
 _TERMS = {
@@ -24,6 +29,11 @@ _TERMS = {
 # The columns the terms read: an update that sets none of them leaves the counts alone.
 _COUNTED = ("stage", "correct", "error", "prompt_tokens", "completion_tokens")
 _CHANGED = " OR ".join(f"OLD.{column} IS NOT NEW.{column}" for column in _COUNTED)
+
+
+def stored_tokens(count: int) -> int:
+    """A sample's token count as its row may hold it: 0 to MAX_SAMPLE_TOKENS."""
+    return min(max(int(count), 0), MAX_SAMPLE_TOKENS)
 
 
 def _term(name: str, row: str) -> str:
@@ -87,3 +97,17 @@ def keep_counts(db, dialect: str) -> None:
     db.execute(recount_sql())
     for statement in _postgres_triggers() if dialect == "postgresql" else _sqlite_triggers():
         db.execute(statement)
+
+
+def wide_token_counts(db, dialect: str) -> None:
+    """Migration step: token counts in 64-bit columns on PostgreSQL, whose INTEGER has 32 bits: a
+    run's n_tokens passes 2**31 after a few thousand long agent samples. SQLite's INTEGER already
+    has 64. PostgreSQL will not change the type of a column a trigger's condition reads, so the
+    update trigger is dropped and made again around the change."""
+    if dialect != "postgresql":
+        return
+    update_trigger = next(t for t in _postgres_triggers() if t.startswith("CREATE TRIGGER samples_counted_update"))
+    db.execute("DROP TRIGGER samples_counted_update ON samples")
+    db.execute("ALTER TABLE samples ALTER COLUMN prompt_tokens TYPE BIGINT, ALTER COLUMN completion_tokens TYPE BIGINT")
+    db.execute("ALTER TABLE experiments ALTER COLUMN n_tokens TYPE BIGINT")
+    db.execute(update_trigger)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalui.engine.store_counts import keep_counts
+from evalui.engine.store_counts import keep_counts, wide_token_counts
 from evalui.engine.store_light import light_columns
 from evalui.engine.store_parts import pack_stored_samples
 
@@ -70,4 +70,6 @@ MIGRATIONS: tuple = (
     light_columns,
     # Large repeated parts of samples (system prompts, function docs) stored once (store_parts.py).
     pack_stored_samples,
+    # Token counts that a run's sum cannot overflow on PostgreSQL (store_counts.py).
+    wide_token_counts,
 )

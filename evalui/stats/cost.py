@@ -11,8 +11,11 @@ PER_MILLION = 1_000_000
 
 
 def tokens_cost(prompt_tokens: int, completion_tokens: int, input_per_m: float, output_per_m: float) -> float:
-    """USD for these tokens at these prices (USD per million input and output tokens)."""
-    return (prompt_tokens * input_per_m + completion_tokens * output_per_m) / PER_MILLION
+    """USD for these tokens at these prices (USD per million input and output tokens).
+
+    A negative count costs nothing: replies are checked (evalui.engine.completion), but a store
+    written before they were may hold one, and it must not make a run look cheaper than it was."""
+    return (max(prompt_tokens, 0) * input_per_m + max(completion_tokens, 0) * output_per_m) / PER_MILLION
 
 
 def cost_figures(samples: Iterable[tuple[int, int, bool]], input_per_m: float, output_per_m: float) -> dict:
@@ -21,6 +24,7 @@ def cost_figures(samples: Iterable[tuple[int, int, bool]], input_per_m: float, o
     counts, failed attempts included: they were billed too."""
     prompt = completion = asked = correct = 0
     for prompt_tokens, completion_tokens, is_correct in samples:
+        prompt_tokens, completion_tokens = max(prompt_tokens, 0), max(completion_tokens, 0)  # as tokens_cost
         prompt += prompt_tokens
         completion += completion_tokens
         asked += 1 if prompt_tokens or completion_tokens else 0
