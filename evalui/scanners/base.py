@@ -25,6 +25,15 @@ from typing import Any
 INVALID, WARNING, INFO = "invalid", "warning", "info"
 SEVERITIES = (INVALID, WARNING, INFO)
 EXCERPT_CHARS = 120
+# The most characters of one text (a reply, a prompt message, a tool result) a scanner reads. Scanners
+# run at every run's end, resume, rescore and scan, over text a model or a web page wrote: the cap
+# bounds their cost whatever a pattern does. It is above the 256 KiB a run keeps of one step's reply by
+# default (evalui.engine.step_limits), so a stored step is read whole; past the cap the head and the
+# tail are read, as a refusal opens a reply and a final answer or call ends it.
+MAX_SCANNED_CHARS = 300_000
+# Neither whitespace nor a word character nor a dot: no call, template or phrase reads across it (a
+# word cut at either end may read as a whole one).
+_GAP = "\n[\u2026]\n"
 
 
 @dataclass(frozen=True)
@@ -87,13 +96,23 @@ def failed(sample) -> bool:
 
 
 def text_of(content: Any) -> str:
-    """A message's or a tool result's content as text: strings as they are, content parts' text, else JSON."""
+    """A message's, a reply's or a tool result's content as text, at most MAX_SCANNED_CHARS of it (its
+    head and its tail): strings as they are, content parts' text, else JSON."""
+    text = _whole_text(content)
+    if len(text) <= MAX_SCANNED_CHARS:
+        return text
+    head = (MAX_SCANNED_CHARS - len(_GAP)) // 2
+    tail = MAX_SCANNED_CHARS - len(_GAP) - head
+    return text[:head] + _GAP + text[-tail:]
+
+
+def _whole_text(content: Any) -> str:
     if content is None:
         return ""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(part.get("text", "") if isinstance(part, dict) else text_of(part) for part in content)
+        return "\n".join(part.get("text", "") if isinstance(part, dict) else _whole_text(part) for part in content)
     try:
         return json.dumps(content, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -115,9 +134,9 @@ def final_text(sample) -> str:
     """The model's final reply text: the last step's, else the stored output's."""
     _, step = final_step(sample)
     if step is not None:
-        return step.get("text") or ""
+        return text_of(step.get("text") or "")
     response = getattr(sample, "response", None)
-    return (response.get("text") or "") if isinstance(response, dict) else ""
+    return text_of(response.get("text") or "") if isinstance(response, dict) else ""
 
 
 def canonical_arguments(arguments: Any) -> str:

@@ -111,8 +111,13 @@ def truncated(sample, context: ScanContext) -> list[dict]:
 # BFCL's error types for an answer whose calls could not be decoded (single-turn, multi-turn).
 _UNDECODED = ("decode_failure", "wrong_format")
 # A call as a model writes one in text (``name(…)``) or as JSON (``{"name": …}``): the answer was
-# there, in a shape the decoder did not take.
-_CALL_LIKE = re.compile(r"[A-Za-z_][\w.]*\s*\(|\{\s*\"(?:name|function|tool)\"\s*:")
+# there, in a shape the decoder did not take (only whether it matches is read). Tried at every letter
+# of a long word, the plain ``[A-Za-z_][\w.]*\s*\(`` reread the rest of the word each time: 148 s for
+# 120,000 letters. So a name is tried only where its run of word characters and dots starts (digits or
+# non-ASCII letters before its first ASCII letter are skipped, as before), and no quantifier gives back
+# what it took (nothing after it could use it): each character is read a bounded number of times.
+_CALL_LIKE = re.compile(r"(?<![\w.])(?:[^\WA-Za-z_]|\.)*+[A-Za-z_][\w.]*+\s*+\("
+                        r"|\{\s*+\"(?:name|function|tool)\"\s*+:")
 _FINAL_ANSWER = re.compile(r"final\s*answer\s*:", re.IGNORECASE)
 
 
