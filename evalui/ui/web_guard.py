@@ -4,7 +4,10 @@
   whole JSON body into memory before any access check). Declared lengths are checked at once,
   streamed (chunked) bodies are counted as they arrive.
 - ``StoredFileGate``: files of the data folder (run artefacts, reviewers' uploads) are served only to
-  visitors who may read what is stored, and uploads only to visitors who may act.
+  visitors who may read what is stored, and uploads only to visitors who may act. It does not know
+  Gradio's file routes by their spelling (``/file=``, the older ``/file/``, and whatever a later
+  Gradio adds): a request is refused when any tail of its path (from a ``/`` or a ``=``, as a
+  route's path parameter takes it) or any query value names a path inside the data folder.
 - ``SecurityHeaders``: images only from the dashboard itself (a Markdown image a model wrote cannot
   become a request to its author's server), and no Referer to other sites.
 """
@@ -14,6 +17,8 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+
+from urllib.parse import parse_qsl
 
 from starlette.middleware import Middleware
 from starlette.requests import HTTPConnection
@@ -103,8 +108,29 @@ def _user_of(scope) -> str | None:
 
 def _inside(raw: str, folder: Path) -> bool:
     # Both spellings: Gradio checks the path as given, and a symlink may point elsewhere.
-    given = Path(os.path.abspath(raw))
-    return any(p == folder or folder in p.parents for p in (given, given.resolve()))
+    if not raw or raw.startswith(("http://", "https://")) or "\x00" in raw:
+        return False
+    try:
+        given = Path(os.path.abspath(raw))
+        spellings = (given, given.resolve())
+    except (OSError, ValueError):  # a name the file system cannot even look up serves nothing
+        return False
+    return any(p == folder or folder in p.parents for p in spellings)
+
+
+def _tails(path: str) -> list[str]:
+    """Every tail of the path that starts after a ``/`` or a ``=``: where a route's path parameter
+    can begin, whatever the route's spelling."""
+    return [path[i + 1:] for i, char in enumerate(path) if char in "/="] + [path]
+
+
+def names_stored_file(scope, folder: Path) -> bool:
+    """Whether the request names a file inside ``folder``, in its path or in a query value; a
+    tail is tried as given (absolute) and relative to the working directory, as Gradio reads it."""
+    tails = _tails(scope["path"])
+    candidates = tails + ["/" + tail for tail in tails]
+    candidates += [value for _, value in parse_qsl(scope.get("query_string", b"").decode("latin-1"))]
+    return any(_inside(value, folder) for value in candidates)
 
 
 class StoredFileGate:
@@ -119,10 +145,8 @@ class StoredFileGate:
             # Every upload feeds an action (scoring, a review file, GAIA questions) that the allow-list guards.
             if users is not None and _user_of(scope) not in users:
                 return await _answer(send, 403, "Only allowed users may upload files here.")
-        elif FILE_MARK in path and not access.may_read(_user_of(scope), asking=False):
-            raw = path.split(FILE_MARK, 1)[1]
-            if not raw.startswith(("http://", "https://")) and _inside(raw, data_dir().resolve()):
-                return await _answer(send, 403, "File not allowed.")
+        elif not access.may_read(_user_of(scope), asking=False) and names_stored_file(scope, data_dir().resolve()):
+            return await _answer(send, 403, "File not allowed.")
         return await self.app(scope, receive, send)
 
 
