@@ -36,7 +36,7 @@ def test_a_few_rows_of_one_huge_repeated_value_are_refused_by_their_decoded_size
     pq.write_table(pa.table({"task_id": repeated("t" * 10_000_000, rows), "Final answer": repeated("17", rows)}),
                    metadata, compression="zstd")
     assert metadata.stat().st_size < 2**20  # a gigabyte once decoded
-    with pytest.raises(InputError, match=r"metadata\.parquet: the file decodes to 953\.\d MB of text; evalui reads "
+    with pytest.raises(InputError, match=r"metadata\.parquet: the file decodes to more than [\d,.]+ MB of text; evalui reads "
                                          r"at most 32 MB"):
         read_metadata(metadata)
     done = run_cli("gaia", "score", "--submission", str(submission), "--metadata", str(metadata))

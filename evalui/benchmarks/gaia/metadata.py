@@ -2,15 +2,18 @@
 
 Metadata comes from uploads and people's disks, so its size is known before it is read: a parquet
 file of 194 KB can hold twenty million rows of a repeated value. GAIA's validation split has 165
-tasks and its test split 301; evalui reads at most MAX_ROWS records and MAX_BYTES of text. For
-parquet, the row and value counts and the uncompressed size come from the file's footer, the
-columns are read still dictionary-encoded, and the size they decode to is added up before any row
-is built.
+tasks and its test split 301; evalui reads at most MAX_ROWS records and MAX_BYTES of text. A
+parquet file is refused from its footer's counts when they are too large, but a footer can lie, so
+the file is decoded in a child process whose memory is capped (``parquet_child``): whatever the
+footer says, the server holds no more than the rows it gets back.
 """
 
 from __future__ import annotations
 
-import math
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from evalui.errors import InputError
@@ -82,59 +85,35 @@ def _check_parquet_markers(path: Path) -> None:
                          path=str(path))
 
 
-def _check_footer(parquet, path: Path) -> list[str]:
-    """Refuse from the footer alone; the byte-array columns' paths, to read dictionary-encoded."""
-    meta = parquet.metadata
-    groups = [meta.row_group(i) for i in range(meta.num_row_groups)]
-    rows = max(meta.num_rows, sum(g.num_rows for g in groups))  # the footer says both: trust the larger
-    if rows > MAX_ROWS:
-        raise _too_many_rows(rows, path)
-    uncompressed = sum(g.total_byte_size for g in groups)
-    if uncompressed > MAX_BYTES:
-        raise _too_large(uncompressed, path)
-    values = sum(g.column(i).num_values for g in groups for i in range(g.num_columns))
-    if values > MAX_VALUES:
-        raise InputError(f"the metadata has {values:,} cells; evalui reads at most {MAX_VALUES:,}", path=str(path))
-    schema = parquet.schema
-    return [schema.column(i).path for i in range(len(schema)) if schema.column(i).physical_type == "BYTE_ARRAY"]
-
-
-def _decoded_bytes(array) -> int:
-    """What ``array`` takes once every dictionary is expanded, computed without expanding it."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if isinstance(array, pa.ChunkedArray):
-        return sum(_decoded_bytes(chunk) for chunk in array.chunks)
-    kind = array.type
-    if pa.types.is_dictionary(kind):
-        values = array.dictionary
-        if pa.types.is_binary(values.type) or pa.types.is_string(values.type) or \
-                pa.types.is_large_binary(values.type) or pa.types.is_large_string(values.type):
-            total = pc.sum(pc.take(pc.binary_length(values), array.indices)).as_py() or 0
-        else:
-            total = math.ceil(values.nbytes / max(len(values), 1)) * len(array)
-        return int(total) + len(array) * 8  # the offsets of the decoded column
-    if pa.types.is_struct(kind):
-        return sum(_decoded_bytes(field) for field in array.flatten())
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
-        return _decoded_bytes(array.flatten()) + len(array) * 8
-    return array.nbytes
+PARQUET_READ_LIMIT_S = 120.0  # a bound that only catches a hang: GAIA's metadata decodes in under a second
 
 
 def _read_parquet(path: Path) -> list[dict]:
-    _check_parquet_markers(path)
-    import pyarrow.parquet as pq
+    from evalui.benchmarks.gaia.parquet_child import DECODE_BUDGET_BYTES
 
+    _check_parquet_markers(path)
+    # The system allocator, so that the child's memory cap is what pyarrow's allocations meet.
+    env = {**os.environ, "ARROW_DEFAULT_MEMORY_POOL": "system"}
     try:
-        dictionary_paths = _check_footer(pq.ParquetFile(path), path)
-        table = pq.read_table(path, read_dictionary=dictionary_paths)
-        decoded = sum(_decoded_bytes(column) for column in table.columns)
-    except InputError:
-        raise
-    except Exception as exc:  # pyarrow raises several unrelated types for a bad file
-        raise InputError(f"cannot read parquet ({' '.join(str(exc).split())})", path=str(path)) from None
-    if decoded > MAX_BYTES:
-        raise _too_large(decoded, path, "decodes to")
-    return [{key: None if isinstance(value, float) and math.isnan(value) else value for key, value in row.items()}
-            for row in table.to_pylist()]
+        done = subprocess.run([sys.executable, "-m", "evalui.benchmarks.gaia.parquet_child", str(path), str(MAX_ROWS),
+                               str(MAX_BYTES), str(MAX_VALUES)], capture_output=True, env=env,
+                              timeout=PARQUET_READ_LIMIT_S, stdin=subprocess.DEVNULL)
+        answer = json.loads(done.stdout) if done.stdout else {"kind": "memory"}
+    except subprocess.TimeoutExpired:
+        raise InputError(f"decoding the parquet file took more than {PARQUET_READ_LIMIT_S:g} s", path=str(path)) from None
+    except ValueError:
+        answer = {"kind": "memory"}  # the child died mid-answer: past its memory cap
+    kind = answer.get("kind")
+    if kind == "rows":
+        raise _too_many_rows(f"more than {MAX_ROWS:,}" if answer.get("partial") else answer["count"], path)
+    if kind == "bytes":
+        raise _too_large(answer["count"], path, answer.get("verb", "holds"))
+    if kind == "values":
+        raise InputError(f"the metadata has {answer['count']:,} cells; evalui reads at most {MAX_VALUES:,}",
+                         path=str(path))
+    if kind == "memory":
+        raise InputError(f"the parquet file decodes to more than the {DECODE_BUDGET_BYTES // 2**20} MB evalui gives "
+                         "it (its footer understates its size)", path=str(path))
+    if kind == "unreadable":
+        raise InputError(f"cannot read parquet ({answer.get('error', '')})", path=str(path))
+    return answer["rows"]
