@@ -114,6 +114,7 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
     options = benchmark.make_options(config.get("options") or {})
     # Shared with a task that runs programs (GAIA's sandbox), so a cancel stops one in flight.
     cancel = cancel or threading.Event()
+    own_task = task is None  # a task made here is closed here; a caller's own task is the caller's to close
     task = task or make_task(benchmark, options, store, exp_id, cancel)
     task = epochs.with_epochs(task, config)  # epochs: tasks see each sample under its own id
     if client is None and settings is not None:
@@ -124,11 +125,16 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
         meter = pricing.CostMeter.for_run(store.samples(exp_id), config["pricing"], config.get("max_cost_usd"))
     counts = store.progress(exp_id)
     on_demand = counts["judged"] == counts["total"]  # nothing to ask: a request to write the exports again
-    final = run_experiment(store, exp_id, task, client,
-                           concurrency=concurrency or config.get("concurrency") or DEFAULT_CONCURRENCY,
-                           requests_per_minute=requests_per_minute or config.get("requests_per_minute"),
-                           cancel=cancel, on_progress=on_progress, secrets=settings.secrets() if settings else [],
-                           meter=meter)
+    try:
+        final = run_experiment(store, exp_id, task, client,
+                               concurrency=concurrency or config.get("concurrency") or DEFAULT_CONCURRENCY,
+                               requests_per_minute=requests_per_minute or config.get("requests_per_minute"),
+                               cancel=cancel, on_progress=on_progress, secrets=settings.secrets() if settings else [],
+                               meter=meter)
+    finally:
+        close = getattr(task, "close", None) if own_task else None
+        if callable(close):  # a task that holds processes (BFCL's call workers) stops them
+            close()
     duration_s = time.perf_counter() - started
     if not writes_exports(store, exp_id, final.message, on_demand):
         return summarise(store, exp_id, duration_s=duration_s)[0]

@@ -171,6 +171,7 @@ class WorkerPool:
 
     def __init__(self, handler: str, size: int = 2, memory_bytes: int | None = None, preload: tuple[str, ...] = ()):
         self.workers = [Worker(handler, memory_bytes or memory_limit_bytes(), preload) for _ in range(max(1, size))]
+        self.closed = False
         self._next = 0
         self._choosing = threading.Lock()
 
@@ -185,10 +186,17 @@ class WorkerPool:
 
     def request(self, op: str, payload, *, affinity: int | None = None, limit_s: float | None = None,
                 per_call_s: float | None = None):
+        if self.closed:
+            raise WorkerFailed("the run's call workers were stopped (the run ended or was cancelled)")
         worker = self.worker(self.pick() if affinity is None else affinity)
         return worker.request(op, payload, limit_s=limit_s or line_limit_s(), per_call_s=per_call_s or call_limit_s())
 
     def close(self) -> None:
+        self.closed = True
+        for worker in self.workers:
+            process = worker.process
+            if process is not None:  # a request in flight sees its worker gone now, not at its deadline
+                process.kill()
         for worker in self.workers:
             with worker.lock:
                 worker.kill()
@@ -198,13 +206,17 @@ _pools: dict[str, WorkerPool] = {}
 _pools_lock = threading.Lock()
 
 
+def workers_per_pool() -> int:
+    """Workers of one pool: the process's shared one, or a run's own (EVALUI_CALL_WORKERS, default 2)."""
+    return int(positive_number("EVALUI_CALL_WORKERS", 2))
+
+
 def shared_pool(handler: str, preload: tuple[str, ...] = ()) -> WorkerPool:
-    """The process's one pool for ``handler`` (EVALUI_CALL_WORKERS workers, default 2), made on first use."""
+    """The process's one pool for ``handler``, made on first use."""
     with _pools_lock:
         pool = _pools.get(handler)
         if pool is None:
-            pool = _pools[handler] = WorkerPool(handler, size=int(positive_number("EVALUI_CALL_WORKERS", 2)),
-                                                preload=preload)
+            pool = _pools[handler] = WorkerPool(handler, size=workers_per_pool(), preload=preload)
             if len(_pools) == 1:
                 atexit.register(close_pools)
         return pool

@@ -92,8 +92,8 @@ def loop(sample, context: ScanContext) -> list[dict]:
 
 
 # Verdicts that mean the run stopped the sample: BFCL's official step limit (force_terminated) and
-# evalui's caps on one step or one sample (too_many_calls, too_large).
-STOPPED_VERDICTS = ("force_terminated", "too_many_calls", "too_large")
+# evalui's caps on one step or one sample (too_many_calls, too_large, too_slow).
+STOPPED_VERDICTS = ("force_terminated", "too_many_calls", "too_large", "too_slow")
 STEP_LIMIT_NOTES = ("step limit", "force-terminated")
 
 

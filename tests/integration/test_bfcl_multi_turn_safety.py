@@ -97,11 +97,11 @@ def alive(made: list[weakref.ref]) -> int:
     return sum(1 for instance in made if instance() is not None)
 
 
-def backends_in_workers() -> int:
+def backends_in_workers(pool=None) -> int:
     """Backend instances alive in the worker processes that run the calls, and any the checker left."""
     from evalui.benchmarks.bfcl.isolated import census
 
-    return sum(worker["instances"] + worker["checker_instances"] for worker in census())
+    return sum(worker["instances"] + worker["checker_instances"] for worker in census(pool))
 
 
 def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store, backends_made_here):
@@ -109,35 +109,45 @@ def test_every_sample_gets_fresh_backends_and_none_survives_the_run(store, backe
 
     from evalui.benchmarks.bfcl.isolated import census
 
-    before_in_workers = backends_in_workers()
     oracle = MultiTurnOracle([CATEGORY], limit=6)
     seen_during = []
     held = threading.Event()
+    running = {}
 
     def script(body, n):
         # A request that carries a call's result comes from a sample whose backends ran that call, and
         # that sample waits here for this answer: its instances are alive while they are counted.
         if len(seen_during) < 2 and any(m.get("role") == "tool" for m in body.get("messages", [])):
-            seen_during.append(backends_in_workers())
+            seen_during.append(backends_in_workers(running["pool"]))
             held.set()
         return oracle.reply(body)
+
+    def run(exp_id: str) -> tuple[dict, object]:
+        # The run's task is made here, so that its workers outlive the run and can be asked what they hold.
+        options = BfclOptions(categories=[CATEGORY], limit=6, mode="fc")
+        lifecycle.prepare(store, BFCL, options, settings, exp_id=exp_id)
+        task = lifecycle.make_task(BFCL, options, store, exp_id, threading.Event())
+        running["pool"] = task.workers.pool
+        return lifecycle.execute(store, exp_id, settings, concurrency=3, task=task), task
 
     with ScriptedPeer(script) as peer:
         # A count holds its request: the client waits for it (the bound only catches a hang).
         settings = settings_for(peer, timeout_s=HANG_S)
-        first = lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=6, mode="fc"), settings,
-                                  exp_id="fresh-1")
-        lifecycle.execute(store, first, settings, concurrency=3)
+        _, first = run("fresh-1")
         # The same entries again, in a second run in the same process: each starts from its initial state.
-        second = lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=6, mode="fc"), settings,
-                                   exp_id="fresh-2")
-        summary = lifecycle.execute(store, second, settings, concurrency=3)
-    assert held.is_set()
-    assert summary["correct"] == 6, (summary["errors"], summary["error_types"])
-    assert max(seen_during) > before_in_workers  # the instances existed while conversations ran ...
-    assert backends_in_workers() == before_in_workers and alive(backends_made_here) == 0  # ... and none outlived its sample
-    assert all(worker["sessions"] == 0 for worker in census())
-    assert not [n for n in vars(multi_turn_utils) if n.endswith("_instance")]
+        summary, second = run("fresh-2")
+    try:
+        assert held.is_set()
+        assert summary["correct"] == 6, (summary["errors"], summary["error_types"])
+        assert max(seen_during) > 0  # the instances existed while conversations ran ...
+        for task in (first, second):  # ... and none outlived its sample in the run's workers
+            assert backends_in_workers(task.workers.pool) == 0
+            assert all(worker["sessions"] == 0 for worker in census(task.workers.pool))
+        assert alive(backends_made_here) == 0
+        assert not [n for n in vars(multi_turn_utils) if n.endswith("_instance")]
+    finally:
+        first.close()
+        second.close()
 
 
 def test_a_model_that_never_stops_calling_is_force_terminated(store, official_runner):

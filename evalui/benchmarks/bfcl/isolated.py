@@ -7,6 +7,11 @@ the worker was replaced) and the official checker, which executes the model's ca
 ones again. Uploaded result files are checked there too, single-turn lines included, so that a
 deadline per line is enforced rather than checked between lines. A call or a check past its
 deadline fails with ``call_timeout`` or ``execution_timeout``; the run and the server go on.
+
+A run has workers of its own (``run_pool``), so a hostile sample that keeps its worker busy until
+every deadline slows only its own run; and one sample's calls together get a budget
+(``sample_call_budget_s``): past it the conversation stops with ``too_slow``. Uploaded files
+scored outside a run use the process's shared workers.
 """
 
 from __future__ import annotations
@@ -17,7 +22,19 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 from evalui.benchmarks.bfcl.data import BfclEntry
-from evalui.sandbox.call_worker import WorkerFailed, WorkerTimeout, call_limit_s, line_limit_s, shared_pool
+import threading
+import time
+
+from evalui.config import positive_number
+from evalui.sandbox.call_worker import (
+    WorkerFailed,
+    WorkerPool,
+    WorkerTimeout,
+    call_limit_s,
+    line_limit_s,
+    shared_pool,
+    workers_per_pool,
+)
 from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
 from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall, MultiTurnVerdict, allowed_names
 
@@ -36,6 +53,36 @@ def _pool():
 
     set_project_root()  # before the fork server imports bfcl-eval, which makes folders under it
     return shared_pool(HANDLER, PRELOAD)
+
+
+def sample_call_budget_s() -> float:
+    """The time one sample's calls may take together, replays included (EVALUI_SAMPLE_CALL_SECONDS,
+    default 15 s: three calls stopped at the 5 s call limit). Honest conversations take milliseconds."""
+    return positive_number("EVALUI_SAMPLE_CALL_SECONDS", 15.0)
+
+
+class RunWorkers:
+    """One run's own call workers, stopped when the run ends or is cancelled (a call in flight
+    then fails at once instead of running to its deadline)."""
+
+    def __init__(self, cancel: threading.Event | None = None):
+        from evalui.benchmarks.bfcl.scoring.official import set_project_root
+
+        set_project_root()
+        self.pool = WorkerPool(HANDLER, size=workers_per_pool(), preload=PRELOAD)
+        self._closed = threading.Event()
+        if cancel is not None:
+            threading.Thread(target=self._close_on, args=(cancel,), daemon=True,
+                             name="evalui-run-workers-cancel").start()
+
+    def _close_on(self, cancel: threading.Event) -> None:
+        while not self._closed.wait(0.2):
+            if cancel.is_set():
+                self.close()
+
+    def close(self) -> None:
+        self._closed.set()
+        self.pool.close()
 
 
 # --- the worker's side -----------------------------------------------------------------------------
@@ -148,10 +195,10 @@ def census(pool=None) -> list[dict]:
 
 
 # --- the server's side -----------------------------------------------------------------------------
-def score_isolated(entry: dict, ground_truth: list, result, mode: str | None = None) -> dict:
+def score_isolated(entry: dict, ground_truth: list, result, mode: str | None = None, pool=None) -> dict:
     """The official multi-turn verdict (as a dict), computed in a worker under a per-line deadline."""
     try:
-        return _pool().request("score", (entry, ground_truth, result, mode), limit_s=line_limit_s())
+        return (pool or _pool()).request("score", (entry, ground_truth, result, mode), limit_s=line_limit_s())
     except WorkerTimeout as exc:
         kind = "call_timeout" if exc.per_call else "execution_timeout"
         verdict = MultiTurnVerdict(False, kind, f"Checking stopped: {exc}.", f"evalui:{kind}")
@@ -183,20 +230,28 @@ class IsolatedBackends:
         self.session = uuid.uuid4().hex
         self.history: list[tuple[str, dict]] = []
         self.opened = False
+        self.spent_s, self.budget_s = 0.0, sample_call_budget_s()
 
     def _ask(self, op: str, payload, limit_s: float):
-        return self.pool.request(op, payload, affinity=self.affinity, limit_s=limit_s)
+        began = time.monotonic()
+        try:
+            return self.pool.request(op, payload, affinity=self.affinity, limit_s=limit_s)
+        finally:
+            self.spent_s += time.monotonic() - began
 
     def run(self, call: DecodedCall) -> tuple[str, str]:
         """(result text, error) of one checked call; a refused call is reported, never sent to run."""
         if call.refused or call.name not in self.allowed:
             return (f"Error during execution: {call.name[:80]!r} was not run: "
                     f"{call.refused or 'not one of the available functions'}."), "refused"
+        if self.spent_s > self.budget_s:
+            return (f"Error during execution: too_slow: this sample's calls have taken {self.spent_s:.1f} s, more "
+                    f"than the {self.budget_s:g} s allowed; {call.name[:80]!r} was not run."), "too_slow"
         try:
             for _attempt in range(2):
                 if not self.opened:
                     # A replay runs calls that each finished in time before: the line's deadline bounds it.
-                    self._ask("open", (self.session, self.entry, self.history), line_limit_s())
+                    self._ask("open", (self.session, self.entry, self.history), min(line_limit_s(), self._left_s()))
                     self.opened = True
                 answer = self._ask("call", (self.session, call.name, call.arguments), call_limit_s() + 1.0)
                 if not answer.get("missing_session"):
@@ -212,6 +267,9 @@ class IsolatedBackends:
             return f"Error during execution: {exc}.", "execution_failed"
         self.history.append((call.name, call.arguments))
         return answer["text"], answer["error"]
+
+    def _left_s(self) -> float:
+        return max(1.0, self.budget_s - self.spent_s)
 
     async def arun(self, call: DecodedCall) -> tuple[str, str]:
         # Waiting on the worker must not hold the event loop other samples run on; the waits get

@@ -39,12 +39,16 @@ class BfclRunTask:
     benchmark: str = "bfcl"
     run_folder: Path | None = None
     web_options: object = None
+    cancel: object = None  # the run's cancel event: it stops the run's call workers at once
 
     def __post_init__(self):
         from evalui.benchmarks.bfcl.agentic.task import AgenticTask
+        from evalui.benchmarks.bfcl.isolated import RunWorkers
         from evalui.benchmarks.bfcl.multi_turn.task import MultiTurnTask
 
-        self.single, self.multi = BfclTask(mode=self.mode), MultiTurnTask(mode=self.mode)
+        # Workers start on a run's first multi-turn call, so a single-turn run starts none.
+        self.workers = RunWorkers(self.cancel)
+        self.single, self.multi = BfclTask(mode=self.mode), MultiTurnTask(mode=self.mode, pool=self.workers.pool)
         self.agentic = AgenticTask(mode=self.mode, snapshot_root=memory_folder(self.run_folder or Path(".")),
                                    web_options=self.web_options)
 
@@ -74,13 +78,17 @@ class BfclRunTask:
             return await task.ajudge(sample, response)
         return task.judge(sample, response)  # single-turn verdicts are quick and pure: on the loop
 
+    def close(self) -> None:
+        """Stop the run's call workers (the run engine calls it when the run ends)."""
+        self.workers.close()
+
 
 def memory_folder(run_folder: Path) -> Path:
     """Where a run's memory snapshots and prereq conversations live (bfcl's layout below it)."""
     return Path(run_folder) / "memory"
 
 
-def make_task(options: BfclOptions, store, exp_id: str) -> BfclRunTask:
+def make_task(options: BfclOptions, store, exp_id: str, cancel=None) -> BfclRunTask:
     from evalui.benchmarks.bfcl.scoring.official import load_official
     from evalui.engine.experiment import run_folder
 
@@ -93,7 +101,7 @@ def make_task(options: BfclOptions, store, exp_id: str) -> BfclRunTask:
         from evalui.benchmarks.bfcl.agentic.web_search import check_web_options
 
         web = check_web_options(options.web_options())
-    return BfclRunTask(mode=options.mode, run_folder=run_folder(exp_id, own), web_options=web)
+    return BfclRunTask(mode=options.mode, run_folder=run_folder(exp_id, own), web_options=web, cancel=cancel)
 
 
 def summarise(samples: list, summary: dict) -> dict:

@@ -166,6 +166,12 @@ async def play_turns(client, conversation: Conversation, allowed, run_call, *,
                 result, error = await run_call(call)
                 results.append(result)
                 step.tool_results.append({"name": call.shown(), "content": result, "error": error})
+                if error == TOO_SLOW:
+                    played.limit_exceeded = TOO_SLOW
+                    step.note = result[:500]
+                    break
+            if played.limit_exceeded:
+                break
             conversation.add_results(calls, results, len(played.steps))
             count += 1
             if count > limit:
@@ -177,13 +183,24 @@ async def play_turns(client, conversation: Conversation, allowed, run_call, *,
     return played
 
 
-async def play(client, entry: BfclEntry, mode: str) -> TaskResult:
+async def play(client, entry: BfclEntry, mode: str, pool=None) -> TaskResult:
     """Play every turn of ``entry``; the output holds the official per-turn result and the step map."""
     started = time.perf_counter()
     conversation = Conversation(entry, mode)
-    async with IsolatedBackends(entry) as backends:
+    async with IsolatedBackends(entry, pool) as backends:
         played = await play_turns(client, conversation, backends.allowed, backends.arun)
     return TaskResult(played.output(step_turns=played.step_turns), played.steps, time.perf_counter() - started)
+
+
+TOO_SLOW = "too_slow"  # the sample's calls used up their time budget: the conversation stops there
+_STOPPED = {TOO_SLOW: "The sample's calls took longer together than evalui allows one sample, and the conversation "
+                      "was stopped there."}
+
+
+def stopped_message(kind: str) -> str:
+    """Why a conversation stopped at one of evalui's limits, for its verdict."""
+    return _STOPPED.get(kind, "The model's reply went past evalui's limits for one step or one sample, and the "
+                              "conversation was stopped there.")
 
 
 def _stop_at_flood(step: Step, outputs: list, exc: StepLimitExceeded, replace_last: bool = False) -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from evalui.benchmarks.bfcl.data import entries_by_id
 from evalui.benchmarks.bfcl.multi_turn.data import checker_entry
 from evalui.benchmarks.bfcl.isolated import score_isolated
-from evalui.benchmarks.bfcl.multi_turn.play import play
+from evalui.benchmarks.bfcl.multi_turn.play import play, stopped_message
 from evalui.engine.store import Sample
 from evalui.benchmarks.bfcl.scoring.multi_turn import MultiTurnVerdict
 
@@ -17,6 +17,7 @@ from evalui.benchmarks.bfcl.scoring.multi_turn import MultiTurnVerdict
 class MultiTurnTask:
     mode: str = "fc"
     benchmark: str = "bfcl"
+    pool: object = None  # the run's own call workers; None: the process's shared ones
 
     def _entry(self, sample: Sample):
         return entries_by_id(sample.group)[sample.sample_id]
@@ -30,18 +31,17 @@ class MultiTurnTask:
         return client.submit(self.acall(client, sample, request)).result()
 
     async def acall(self, client, sample: Sample, request: dict):
-        return await play(client, self._entry(sample), self.mode)
+        return await play(client, self._entry(sample), self.mode, pool=self.pool)
 
     def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
         entry = self._entry(sample)
         result = response.get("turns") if isinstance(response, dict) else None
         exceeded = response.get("limit_exceeded") if isinstance(response, dict) else None
         if exceeded:  # the conversation was stopped at a flood: nothing of it is run again
-            verdict = MultiTurnVerdict(False, str(exceeded), "The model's reply went past evalui's limits for one "
-                                       "step or one sample, and the conversation was stopped there.",
+            verdict = MultiTurnVerdict(False, str(exceeded), stopped_message(str(exceeded)),
                                        f"evalui:{exceeded}").as_dict()
             return result, False, verdict
-        verdict = score_isolated(checker_entry(entry), entry.possible_answer, result, self.mode)
+        verdict = score_isolated(checker_entry(entry), entry.possible_answer, result, self.mode, pool=self.pool)
         if isinstance(response, dict) and response.get("force_terminated"):
             verdict["force_terminated"] = True
         return result, verdict["correct"], verdict

@@ -22,7 +22,7 @@ from evalui.benchmarks.bfcl.scoring.official import load_official
 from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
 
 AGENTIC_ERROR_TYPES: tuple[str, ...] = ("answer_not_found", "no_last_message", "force_terminated", "wrong_format",
-                                        "too_many_calls", "too_large")
+                                        "too_many_calls", "too_large", "too_slow")
 _OFFICIAL_TO_EVALUI = {"agentic:answer_not_found": "answer_not_found", "agentic:no_last_message": "no_last_message",
                        "agentic:inference_error": "wrong_format"}
 

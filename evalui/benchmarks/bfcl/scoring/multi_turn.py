@@ -43,9 +43,9 @@ REFUSED_CALL = "evalui_refused_call()"
 ERROR_TYPES: tuple[str, ...] = ("refused_call", "decode_failure", "missing_calls", "response_mismatch",
                                 "state_mismatch", "force_terminated", "wrong_format",
                                 # evalui's own limits: a call or a check past its deadline, a worker that
-                                # died, a step or a sample past its size caps
+                                # died, a step or a sample past its size caps, a sample past its call time
                                 "call_timeout", "execution_timeout", "execution_failed", "too_many_calls",
-                                "too_large")
+                                "too_large", "too_slow")
 _OFFICIAL_TO_EVALUI = {
     "multi_turn:instance_state_mismatch": "state_mismatch",
     "multi_turn:execution_response_mismatch": "response_mismatch",
