@@ -10,10 +10,11 @@ a write has returned (or its callback has run) only once it is committed.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from evalui.config import data_dir
@@ -25,13 +26,19 @@ from evalui.engine.store_parts import INSERT_PART, PACKED_COLUMNS, PartCache, pa
 from evalui.engine.store_rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.engine.store_schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
 from evalui.engine.store_sql import (database_url, is_postgres, migrate_postgres, migrate_sqlite, open_sqlite,
-                                     postgres_version, redact_database_url, sqlite_path, sqlite_version)
+                                     open_sqlite_reader, postgres_version, redact_database_url, sqlite_path,
+                                     sqlite_version)
 
 # A sample's answer and its verdict in one row update (record_judgement folds them when it can).
 _ANSWER_AND_VERDICT = (
     "UPDATE samples SET stage = 'judged', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
     " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?,"
     " prediction = ?, correct = ?, verdict = ?, error_type = ?, unscored = ?, findings = ? WHERE exp_id = ? AND sample_id = ?")
+# Read connections kept open between reads (``RunStore.reader``): a PostgreSQL connection costs a
+# round of authentication to open, and a few cover the searches a dashboard runs at once.
+IDLE_READERS = 4
+
+
 class RunBusy(ValueError):
     """The run is being executed by a live process: it cannot be deleted or started twice."""
 
@@ -47,12 +54,16 @@ class RunStore(ClaimsMixin, LightReadsMixin):
         url = url or (None if path else database_url())
         self._lock = threading.RLock()
         self._joined: dict[str, str] = {}  # exp_id -> this store's worker on it (see record_judgement)
+        self._readers: list = []  # idle connections of reader(), guarded by _readers_lock
+        self._readers_lock = threading.Lock()
+        self._readers_closed = False
         if is_postgres(url):
             from evalui.engine.store_sql import PostgresConnection
 
             self.path, self.dialect = None, "postgresql"
             self.location = redact_database_url(url)
             self._db = PostgresConnection(url)
+            self._open_reader = lambda: PostgresConnection(url)  # a closure: the password stays out of attributes
             with self._lock:
                 migrate_postgres(self._db)
         else:
@@ -60,6 +71,7 @@ class RunStore(ClaimsMixin, LightReadsMixin):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.dialect, self.location = "sqlite", str(self.path)
             self._db = open_sqlite(self.path)
+            self._open_reader = lambda: open_sqlite_reader(self.path)
             with self._lock:
                 migrate_sqlite(self._db)
         self._writer = GroupCommit(self._db, self._lock)
@@ -72,8 +84,34 @@ class RunStore(ClaimsMixin, LightReadsMixin):
 
     def close(self) -> None:
         self._writer.close()
+        with self._readers_lock:
+            self._readers_closed, idle, self._readers = True, self._readers, []
+        for db in idle:
+            db.close()
         with self._lock:
             self._db.close()
+
+    @contextlib.contextmanager
+    def reader(self) -> Iterator:
+        """A read connection of its own, used without the store's lock: a long read (a visitor's
+        full-text search) then holds up no other read or write of this store. It sees what the
+        store has committed; the caller ends any transaction it opens. One that raised is closed,
+        not kept: it may be mid-transaction or broken."""
+        with self._readers_lock:
+            db = self._readers.pop() if self._readers else None
+        if db is None:
+            db = self._open_reader()
+        try:
+            yield db
+            db.rollback()  # nothing was written; a PostgreSQL read left open would hold its snapshot
+        except BaseException:
+            db.close()
+            raise
+        with self._readers_lock:
+            if not self._readers_closed and len(self._readers) < IDLE_READERS:
+                self._readers.append(db)
+                return
+        db.close()
 
     def flush(self) -> None:
         """Wait until every write queued so far (``wait=False``) is committed."""

@@ -65,6 +65,15 @@ def open_sqlite(path: Path) -> sqlite3.Connection:
     return db
 
 
+def open_sqlite_reader(path: Path) -> sqlite3.Connection:
+    """A second connection to an open store, for reads only. The store's file is in WAL mode already,
+    where readers never wait for one another nor for the writer."""
+    db = sqlite3.connect(path, check_same_thread=False, timeout=SQLITE_BUSY_TIMEOUT_S)
+    db.row_factory = sqlite3.Row
+    db.execute("PRAGMA query_only=ON")  # a bug here must not become a second writer beside the group commit
+    return db
+
+
 def _is_locked(error: BaseException) -> bool:
     return isinstance(error, sqlite3.OperationalError) and "locked" in str(error)
 

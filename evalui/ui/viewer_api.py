@@ -8,6 +8,7 @@ import html
 
 import gradio as gr
 
+from evalui.errors import InputError
 from evalui.runs import viewer_data as data
 from evalui.runs import viewer_rows as rows
 from evalui.ui import viewer
@@ -26,6 +27,15 @@ def _known(store, exp_id) -> str:
     if not exp_id or store.experiment(str(exp_id)) is None:
         raise gr.Error(f"No stored run named {str(exp_id or '')[:200]!r}.")
     return str(exp_id)
+
+
+def _said(call, *args, **kwargs):
+    """``call``'s result; its InputError (a search over the caps or past its deadline) as a gr.Error,
+    whose message an API caller reads (any other exception reaches it as a bare "Error")."""
+    try:
+        return call(*args, **kwargs)
+    except InputError as exc:
+        raise gr.Error(str(exc)) from None
 
 
 def deep_link(demo, store, parts: viewer.ViewerParts) -> None:
@@ -55,8 +65,8 @@ def register_endpoints(store) -> None:
         """One page (50 rows) of a run's samples: filtered, searched (full text), sorted by id, group,
         verdict, error_type, latency_s or tokens."""
         exp_id = _known(store, exp_id)
-        _, shown = data.listing(store, exp_id, verdict=verdict, group=group, error_type=error_type, finding=finding,
-                                text=search, column=sort, descending=bool(descending))
+        _, shown = _said(data.listing, store, exp_id, verdict=verdict, group=group, error_type=error_type,
+                         finding=finding, text=search, column=sort, descending=bool(descending))
         page_rows, number = rows.page_of(shown, int(page or 0))
         return {"exp_id": exp_id, "total": len(shown), "page": number, "pages": rows.page_count(len(shown)),
                 "rows": [{k: v for k, v in r.items() if k != "position"} for r in page_rows]}
@@ -70,7 +80,7 @@ def register_endpoints(store) -> None:
 
     def viewer_search(exp_id: str, text: str) -> list:
         """The ids of a run's samples holding every word of ``text`` (prompts, replies, tool calls and output)."""
-        return data.search_ids(store, _known(store, exp_id), text or "")
+        return _said(data.search_ids, store, _known(store, exp_id), text or "")
 
     gr.api(viewer_samples, api_name="viewer_samples")
     gr.api(viewer_sample, api_name="viewer_sample")
