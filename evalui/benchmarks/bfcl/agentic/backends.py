@@ -3,8 +3,13 @@
 A call runs only when ``decode_step`` accepted it (a documented function the backend class
 implements, identifier argument names, plain-data values), by looking the method up on the
 instance and calling it with keyword arguments, as for the multi-turn backends. These backends run
-in the server's process, in a thread: memory calls are bounded string and list work (entries capped
-by bfcl's own limits), and web calls are bounded by the web source's deadlines.
+in the server's process, in a thread: memory calls are bounded string and list work, and web calls
+are bounded by the web source's deadlines. bfcl's own limits cap each entry (7 core entries of 300
+characters, 50 archival of 2,000, one summary of 10,000), except one: rec_sum's ``memory_replace``
+checks the new text's length, not the memory's after the replacement, so ``memory_replace("a",
+"a" * 10000)`` grows a 10,000-character memory to 100 MB in one call, and the next to a terabyte.
+``MAX_MEMORY_CHARS`` bounds what one backend stores: a call that would pass it is not run, and
+the conversation stops with ``too_large``; so a snapshot is never larger than that either.
 
 Memory backends are bfcl-eval's own classes, loaded by ``evalui.benchmarks.bfcl.agentic.memory``
 (kv needs ``rank_bm25``, as upstream; memory_vector gets the torch-free all-MiniLM-L6-v2 encoder). Each loads and writes its snapshots under the run's
@@ -57,6 +62,30 @@ def new_backend(entry: BfclEntry, snapshot_root: Path | None, web_options=None):
     return instance
 
 
+MAX_MEMORY_CHARS = 1_000_000  # ten times what bfcl's own entry limits let any honest memory hold
+TOO_LARGE = "too_large"
+
+
+def stored_chars(instance) -> int:
+    """Characters of text a memory backend holds: its summary, and its entries' keys and values."""
+    total = 0
+    for value in vars(instance).values():
+        if isinstance(value, str):
+            total += len(value)
+        elif isinstance(value, dict):
+            total += sum(len(k) + len(v) for k, v in value.items() if isinstance(k, str) and isinstance(v, str))
+    return total
+
+
+def _grown_chars(instance, call: DecodedCall) -> int:
+    """What rec_sum's ``memory_replace`` would leave in the memory, counted before it runs."""
+    memory = getattr(instance, "memory", None)
+    if call.name != "memory_replace" or not isinstance(memory, str):
+        return 0
+    old, new = str(call.arguments.get("old_text", "")), str(call.arguments.get("new_text", ""))
+    return len(memory) + memory.count(old) * (len(new) - len(old)) if old else 0
+
+
 class AgenticBackend:
     """One conversation's backend instance and the names a model may call on it."""
 
@@ -69,6 +98,9 @@ class AgenticBackend:
         if call.refused or call.name not in self.allowed:
             return (f"Error during execution: {call.name[:80]!r} was not run: "
                     f"{call.refused or 'not one of the available functions'}."), "refused"
+        if max(_grown_chars(self.instance, call), stored_chars(self.instance)) > MAX_MEMORY_CHARS:
+            return (f"Error during execution: too_large: {call.name[:80]!r} was not run: the memory would hold more "
+                    f"than the {MAX_MEMORY_CHARS:,} characters evalui allows one backend."), TOO_LARGE
         try:
             return result_text(getattr(self.instance, call.name)(**call.arguments)), ""
         except Exception as exc:  # a backend's own error is the call's result, as upstream reports it

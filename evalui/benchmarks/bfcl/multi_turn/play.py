@@ -166,8 +166,8 @@ async def play_turns(client, conversation: Conversation, allowed, run_call, *,
                 result, error = await run_call(call)
                 results.append(result)
                 step.tool_results.append({"name": call.shown(), "content": result, "error": error})
-                if error == TOO_SLOW:
-                    played.limit_exceeded = TOO_SLOW
+                if error in STOPPING_ERRORS:
+                    played.limit_exceeded = error
                     step.note = result[:500]
                     break
             if played.limit_exceeded:
@@ -193,6 +193,9 @@ async def play(client, entry: BfclEntry, mode: str, pool=None) -> TaskResult:
 
 
 TOO_SLOW = "too_slow"  # the sample's calls used up their time budget: the conversation stops there
+# Errors of a call after which the conversation stops: its time budget is spent (multi-turn), or a
+# memory backend would hold more than evalui allows (agentic).
+STOPPING_ERRORS = (TOO_SLOW, "too_large")
 _STOPPED = {TOO_SLOW: "The sample's calls took longer together than evalui allows one sample, and the conversation "
                       "was stopped there."}
 
