@@ -41,3 +41,23 @@ def test_a_memory_that_would_grow_past_the_cap_stops_the_conversation(store):
     # The prereq conversations stopped the same way: every snapshot they wrote is small.
     snapshots = [p for p in Path(summary["out_dir"]).rglob("*.json") if "memory_snapshot" in p.parts]
     assert snapshots and max(p.stat().st_size for p in snapshots) < 2 * MAX_MEMORY_CHARS
+
+
+def test_memory_backends_live_in_the_runs_call_workers_not_the_server(store, monkeypatch):
+    from evalui.benchmarks.bfcl.agentic.backends import memory_class
+
+    made_here = []
+    cls = memory_class(CATEGORY)
+    original = cls.__init__
+
+    def recording(self, *args, **kwargs):
+        made_here.append(type(self).__name__)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, "__init__", recording)
+    with ScriptedPeer(amplifying) as peer:
+        settings = settings_for(peer)
+        exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=1, mode="fc"), settings)
+        summary = lifecycle.execute(store, exp_id, settings)
+    assert summary["judged"] == 1
+    assert made_here == []  # every instance (prereqs and the question) was built in a worker process

@@ -20,6 +20,7 @@ import asyncio
 import functools
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from evalui.benchmarks.bfcl.data import BfclEntry
 import threading
@@ -133,6 +134,30 @@ def _open(session: str, entry: BfclEntry, history: list) -> None:
     _sessions[session] = backends
 
 
+def _open_memory(session: str, entry: BfclEntry, snapshot_root: str, history: list) -> list[str]:
+    """A memory backend for ``entry``, its snapshot loaded and the calls already made replayed;
+    the names a model may call on it."""
+    from evalui.benchmarks.bfcl.agentic.backends import AgenticBackend, new_backend
+
+    backend = AgenticBackend(entry, new_backend(entry, Path(snapshot_root)))
+    for name, arguments in history:
+        backend.run(DecodedCall(name, arguments))
+    _sessions[session] = backend
+    return sorted(backend.allowed)
+
+
+def _memory_op(op: str, session: str, payload):
+    from evalui.benchmarks.bfcl.agentic.backends import with_memory_instructions
+
+    backend = _sessions.get(session)
+    if backend is None:
+        return {"missing_session": True}
+    if op == "memory_question":  # bfcl's memory instructions, built from the memory this worker holds
+        return {"question": with_memory_instructions(payload, backend.instance).question}
+    backend.instance._flush_memory_to_local_file()  # "memory_flush": the snapshot later questions load
+    return {}
+
+
 def handle(op: str, payload):
     _time_backend_calls()
     if op == "warm":  # the checker's imports, done before the first deadline starts
@@ -155,6 +180,10 @@ def handle(op: str, payload):
     if op == "close":
         _sessions.pop(payload, None)
         return None
+    if op == "open_memory":
+        return _open_memory(*payload)
+    if op in ("memory_question", "memory_flush"):
+        return _memory_op(op, *payload)
     if op == "score":
         from evalui.benchmarks.bfcl.scoring.multi_turn import score_multi_turn
 
@@ -224,7 +253,7 @@ class IsolatedBackends:
 
     def __init__(self, entry: BfclEntry, pool=None):
         self.entry = entry
-        self.allowed = allowed_names(entry.functions, entry.missed_function, entry.involved_classes)
+        self.allowed = self._allowed_names()
         self.pool = pool or _pool()
         self.affinity = self.pool.pick()
         self.session = uuid.uuid4().hex
@@ -251,8 +280,7 @@ class IsolatedBackends:
             for _attempt in range(2):
                 if not self.opened:
                     # A replay runs calls that each finished in time before: the line's deadline bounds it.
-                    self._ask("open", (self.session, self.entry, self.history), min(line_limit_s(), self._left_s()))
-                    self.opened = True
+                    self._open_session(min(line_limit_s(), self._left_s()))
                 answer = self._ask("call", (self.session, call.name, call.arguments), call_limit_s() + 1.0)
                 if not answer.get("missing_session"):
                     break
@@ -267,6 +295,13 @@ class IsolatedBackends:
             return f"Error during execution: {exc}.", "execution_failed"
         self.history.append((call.name, call.arguments))
         return answer["text"], answer["error"]
+
+    def _allowed_names(self) -> frozenset[str]:
+        return allowed_names(self.entry.functions, self.entry.missed_function, self.entry.involved_classes)
+
+    def _open_session(self, limit_s: float) -> None:
+        self._ask("open", (self.session, self.entry, self.history), limit_s)
+        self.opened = True
 
     def _left_s(self) -> float:
         return max(1.0, self.budget_s - self.spent_s)
@@ -294,3 +329,48 @@ class IsolatedBackends:
 @functools.cache
 def _waiting_threads() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=16, thread_name_prefix="evalui-call-wait")
+
+
+class IsolatedMemory(IsolatedBackends):
+    """One memory conversation's backend (bfcl-eval's MemoryAPI classes), living in a worker: its
+    calls run there under the call deadline and the worker's memory cap, like multi-turn calls,
+    and its snapshot is written from there. ``allowed`` is known once ``open`` has run."""
+
+    def __init__(self, entry: BfclEntry, snapshot_root: Path, pool=None):
+        super().__init__(entry, pool)
+        self.snapshot_root = str(snapshot_root)
+
+    def _allowed_names(self) -> frozenset[str]:
+        return frozenset()  # the worker says, once it has built the backend
+
+    def _open_session(self, limit_s: float) -> None:
+        self.allowed = frozenset(self._ask("open_memory", (self.session, self.entry, self.snapshot_root, self.history),
+                                           limit_s))
+        self.opened = True
+
+    def open(self) -> None:
+        """Build the backend in a worker (loading the scenario's snapshot); raises WorkerFailed."""
+        try:
+            self._open_session(line_limit_s())
+        except WorkerTimeout as exc:
+            raise WorkerFailed(f"the memory backend could not be built: {exc}") from None
+
+    def _session_op(self, op: str, payload) -> dict:
+        for _attempt in range(2):
+            if not self.opened:
+                self._open_session(line_limit_s())
+            answer = self._ask(op, (self.session, payload), line_limit_s())
+            if not answer.get("missing_session"):
+                return answer
+            self.opened = False
+        raise WorkerFailed("the worker kept losing the conversation's memory backend")
+
+    def memory_entry(self) -> BfclEntry:
+        """The entry with bfcl's memory instructions in its first turn."""
+        import dataclasses
+
+        return dataclasses.replace(self.entry, question=self._session_op("memory_question", self.entry)["question"])
+
+    def flush(self) -> None:
+        """Write the backend's snapshot, as bfcl does at the end of a prereq conversation."""
+        self._session_op("memory_flush", None)

@@ -50,7 +50,7 @@ class BfclRunTask:
         self.workers = RunWorkers(self.cancel)
         self.single, self.multi = BfclTask(mode=self.mode), MultiTurnTask(mode=self.mode, pool=self.workers.pool)
         self.agentic = AgenticTask(mode=self.mode, snapshot_root=memory_folder(self.run_folder or Path(".")),
-                                   web_options=self.web_options)
+                                   web_options=self.web_options, pool=self.workers.pool)
 
     def _task(self, sample):
         if sample.group in AGENTIC_CATEGORIES:

@@ -2,9 +2,10 @@
 
 A call runs only when ``decode_step`` accepted it (a documented function the backend class
 implements, identifier argument names, plain-data values), by looking the method up on the
-instance and calling it with keyword arguments, as for the multi-turn backends. These backends run
-in the server's process, in a thread: memory calls are bounded string and list work, and web calls
-are bounded by the web source's deadlines. bfcl's own limits cap each entry (7 core entries of 300
+instance and calling it with keyword arguments, as for the multi-turn backends. Memory backends run
+in the run's call workers (``evalui.benchmarks.bfcl.isolated.IsolatedMemory``), under the call
+deadline and the worker's memory cap; web search runs here, in a thread, bounded by its sources'
+deadlines. bfcl's own limits cap each entry (7 core entries of 300
 characters, 50 archival of 2,000, one summary of 10,000), except one: rec_sum's ``memory_replace``
 checks the new text's length, not the memory's after the replacement, so ``memory_replace("a",
 "a" * 10000)`` grows a 10,000-character memory to 100 MB in one call, and the next to a terabyte.
@@ -18,12 +19,25 @@ snapshot folder, as bfcl's ``MemoryAPI._prepare_snapshot`` lays them out.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import inspect
 from pathlib import Path
 
 from evalui.benchmarks.bfcl.data import BfclEntry
 from evalui.benchmarks.bfcl.multi_turn.backends import result_text
 from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall
+
+def with_memory_instructions(entry: BfclEntry, instance) -> BfclEntry:
+    """The entry with bfcl's memory system prompt in its first turn (memory categories only)."""
+    if not entry.category.startswith("memory"):
+        return entry
+    from bfcl_eval.model_handler.utils import add_memory_instruction_system_prompt
+
+    question = add_memory_instruction_system_prompt(copy.deepcopy(entry.question), entry.id.rsplit("_", 1)[0],
+                                                    entry.initial_config["scenario"], instance)
+    return dataclasses.replace(entry, question=question)
+
 
 class BackendUnavailable(RuntimeError):
     """The category's backend cannot be built here (a missing package, or no web configured)."""
@@ -92,6 +106,9 @@ class AgenticBackend:
     def __init__(self, entry: BfclEntry, instance):
         self.instance = instance
         self.allowed = frozenset({f["name"] for f in entry.functions} & public_method_names(type(instance)))
+
+    def close(self) -> None:
+        """Nothing to stop: the instance lives in this process (the same hook as a worker's backend)."""
 
     def run(self, call: DecodedCall) -> tuple[str, str]:
         """(result text, error) of one checked call; a refused call is reported, never run."""

@@ -13,32 +13,24 @@ conversation ends by writing the backend's snapshot (``_flush_memory_to_local_fi
 from __future__ import annotations
 
 import asyncio
-import copy
-import dataclasses
 import time
 
-from evalui.benchmarks.bfcl.agentic.backends import AgenticBackend
+from evalui.benchmarks.bfcl.agentic.backends import AgenticBackend, with_memory_instructions
 from evalui.benchmarks.bfcl.data import BfclEntry
 from evalui.benchmarks.bfcl.multi_turn.play import Conversation, play_turns
 from evalui.engine.trajectory import TaskResult
 
 
-def with_memory_instructions(entry: BfclEntry, instance) -> BfclEntry:
-    """The entry with bfcl's memory system prompt in its first turn (memory categories only)."""
-    if not entry.category.startswith("memory"):
-        return entry
-    from bfcl_eval.model_handler.utils import add_memory_instruction_system_prompt
-
-    question = add_memory_instruction_system_prompt(copy.deepcopy(entry.question), entry.id.rsplit("_", 1)[0],
-                                                    entry.initial_config["scenario"], instance)
-    return dataclasses.replace(entry, question=question)
-
-
-async def play_agentic(client, entry: BfclEntry, mode: str, backend: AgenticBackend) -> TaskResult:
-    """Play every turn of ``entry`` on ``backend``; the output holds the official result (one list of
-    step outputs per turn) and whether the step limit stopped it."""
+async def play_agentic(client, entry: BfclEntry, mode: str, backend) -> TaskResult:
+    """Play every turn of ``entry`` on ``backend`` (an AgenticBackend in this process, or an
+    IsolatedMemory in a worker); the output holds the official result (one list of step outputs per
+    turn) and whether the step limit stopped it."""
     started = time.perf_counter()
-    conversation = Conversation(with_memory_instructions(entry, backend.instance), mode)
+    if isinstance(backend, AgenticBackend):
+        shown = with_memory_instructions(entry, backend.instance)
+    else:
+        shown = await asyncio.to_thread(backend.memory_entry)
+    conversation = Conversation(shown, mode)
 
     async def run_call(call):
         return await asyncio.to_thread(backend.run, call)

@@ -19,6 +19,7 @@ from evalui.benchmarks.bfcl.agentic.backends import AgenticBackend, new_backend
 from evalui.benchmarks.bfcl.agentic.data import prereq_chain, scenario_of
 from evalui.benchmarks.bfcl.agentic.play import play_agentic
 from evalui.benchmarks.bfcl.data import entries_by_id
+from evalui.benchmarks.bfcl.isolated import IsolatedMemory
 from evalui.benchmarks.bfcl.scoring.agentic import score_agentic
 from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
 from evalui.engine.store import Sample
@@ -36,6 +37,7 @@ class AgenticTask:
     snapshot_root: Path = field(default_factory=lambda: Path("memory"))
     web_options: object = None
     benchmark: str = "bfcl"
+    pool: object = None  # the run's call workers, where memory backends live; None: the shared ones
 
     def __post_init__(self):
         self._chains: dict[tuple[str, str], asyncio.Lock] = {}
@@ -54,9 +56,20 @@ class AgenticTask:
         entry = self._entry(sample)
         if entry.category.startswith("memory"):
             await self._prereqs_played(client, entry.category, scenario_of(entry))
-        backend = AgenticBackend(entry, await asyncio.to_thread(new_backend, entry, self.snapshot_root,
-                                                                self.web_options))
-        return await play_agentic(client, entry, self.mode, backend)
+        backend = await self._backend(entry)
+        try:
+            return await play_agentic(client, entry, self.mode, backend)
+        finally:
+            await asyncio.to_thread(backend.close)
+
+    async def _backend(self, entry):
+        """Memory backends in a call worker (a model's calls grow their text); web search here,
+        bounded by its sources' deadlines."""
+        if entry.category.startswith("memory"):
+            backend = IsolatedMemory(entry, self.snapshot_root, self.pool)
+            await asyncio.to_thread(backend.open)
+            return backend
+        return AgenticBackend(entry, await asyncio.to_thread(new_backend, entry, self.snapshot_root, self.web_options))
 
     def _done_marker(self, category: str, scenario: str) -> Path:
         return self.snapshot_root / "prereqs_done" / f"{category}-{scenario}-{self.mode}"
@@ -82,9 +95,12 @@ class AgenticTask:
     async def _play_chain(self, client, category: str, scenario: str) -> None:
         results = []
         for prereq in prereq_chain(category, scenario):
-            instance = await asyncio.to_thread(new_backend, prereq, self.snapshot_root, self.web_options)
-            played = await play_agentic(client, prereq, self.mode, AgenticBackend(prereq, instance))
-            await asyncio.to_thread(instance._flush_memory_to_local_file)  # what the questions load
+            backend = await self._backend(prereq)
+            try:
+                played = await play_agentic(client, prereq, self.mode, backend)
+                await asyncio.to_thread(backend.flush)  # what the questions load
+            finally:
+                await asyncio.to_thread(backend.close)
             results.append({"id": prereq.id, "result": played.output["turns"]})
         path = prereq_results_path(self.snapshot_root, category)
         path.parent.mkdir(parents=True, exist_ok=True)
