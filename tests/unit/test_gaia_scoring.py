@@ -98,3 +98,87 @@ def test_extract_final_answer(response, expected):
 def test_template_echo_is_not_taken_when_a_real_answer_follows():
     response = "I will answer as FINAL ANSWER: [YOUR FINAL ANSWER]\nSo the result: 12"
     assert extract_final_answer(response) == "So the result: 12"
+
+
+# The local model's own echo of GAIA's instruction (issue 36), then the shapes a model could give it.
+LOCAL_MODEL_ECHO = "template: FINAL ANSWER: [YOUR FINAL ANSWER]. YOUR FINAL ANSWER should be a number"
+INSTRUCTION_SENTENCE = ("YOUR FINAL ANSWER should be a number OR as few words as possible OR a comma separated "
+                        "list of numbers and/or strings.")
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        LOCAL_MODEL_ECHO,
+        "Report your thoughts, and finish your answer with the following " + LOCAL_MODEL_ECHO,
+        "FINAL ANSWER: [YOUR FINAL ANSWER]. " + INSTRUCTION_SENTENCE,
+        "FINAL ANSWER: [YOUR FINAL ANSWER]. YOUR FINAL ANSWER should be a number OR as few words as possible "
+        "OR a comma separated list…",
+        "FINAL ANSWER: " + INSTRUCTION_SENTENCE,
+        "FINAL ANSWER: [YOUR FINAL ANSWER].",
+        "FINAL ANSWER: YOUR FINAL ANSWER",
+        "FINAL ANSWER: your final answer",
+        "FINAL ANSWER: [Your Final Answer]",
+        "final answer: <your final answer>",
+        "FINAL ANSWER: {final_answer}",
+        "FINAL ANSWER: [YOUR_FINAL_ANSWER]",
+        "FINAL ANSWER: [YOUR FINAL ANSWER HERE]",
+        "FINAL ANSWER: [your final answer goes here]",
+        "FINAL ANSWER: [ANSWER]",
+        "FINAL ANSWER: <your answer here>",
+        "FINAL ANSWER: **[YOUR FINAL ANSWER]**",
+        "FINAL ANSWER: `[YOUR FINAL ANSWER]`",
+        'FINAL ANSWER: "[YOUR FINAL ANSWER]"',
+        "FINAL ANSWER：［ＹＯＵＲ　ＦＩＮＡＬ　ＡＮＳＷＥＲ］",
+        "FINAL ANSWER:\n[YOUR FINAL ANSWER]",
+        "FINAL ANSWER: [YOUR FINAL ANSWER] (a number or as few words as possible)",
+        "FINAL ANSWER: Your final answer should be a number, or a few words, or a comma-separated list.",
+        "FINAL ANSWER: as few words as possible",
+        "FINAL ANSWER: a comma separated list of numbers and/or strings",
+        # the instruction echoed line by line, numbered, or with its grammar mended: never the last line
+        "Rules:\n" + INSTRUCTION_SENTENCE,
+        "Rules:\nIf you are asked for a comma separated list, apply the above rules depending of whether the "
+        "element to be put in the list is a number or a string.",
+        "Rules:\n3. If you are asked for a comma-separated list, apply the above rules depending on whether the "
+        "element to be put in the list is a number or a string.",
+        "Noted.\nIf you are asked for a number, don't use comma to write your number neither use units such as $ "
+        "or percent sign unless specified otherwise.",
+        # the agent's note says it again
+        "When you have it, reply without calling a tool and finish with the template above: "
+        "FINAL ANSWER: [YOUR FINAL ANSWER].",
+    ],
+)
+def test_an_echo_of_the_template_is_no_answer(response):
+    assert extract_final_answer(response) is None
+
+
+@pytest.mark.parametrize(
+    "response, expected",
+    [
+        # a real answer anywhere wins over the echo, before or after it
+        (LOCAL_MODEL_ECHO + "\nLet me work.\nFINAL ANSWER: Marseille", "Marseille"),
+        ("FINAL ANSWER: 17\n" + LOCAL_MODEL_ECHO, "17"),
+        # the slot filled and the template copied around it
+        ("FINAL ANSWER: 42. YOUR FINAL ANSWER should be a number", "42"),
+        ("FINAL ANSWER: [YOUR FINAL ANSWER]: 42", "42"),
+        ("FINAL ANSWER: YOUR FINAL ANSWER = Paris", "Paris"),
+        ("FINAL ANSWER: Paris (your final answer should be a city)", "Paris"),
+        # answers that share a word or two with the instruction are still answers
+        ("FINAL ANSWER: comma", "comma"),
+        ("FINAL ANSWER: a number", "a number"),
+        ("FINAL ANSWER: percent sign", "percent sign"),
+        ("FINAL ANSWER: The answer is 42", "The answer is 42"),
+        ("FINAL ANSWER: 3, 4, 5", "3, 4, 5"),
+        ("FINAL ANSWER: The Beatles", "The Beatles"),
+    ],
+)
+def test_a_real_answer_is_kept_beside_an_echo(response, expected):
+    assert extract_final_answer(response) == expected
+
+
+def test_a_whole_echoed_system_prompt_is_no_answer():
+    from evalui.benchmarks.gaia.instructions import AGENT_NOTE, GAIA_SYSTEM_PROMPT
+
+    for echo in (GAIA_SYSTEM_PROMPT, GAIA_SYSTEM_PROMPT.replace(". ", ".\n"), GAIA_SYSTEM_PROMPT.upper(),
+                 f"{GAIA_SYSTEM_PROMPT}\n\n{AGENT_NOTE}"):
+        assert extract_final_answer(echo) is None, echo[-80:]

@@ -15,7 +15,8 @@ import threading
 from dataclasses import dataclass, field
 
 from evalui.benchmarks.gaia.budget import AgentBudget, shrink_results
-from evalui.benchmarks.gaia.prompt import GAIA_SYSTEM_PROMPT, user_content
+from evalui.benchmarks.gaia.instructions import AGENT_NOTE, GAIA_SYSTEM_PROMPT
+from evalui.benchmarks.gaia.prompt import user_content
 from evalui.benchmarks.gaia.task import GaiaTask, _has_image, question_from_payload
 from evalui.benchmarks.gaia.tools import text_protocol
 from evalui.benchmarks.gaia.tools.base import Tool, ToolContext, ToolResult, parse_arguments
@@ -58,10 +59,6 @@ def build_tools(names: list[str], limits: Limits) -> list[Tool]:
     if "web" in names:
         tools.extend(web_tools())
     return tools
-
-
-AGENT_NOTE = ("You can use tools to work out the answer. When you have it, reply without calling a tool and "
-              "finish with the template above: FINAL ANSWER: [YOUR FINAL ANSWER].")
 
 
 def first_messages(question, names: list[str], tools: list[Tool], text_mode: bool) -> list[dict]:

@@ -16,17 +16,7 @@ import zipfile
 from pathlib import Path
 
 from evalui.benchmarks.gaia.data import GaiaQuestion
-
-# The system prompt of the GAIA paper and leaderboard, unchanged.
-GAIA_SYSTEM_PROMPT = (
-    "You are a general AI assistant. I will ask you a question. Report your thoughts, and finish your answer "
-    "with the following template: FINAL ANSWER: [YOUR FINAL ANSWER]. YOUR FINAL ANSWER should be a number OR "
-    "as few words as possible OR a comma separated list of numbers and/or strings. If you are asked for a number, "
-    "don't use comma to write your number neither use units such as $ or percent sign unless specified otherwise. "
-    "If you are asked for a string, don't use articles, neither abbreviations (e.g. for cities), and write the "
-    "digits in plain text unless specified otherwise. If you are asked for a comma separated list, apply the above "
-    "rules depending of whether the element to be put in the list is a number or a string."
-)
+from evalui.benchmarks.gaia.instructions import GAIA_SYSTEM_PROMPT
 
 TEXT_SUFFIXES = {".txt", ".csv", ".json", ".jsonl", ".md", ".py", ".tsv", ".xml", ".html", ".yaml", ".yml"}
 # Old .xls needs xlrd, which evalui does not install: such files are named, not inlined.

@@ -7,9 +7,12 @@ shared/notes/official-scorers.md). ``lenient_match`` is evalui's own, clearly se
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 import unicodedata
+
+from evalui.benchmarks.gaia.instructions import INSTRUCTIONS
 
 _LIST_SEPARATORS = re.compile(r"[,;]")
 _ASCII_PUNCTUATION = str.maketrans("", "", string.punctuation)
@@ -94,8 +97,54 @@ def lenient_match(model_answer: str | None, ground_truth: str) -> bool:
 
 
 _FINAL_ANSWER = re.compile(r"FINAL\s+ANSWER\s*[:：]\s*", re.IGNORECASE)
-# Placeholders that only echo GAIA's answer template back.
-_TEMPLATE_ECHO = re.compile(r"^\s*[\[<{(]\s*your\s+final\s+answer\s*[\]>})]\s*$", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+")
+# Words of a placeholder standing for the answer: "[YOUR FINAL ANSWER]", "<your answer here>", "ANSWER".
+_PLACEHOLDER_WORDS = frozenset({"your", "final", "answer", "answers", "the", "my", "here", "insert", "put",
+                                "goes", "write"})
+# An answer shares a word or two with the instruction ("a number", "percent sign"); a reply whose
+# words nearly all sit in three-word runs of it is the instruction, reworded, reordered or numbered.
+_RUN_WORDS = 3
+_ECHO_SHARE = 0.8
+# "42. YOUR FINAL ANSWER should be …": the model filled the slot and went on copying the template.
+_PLACEHOLDER_INSIDE = re.compile(r"\byour\W+final\W+answer\b", re.IGNORECASE)
+# "[YOUR FINAL ANSWER]: 42": the slot copied, then filled after it.
+_PLACEHOLDER_FIRST = re.compile(
+    r"[\W_]*?your\W+final\W+answer(?:\W+goes)?(?:\W+here)?[\s\]>})*_`'\"]*(?:[:=\-–—.]\s*)?", re.IGNORECASE)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+@functools.cache
+def _instruction_runs() -> frozenset[tuple[str, ...]]:
+    runs = set()
+    for text in INSTRUCTIONS:
+        words = _words(text)
+        runs.update(tuple(words[i:i + _RUN_WORDS]) for i in range(len(words) - _RUN_WORDS + 1))
+    return frozenset(runs)
+
+
+@functools.cache
+def _instruction_vocabulary() -> frozenset[str]:
+    return frozenset(word for run in _instruction_runs() for word in run)
+
+
+def _is_template_echo(text: str) -> bool:
+    """True when ``text`` only repeats GAIA's answer template or its instruction, in any case or dress."""
+    words = _words(text)
+    lead = 0
+    while lead < len(words) and words[lead] in _PLACEHOLDER_WORDS:
+        lead += 1
+    if "answer" in words[:lead] and set(words[lead:]) <= _instruction_vocabulary():
+        return True  # the placeholder alone, or followed by the instruction's words in any order
+    if len(words) < _RUN_WORDS:
+        return False
+    covered = [False] * len(words)
+    for i in range(len(words) - _RUN_WORDS + 1):
+        if tuple(words[i:i + _RUN_WORDS]) in _instruction_runs():
+            covered[i:i + _RUN_WORDS] = [True] * _RUN_WORDS
+    return sum(covered) >= _ECHO_SHARE * len(words)
 
 
 def _tidy_answer(text: str) -> str:
@@ -108,22 +157,39 @@ def _tidy_answer(text: str) -> str:
     return line
 
 
+def _committed(text: str) -> str | None:
+    """The answer in ``text`` with any copied template cut off, or None when nothing else is left."""
+    answer = _tidy_answer(text)
+    first = _PLACEHOLDER_FIRST.match(answer)
+    if first:
+        answer = _tidy_answer(answer[first.end():])
+    inside = _PLACEHOLDER_INSIDE.search(answer)
+    if inside:
+        before = _tidy_answer(answer[:inside.start()].rstrip(" \t.,;:!?*_`'\"([<{-–—"))
+        if _words(before):
+            answer = before
+    if not answer or _is_template_echo(answer):
+        return None
+    return answer
+
+
 def extract_final_answer(response: str | None) -> str | None:
     """The answer a GAIA-prompted response commits to, or None when it gives none.
 
     The last ``FINAL ANSWER:`` that is not an echo of the template wins. Without one, the
-    last non-empty line is taken, because many models simply end with the answer.
+    last non-empty line is taken, because many models simply end with the answer, unless that
+    line holds ``FINAL ANSWER`` or repeats the instructions.
     """
     if not response:
         return None
     candidates = []
     for match in _FINAL_ANSWER.finditer(response):
-        answer = _tidy_answer(response[match.end():])
-        if answer and not _TEMPLATE_ECHO.match(answer):
+        answer = _committed(response[match.end():])
+        if answer is not None:
             candidates.append(answer)
     if candidates:
         return candidates[-1]
     lines = [line for line in response.strip().splitlines() if line.strip()]
     if not lines or _FINAL_ANSWER.search(lines[-1]):
         return None  # nothing but an echo of the template
-    return _tidy_answer(lines[-1])
+    return _committed(lines[-1])
