@@ -18,11 +18,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from evalui.config import data_dir
+from evalui.errors import DamagedRun
 from evalui.engine.group_commit import Done, GroupCommit
 from evalui.engine.store_claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
 from evalui.engine.store_counts import COUNT_COLUMNS, stored_tokens
 from evalui.engine.store_light import LightReadsMixin, findings_text, verdict_columns
-from evalui.engine.store_parts import INSERT_PART, PACKED_COLUMNS, PartCache, pack, part_statements, rows_references
+from evalui.engine.store_parts import (INSERT_PART, PACKED_COLUMNS, LostPart, PartCache, pack, part_statements,
+                                      rows_references)
 from evalui.engine.store_rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.engine.store_schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
 from evalui.engine.store_sql import (database_url, is_postgres, migrate_postgres, migrate_sqlite, open_sqlite,
@@ -249,6 +251,16 @@ class RunStore(ClaimsMixin, LightReadsMixin):
         return [self._sample(r) for r in rows]
 
     def _sample(self, row: sqlite3.Row) -> Sample:
+        # A missing part or a column that is not JSON is said with the run and the sample it is in,
+        # not as a traceback from the middle of whatever was reading.
+        try:
+            return self._sample_of(row)
+        except LostPart as exc:
+            raise DamagedRun(row["exp_id"], row["sample_id"], str(exc)) from None
+        except ValueError as exc:
+            raise DamagedRun(row["exp_id"], row["sample_id"], f"a stored column is not JSON ({exc})") from None
+
+    def _sample_of(self, row: sqlite3.Row) -> Sample:
         load = self._parts.load
         return Sample(
             exp_id=row["exp_id"],

@@ -108,6 +108,10 @@ def part_statements(parts: dict[str, str]) -> list[tuple]:
     return [(INSERT_PART, (digest, body), ("part", digest)) for digest, body in parts.items()]
 
 
+class LostPart(LookupError):
+    """A sample refers to a part the store does not have (a damaged or tampered store)."""
+
+
 class PartCache:
     """The parts this process has read or written, by sha256; reads what it lacks from the store."""
 
@@ -144,7 +148,7 @@ class PartCache:
             self.fetch([digest])
             found = self._bodies.get(digest)
             if found is None:
-                raise LookupError(f"the store has lost the part {digest} a sample refers to")
+                raise LostPart(f"the part {digest} it refers to is missing from the store")
         return found
 
     def load(self, text):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from evalui.engine.record import SampleRecord, StepRecord
 from evalui.runs.inspect_messages import content, conversation, message
+from evalui.runs.stored_checks import check_verdicts
 from evalui.stats.epochs import split_epoch
 
 INSTALL_HINT = "pip install inspect_ai (it is in evalui's test extra: pip install -e '.[test]')"
@@ -203,6 +204,7 @@ def export_inspect(store, exp_id: str, out: str | Path | None = None) -> dict:
         raise ValueError(f"{path.name}: an Inspect log ends in .eval or .json")
     path.parent.mkdir(parents=True, exist_ok=True)
     samples = store.samples(exp_id)
+    check_verdicts(exp_id, samples)
     log = eval_log(experiment, samples)
     write_eval_log(log, str(path), format=FORMATS[path.suffix])
     scored = log.results.scores[0].scored_samples if log.results and log.results.scores else 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from evalui.engine import epochs, lifecycle
 from evalui.engine.store import RunStore
+from evalui.runs.stored_checks import about_sample, check_verdicts
 
 JUDGEABLE = ("rollout", "judged")
 
@@ -30,10 +31,13 @@ def rescore(store: RunStore, exp_id: str, scorer_name: str | None = None) -> dic
                               config)
     version = scorer.version()
     rescored, flipped = 0, []
-    for sample in store.samples(exp_id):
+    samples = store.samples(exp_id)
+    check_verdicts(exp_id, samples)  # a damaged verdict is said, not replaced unseen
+    for sample in samples:
         if sample.stage not in JUDGEABLE or sample.response is None:
             continue  # never answered (or an endpoint error): nothing to judge without asking again
-        prediction, correct, verdict = scorer.judge(task, sample, sample.response)
+        with about_sample(exp_id, sample.sample_id):
+            prediction, correct, verdict = scorer.judge(task, sample, sample.response)
         correct = bool(correct)
         verdict = {**(verdict or {}), "scorer": scorer.name, "scorer_version": version}
         if sample.stage == "judged" and bool(sample.correct) != correct:

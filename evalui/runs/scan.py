@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from evalui.engine import findings, lifecycle
 from evalui.engine.store import RunStore
+from evalui.runs.stored_checks import check_verdicts
 
 
 class UnknownRun(ValueError):
@@ -26,6 +27,7 @@ def scan_run(store: RunStore, exp_id: str, names: list[str] | None = None) -> di
     if experiment is None:
         raise UnknownRun(f"no stored run {exp_id!r}")
     samples = store.samples(exp_id)
+    check_verdicts(exp_id, samples)
     before = {s.sample_id: findings.stored_findings(s) for s in samples}
     chosen = findings.scan(store, experiment, samples, names)  # KeyError for an unknown scanner name
     ran = {s.name for s in chosen}

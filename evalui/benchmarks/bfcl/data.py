@@ -107,6 +107,15 @@ def entries_by_id(category: str) -> dict[str, BfclEntry]:
     return {entry.id: entry for entry in load_category(category)}
 
 
+def entry_of(category: str, entry_id: str) -> BfclEntry:
+    """The entry a stored sample was asked from. A store that holds an id the data does not (tampered,
+    or written with other data) is refused in a sentence, not with a bare KeyError."""
+    entry = entries_by_id(check_category(category)).get(entry_id)
+    if entry is None:
+        raise InputError(f"BFCL's {category} data has no entry {entry_id!r}")
+    return entry
+
+
 def category_of_id(entry_id: str) -> str | None:
     """Category encoded in an entry id such as ``live_simple_12-5-3`` or ``simple_python_7``."""
     stem = entry_id.split(":")[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalui.benchmarks.bfcl.data import entries_by_id, load_category
+from evalui.benchmarks.bfcl.data import entry_of, load_category
 from evalui.benchmarks.bfcl.request import build_request, prepare_requests, result_from_response
 from evalui.engine.store import Sample
 from evalui.benchmarks.bfcl.scoring.format_sensitivity import configurations, score as score_format_sensitivity
@@ -33,7 +33,7 @@ class BfclTask:
     benchmark: str = BENCHMARK
 
     def _entry(self, sample: Sample):
-        return entries_by_id(sample.group)[sample.sample_id]
+        return entry_of(sample.group, sample.sample_id)
 
     def prepare(self, samples: list[Sample]) -> None:
         prepare_requests((self._entry(s) for s in samples if s.stage == "init"), self.mode)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from evalui.benchmarks.bfcl.data import entries_by_id
+from evalui.benchmarks.bfcl.data import entry_of
 from evalui.benchmarks.bfcl.multi_turn.data import checker_entry
 from evalui.benchmarks.bfcl.isolated import score_isolated
 from evalui.benchmarks.bfcl.multi_turn.play import play, stopped_message
@@ -20,7 +20,7 @@ class MultiTurnTask:
     pool: object = None  # the run's own call workers; None: the process's shared ones
 
     def _entry(self, sample: Sample):
-        return entries_by_id(sample.group)[sample.sample_id]
+        return entry_of(sample.group, sample.sample_id)
 
     def build_request(self, sample: Sample) -> dict:
         # The conversation is built as it goes; every step's messages are kept in the trajectory.
