@@ -23,11 +23,19 @@ from evalui.testing.openai_peer import Reply, completion
 STORE_AND_RECALL = (("archival_memory_add", "core_memory_retrieve_all"), ("memory_append", "memory_retrieve"))
 
 
-def call_reply(body: dict, name: str, arguments: dict) -> Reply:
-    """One call, as a tool call (FC mode: the request offers tools) or as prompt mode's text."""
+def call_reply(body: dict, name: str, arguments: dict, *more: tuple[str, dict]) -> Reply:
+    """Calls, as tool calls (FC mode: the request offers tools) or as prompt mode's text."""
+    calls = [(name, arguments), *more]
     if body.get("tools"):
-        return completion(None, [(name, json.dumps(arguments))])
-    return completion("[" + name + "(" + ", ".join(f"{k}={v!r}" for k, v in arguments.items()) + ")]")
+        return completion(None, [(n, json.dumps(a)) for n, a in calls])
+    return completion("[" + ", ".join(n + "(" + ", ".join(f"{k}={v!r}" for k, v in a.items()) + ")"
+                                      for n, a in calls) + "]")
+
+
+# Planted in what a prereq turn stores: words before brackets, which bfcl's executor rewrites inside
+# string arguments, and a call of a function no backend defines.
+PLANTED_TEXT = " grinder (or any other) and f (y)"
+UNDEFINED_CALL = ("not_a_function", {"a": 1})
 
 
 def answer_reply(answer: str, context: str) -> Reply:
@@ -41,8 +49,11 @@ def question_key(entry_id: str) -> str:
 
 
 class MemoryOracle:
-    def __init__(self, categories: list[str], *, wrong: set[str] = frozenset(), endless: set[str] = frozenset()):
-        """``wrong``: question keys answered with a wrong answer; ``endless``: keys that never stop calling."""
+    def __init__(self, categories: list[str], *, wrong: set[str] = frozenset(), endless: set[str] = frozenset(),
+                 planted: bool = False):
+        """``wrong``: question keys answered with a wrong answer; ``endless``: keys that never stop calling;
+        ``planted``: every store holds PLANTED_TEXT and comes with UNDEFINED_CALL."""
+        self.planted = planted
         self.gold: dict[str, list[str]] = {}  # question text → gold answers
         self.keys: dict[str, str] = {}  # question text → question key
         self.prereq_turns: set[str] = set()
@@ -75,10 +86,10 @@ class MemoryOracle:
         if key in self.endless:
             return call_reply(body, recall, {})
         if last.get("role") == "user" and last.get("content") in self.prereq_turns:
-            text = last["content"][:1500]
+            text = last["content"][:1500] + (PLANTED_TEXT if self.planted else "")
             arguments = {"text": text} if store == "memory_append" else {
                 "key": f"note_{zlib.crc32(text.encode())}", "value": text}
-            return call_reply(body, store, arguments)
+            return call_reply(body, store, arguments, *([UNDEFINED_CALL] if self.planted else []))
         if last.get("role") == "user" and last.get("content") == question:
             return call_reply(body, recall, {})
         if question is None:

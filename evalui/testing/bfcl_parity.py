@@ -57,8 +57,9 @@ def _digest(*parts) -> int:
 class ScriptedModel:
     """Replies that depend only on the entry, the mode and the request's messages."""
 
-    def __init__(self, entry: dict, category: str, mode: str, gold: list | None):
+    def __init__(self, entry: dict, category: str, mode: str, gold: list | None, planted: bool = False):
         self.entry, self.category, self.mode, self.gold = entry, category, mode, gold
+        self.planted = planted  # multi-turn: a first step that bfcl's executor treats specially
         self.variant = _digest(entry["id"], mode) % 4
         self._steps = None
 
@@ -99,6 +100,8 @@ class ScriptedModel:
         plan = []
         for turn, calls in enumerate(self.gold or []):
             parts = [gold_call_parts(call, self.entry["involved_classes"]) for call in calls]
+            if parts and self.planted and turn == 0:
+                plan.append(planted_step(parts[0]))
             if parts and self.variant == 3 and turn == 0:  # a call the backend rejects first
                 name, args = parts[0]
                 plan.append([(name, {**args, "zz_not_a_parameter": 1})])
@@ -111,6 +114,18 @@ class ScriptedModel:
         if self.category in MULTI_TURN_CATEGORIES:
             return completion_body(self.multi_turn(body.get("messages") or []))
         return completion_body(self.single_turn())
+
+
+PLANTED_TEXT = " note (x) and f (y)"
+
+
+def planted_step(call: tuple[str, dict]) -> list[tuple[str, dict]]:
+    """A gold call whose first string argument gains words before brackets (bfcl's executor rewrites
+    them), and a call of a function that no backend defines."""
+    name, args = call
+    text_key = next((key for key, value in args.items() if isinstance(value, str)), None)
+    planted = [(name, {**args, text_key: args[text_key] + PLANTED_TEXT})] if text_key else []
+    return planted + [("not_a_function", {"a": 1})]
 
 
 def gold_of(category: str) -> dict[str, list]:
@@ -318,11 +333,12 @@ def _short(value) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-def compare_entry(handler: OfficialHandler, client: OfflineClient, category: str, entry_id: str) -> list[str]:
+def compare_entry(handler: OfficialHandler, client: OfflineClient, category: str, entry_id: str,
+                  planted: bool = False) -> list[str]:
     """Every difference between bfcl's and evalui's requests (and results) for one entry, named."""
     entry = official_entries(category)[entry_id]
     gold = gold_of_cached(category).get(entry_id)
-    script = ScriptedModel(entry, category, handler.mode, gold).reply
+    script = ScriptedModel(entry, category, handler.mode, gold, planted).reply
     expected, official_result = handler.run(entry, script)
     actual, result = evalui_bodies(client, category, entry_id, handler.mode, script)
     return differences(entry_id, handler.mode, expected, actual, official_result, result)

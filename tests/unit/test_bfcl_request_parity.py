@@ -111,3 +111,16 @@ def test_the_comparison_runs_inside_a_thread_that_already_runs_a_loop(sides):
     # The loop runs in a thread of the test's own: the main thread may hold Playwright's loop already.
     with ThreadPoolExecutor(max_workers=1) as thread:
         assert thread.submit(asyncio.run, inside_a_running_loop()).result() == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_multi_turn_with_bracketed_strings_and_undefined_calls_equals_bfcl_loop(sides, mode):
+    """bfcl's executor rewrites words before brackets inside string arguments, and answers a call of
+    an undefined function with Python's NameError text: the model reads both in later requests."""
+    handlers, client = sides
+    compared, problems = 0, []
+    for category in MULTI_TURN_CATEGORIES:
+        for entry_id in list(official_entries(category))[::SAMPLE_EVERY * 2]:
+            problems += compare_entry(handlers[mode], client, category, entry_id, planted=True)
+            compared += 1
+    assert_identical(compared, problems)

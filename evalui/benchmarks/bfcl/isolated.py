@@ -37,7 +37,8 @@ from evalui.sandbox.call_worker import (
     workers_per_pool,
 )
 from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
-from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall, MultiTurnVerdict, allowed_names
+from evalui.benchmarks.bfcl.scoring.execution_text import refusal_text
+from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall, MultiTurnVerdict, allowed_names, public_methods
 
 HANDLER = "evalui.benchmarks.bfcl.isolated:handle"
 # What the fork server imports once, so that a new worker starts with the checker's modules loaded.
@@ -125,25 +126,25 @@ def _fresh_numeric_contexts() -> None:
     decimal.getcontext().prec = 28
 
 
-def _open(session: str, entry: BfclEntry, history: list) -> None:
+def _open(session: str, entry: BfclEntry, history: list, model_name: str = "") -> None:
     from evalui.benchmarks.bfcl.multi_turn.backends import Backends
 
-    backends = Backends(entry)
+    backends = Backends(entry, model_name)
     for name, arguments in history:  # the calls already made, replayed on fresh instances
         backends.run(DecodedCall(name, arguments))
     _sessions[session] = backends
 
 
-def _open_memory(session: str, entry: BfclEntry, snapshot_root: str, history: list) -> list[str]:
+def _open_memory(session: str, entry: BfclEntry, snapshot_root: str, history: list, model_name: str) -> dict:
     """A memory backend for ``entry``, its snapshot loaded and the calls already made replayed;
-    the names a model may call on it."""
+    the names a model may call on it, and every method it has."""
     from evalui.benchmarks.bfcl.agentic.backends import AgenticBackend, new_backend
 
-    backend = AgenticBackend(entry, new_backend(entry, Path(snapshot_root)))
+    backend = AgenticBackend(entry, new_backend(entry, Path(snapshot_root)), model_name)
     for name, arguments in history:
         backend.run(DecodedCall(name, arguments))
     _sessions[session] = backend
-    return sorted(backend.allowed)
+    return {"allowed": sorted(backend.allowed), "implemented": sorted(backend.mapping)}
 
 
 def _memory_op(op: str, session: str, payload):
@@ -251,9 +252,10 @@ def score_single_isolated(category: str, functions: list, possible_answer, resul
 class IsolatedBackends:
     """One conversation's backends, living in a worker; ``run`` executes one checked call there."""
 
-    def __init__(self, entry: BfclEntry, pool=None):
-        self.entry = entry
+    def __init__(self, entry: BfclEntry, pool=None, model_name: str = ""):
+        self.entry, self.model_name = entry, model_name
         self.allowed = self._allowed_names()
+        self.implemented = self._implemented_names()
         self.pool = pool or _pool()
         self.affinity = self.pool.pick()
         self.session = uuid.uuid4().hex
@@ -271,8 +273,7 @@ class IsolatedBackends:
     def run(self, call: DecodedCall) -> tuple[str, str]:
         """(result text, error) of one checked call; a refused call is reported, never sent to run."""
         if call.refused or call.name not in self.allowed:
-            return (f"Error during execution: {call.name[:80]!r} was not run: "
-                    f"{call.refused or 'not one of the available functions'}."), "refused"
+            return refusal_text(call, self.implemented), "refused"
         if self.spent_s > self.budget_s:
             return (f"Error during execution: too_slow: this sample's calls have taken {self.spent_s:.1f} s, more "
                     f"than the {self.budget_s:g} s allowed; {call.name[:80]!r} was not run."), "too_slow"
@@ -299,8 +300,11 @@ class IsolatedBackends:
     def _allowed_names(self) -> frozenset[str]:
         return allowed_names(self.entry.functions, self.entry.missed_function, self.entry.involved_classes)
 
+    def _implemented_names(self) -> frozenset[str]:
+        return frozenset().union(*(public_methods(c) for c in self.entry.involved_classes))
+
     def _open_session(self, limit_s: float) -> None:
-        self._ask("open", (self.session, self.entry, self.history), limit_s)
+        self._ask("open", (self.session, self.entry, self.history, self.model_name), limit_s)
         self.opened = True
 
     def _left_s(self) -> float:
@@ -336,16 +340,20 @@ class IsolatedMemory(IsolatedBackends):
     calls run there under the call deadline and the worker's memory cap, like multi-turn calls,
     and its snapshot is written from there. ``allowed`` is known once ``open`` has run."""
 
-    def __init__(self, entry: BfclEntry, snapshot_root: Path, pool=None):
-        super().__init__(entry, pool)
+    def __init__(self, entry: BfclEntry, snapshot_root: Path, pool=None, model_name: str = ""):
+        super().__init__(entry, pool, model_name)
         self.snapshot_root = str(snapshot_root)
 
     def _allowed_names(self) -> frozenset[str]:
         return frozenset()  # the worker says, once it has built the backend
 
+    def _implemented_names(self) -> frozenset[str]:
+        return frozenset()
+
     def _open_session(self, limit_s: float) -> None:
-        self.allowed = frozenset(self._ask("open_memory", (self.session, self.entry, self.snapshot_root, self.history),
-                                           limit_s))
+        names = self._ask("open_memory", (self.session, self.entry, self.snapshot_root, self.history, self.model_name),
+                          limit_s)
+        self.allowed, self.implemented = frozenset(names["allowed"]), frozenset(names["implemented"])
         self.opened = True
 
     def open(self) -> None:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from evalui.benchmarks.bfcl.data import BfclEntry
 from evalui.benchmarks.bfcl.multi_turn.backends import result_text
+from evalui.benchmarks.bfcl.scoring.execution_text import method_mapping, refusal_text, rewritten_arguments
 from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall
 
 def with_memory_instructions(entry: BfclEntry, instance) -> BfclEntry:
@@ -103,9 +104,10 @@ def _grown_chars(instance, call: DecodedCall) -> int:
 class AgenticBackend:
     """One conversation's backend instance and the names a model may call on it."""
 
-    def __init__(self, entry: BfclEntry, instance):
+    def __init__(self, entry: BfclEntry, instance, model_name: str = ""):
         self.instance = instance
         self.allowed = frozenset({f["name"] for f in entry.functions} & public_method_names(type(instance)))
+        self.mapping = method_mapping({type(instance).__name__: instance}, model_name, entry.id)
 
     def close(self) -> None:
         """Nothing to stop: the instance lives in this process (the same hook as a worker's backend)."""
@@ -113,12 +115,11 @@ class AgenticBackend:
     def run(self, call: DecodedCall) -> tuple[str, str]:
         """(result text, error) of one checked call; a refused call is reported, never run."""
         if call.refused or call.name not in self.allowed:
-            return (f"Error during execution: {call.name[:80]!r} was not run: "
-                    f"{call.refused or 'not one of the available functions'}."), "refused"
+            return refusal_text(call, frozenset(self.mapping)), "refused"
         if max(_grown_chars(self.instance, call), stored_chars(self.instance)) > MAX_MEMORY_CHARS:
             return (f"Error during execution: too_large: {call.name[:80]!r} was not run: the memory would hold more "
                     f"than the {MAX_MEMORY_CHARS:,} characters evalui allows one backend."), TOO_LARGE
         try:
-            return result_text(getattr(self.instance, call.name)(**call.arguments)), ""
+            return result_text(getattr(self.instance, call.name)(**rewritten_arguments(call, self.mapping))), ""
         except Exception as exc:  # a backend's own error is the call's result, as upstream reports it
             return f"Error during execution: {exc}", type(exc).__name__

@@ -20,6 +20,7 @@ from evalui.benchmarks.bfcl.agentic.data import prereq_chain, scenario_of
 from evalui.benchmarks.bfcl.agentic.play import play_agentic
 from evalui.benchmarks.bfcl.data import entries_by_id
 from evalui.benchmarks.bfcl.isolated import IsolatedMemory
+from evalui.benchmarks.bfcl.multi_turn.play import model_name_of
 from evalui.benchmarks.bfcl.scoring.agentic import score_agentic
 from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
 from evalui.engine.store import Sample
@@ -56,20 +57,21 @@ class AgenticTask:
         entry = self._entry(sample)
         if entry.category.startswith("memory"):
             await self._prereqs_played(client, entry.category, scenario_of(entry))
-        backend = await self._backend(entry)
+        backend = await self._backend(entry, model_name_of(client))
         try:
             return await play_agentic(client, entry, self.mode, backend)
         finally:
             await asyncio.to_thread(backend.close)
 
-    async def _backend(self, entry):
+    async def _backend(self, entry, model_name: str):
         """Memory backends in a call worker (a model's calls grow their text); web search here,
         bounded by its sources' deadlines."""
         if entry.category.startswith("memory"):
-            backend = IsolatedMemory(entry, self.snapshot_root, self.pool)
+            backend = IsolatedMemory(entry, self.snapshot_root, self.pool, model_name)
             await asyncio.to_thread(backend.open)
             return backend
-        return AgenticBackend(entry, await asyncio.to_thread(new_backend, entry, self.snapshot_root, self.web_options))
+        instance = await asyncio.to_thread(new_backend, entry, self.snapshot_root, self.web_options)
+        return AgenticBackend(entry, instance, model_name)
 
     def _done_marker(self, category: str, scenario: str) -> Path:
         return self.snapshot_root / "prereqs_done" / f"{category}-{scenario}-{self.mode}"
@@ -95,7 +97,7 @@ class AgenticTask:
     async def _play_chain(self, client, category: str, scenario: str) -> None:
         results = []
         for prereq in prereq_chain(category, scenario):
-            backend = await self._backend(prereq)
+            backend = await self._backend(prereq, model_name_of(client))
             try:
                 played = await play_agentic(client, prereq, self.mode, backend)
                 await asyncio.to_thread(backend.flush)  # what the questions load

@@ -13,6 +13,7 @@ import copy
 import json
 
 from evalui.benchmarks.bfcl.data import BfclEntry
+from evalui.benchmarks.bfcl.scoring.execution_text import method_mapping, refusal_text, rewritten_arguments
 from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall, allowed_names, backend_class, public_methods
 
 STATELESS = frozenset({"MathAPI"})  # built without a scenario, as upstream builds it
@@ -33,7 +34,7 @@ def result_text(value) -> str:
 class Backends:
     """The entry's backend instances, for one conversation; use as a context manager."""
 
-    def __init__(self, entry: BfclEntry):
+    def __init__(self, entry: BfclEntry, model_name: str = ""):
         self.allowed = allowed_names(entry.functions, entry.missed_function, entry.involved_classes)
         long_context = "long_context" in entry.category
         self.instances: dict[str, object] = {}
@@ -46,22 +47,23 @@ class Backends:
         # Later classes win a shared method name, as upstream's name mapping does.
         self._owner = {name: instance for class_name, instance in self.instances.items()
                        for name in public_methods(class_name)}
+        # bfcl's executor rewrites each call's text with the instances' names (model, entry, class).
+        self._mapping = method_mapping(self.instances, model_name, entry.id)
 
     def run(self, call: DecodedCall) -> tuple[str, str]:
         """(result text, error) of one checked call; a refused call is reported, never run."""
         if call.refused or call.name not in self.allowed or call.name not in self._owner:
-            message = (f"Error during execution: {call.name[:80]!r} was not run: "
-                       f"{call.refused or 'not one of the available functions'}.")
-            return message, "refused"
+            return refusal_text(call, frozenset(self._mapping)), "refused"
         method = getattr(self._owner[call.name], call.name)
         try:
-            return result_text(method(**call.arguments)), ""
+            return result_text(method(**rewritten_arguments(call, self._mapping))), ""
         except Exception as exc:  # a backend's own error is the call's result, as upstream reports it
             return f"Error during execution: {exc}", type(exc).__name__
 
     def close(self) -> None:
         self.instances.clear()
         self._owner.clear()
+        self._mapping.clear()
 
     def __enter__(self) -> "Backends":
         return self

@@ -187,9 +187,15 @@ async def play(client, entry: BfclEntry, mode: str, pool=None) -> TaskResult:
     """Play every turn of ``entry``; the output holds the official per-turn result and the step map."""
     started = time.perf_counter()
     conversation = Conversation(entry, mode)
-    async with IsolatedBackends(entry, pool) as backends:
+    async with IsolatedBackends(entry, pool, model_name_of(client)) as backends:
         played = await play_turns(client, conversation, backends.allowed, backends.arun)
     return TaskResult(played.output(step_turns=played.step_turns), played.steps, time.perf_counter() - started)
+
+
+def model_name_of(client) -> str:
+    """The model's name as the run's endpoint knows it: bfcl names its backend instances after it."""
+    settings = getattr(client, "settings", None)
+    return str(getattr(settings, "model", "") or "")
 
 
 TOO_SLOW = "too_slow"  # the sample's calls used up their time budget: the conversation stops there

@@ -55,6 +55,9 @@ _OFFICIAL_TO_EVALUI = {
 }
 
 
+NOT_ENTRY_FUNCTION = "not one of the entry's functions"
+
+
 @dataclass(frozen=True)
 class DecodedCall:
     name: str
@@ -105,7 +108,7 @@ def _checked(name: Any, arguments: Any, allowed: frozenset[str]) -> DecodedCall:
     if not isinstance(arguments, dict):
         raise StepDecodeError(f"the arguments of {str(name)[:80]!r} are not an object")
     if name not in allowed:
-        return DecodedCall(str(name), arguments, "not one of the entry's functions")
+        return DecodedCall(str(name), arguments, NOT_ENTRY_FUNCTION)
     try:
         check_call_arguments(arguments)
     except UnsafeExpression as exc:
