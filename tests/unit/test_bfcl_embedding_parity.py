@@ -85,3 +85,25 @@ def test_cached_vectors_are_the_computed_ones(encoder, reference):
     again = cached.encode(list(reversed(texts)))[::-1]
     assert np.array_equal(first, again)  # bit for bit: from the cache, whatever the batch
     assert np.abs(first - encoder.encode(texts)).max() < 1e-5
+
+
+SIMILARITY_BOUND = 1e-6  # what memory_vector's retrievals may differ by: kernels of float32 sums, not bytes
+
+
+def test_similarities_are_within_the_bound_and_rank_the_same(encoder, reference):
+    """memory_vector shows retrieved entries with their similarity. Byte equality with torch's float32
+    kernels is out of reach (the sums run in another order), so the figures may differ by
+    SIMILARITY_BOUND; the entries retrieved and their order must not."""
+    texts = [sample["text"] for sample in reference["samples"]]
+    expected = np.array([sample["embedding"] for sample in reference["samples"]], dtype=np.float32)
+    got = encoder.encode(texts, normalize=True).astype(np.float32)
+    want, have = expected @ expected.T, got @ got.T
+    assert np.abs(want - have).max() < SIMILARITY_BOUND
+    compared = 0
+    for query in range(len(texts)):
+        # Every pair that the reference ranks apart by more than the bound is ranked the same way
+        # (entries the reference ties, such as equal texts, may come in either order).
+        apart = (want[query][:, None] - want[query][None, :]) > 2 * SIMILARITY_BOUND
+        assert (have[query][:, None] > have[query][None, :])[apart].all(), texts[query][:60]
+        compared += int(apart.sum())
+    assert compared > 10 * len(texts)
