@@ -57,3 +57,36 @@ def test_overall_and_csvs_equal_the_official_tools(store, tmp_path):
     again = Path(lifecycle.export(store, exp_id, out=tmp_path / "again")["out_dir"])
     for name in CSV_FILES:
         assert (again / name).read_text() == (score_dir / name).read_text(), name
+
+
+def test_a_run_named_for_a_registry_model_writes_that_models_csvs(store, tmp_path):
+    """The endpoint serves the model under a name of its own; the run names the registry model it stands
+    for, and its CSVs are byte for byte those `bfcl evaluate --model` writes for that model."""
+    categories = ["simple_python", "irrelevance"]
+    oracle = BfclOracle(categories)
+    with ScriptedPeer(lambda body, n: oracle.gold_reply(body)) as peer:
+        settings = settings_for(peer, model="my-served-model")
+        options = BfclOptions(categories=categories, limit=4, mode="fc", leaderboard_model=MODEL)
+        exp_id = lifecycle.prepare(store, BFCL, options, settings)
+        summary = lifecycle.execute(store, exp_id, settings)
+    run = Path(summary["out_dir"])
+    score_dir = bfcl_evaluate(tmp_path / "official", MODEL, [summary["result_files"][c] for c in categories])
+    for name in CSV_FILES:
+        assert (run / name).read_text() == (score_dir / name).read_text(), name
+    assert "my-served-model" not in (run / "data_overall.csv").read_text()
+
+
+def test_a_leaderboard_model_is_checked_before_the_run(store):
+    from evalui.errors import InputError
+
+    settings = settings_for(type("Peer", (), {"base_url": "http://127.0.0.1:9/v1"})())
+    for name, said in (("no-such-model", "not a model in bfcl-eval's registry"),
+                       ("gpt-4o-2024-11-20", "is a prompt model")):
+        options = BfclOptions(categories=["simple_python"], limit=1, mode="fc", leaderboard_model=name)
+        try:
+            lifecycle.prepare(store, BFCL, options, settings)
+        except InputError as exc:
+            assert said in str(exc)
+        else:
+            raise AssertionError(f"{name} was accepted")
+    assert store.experiments() == []

@@ -8,7 +8,9 @@ columns, the rounding, the "N/A" of categories not run and the ranking are bfcl-
 That function looks the model up in bfcl-eval's model registry (``MODEL_CONFIG_MAPPING``) for the
 name, link, organisation and licence it prints. A model bfcl-eval knows by the run's model name is
 printed as the leaderboard prints it; any other is registered for the call under a throwaway key,
-with its own name and "N/A" for the rest, and removed afterwards.
+with its own name and "N/A" for the rest, and removed afterwards. A run may name the registry
+model it stands for (``leaderboard_model``): its CSVs are then the ones ``bfcl evaluate --model``
+writes for that model.
 """
 
 from __future__ import annotations
@@ -30,6 +32,13 @@ def _registered(mapping, model: str) -> str | None:
     """The table key under which bfcl finds ``model`` itself (it reads '_' in a key as '/')."""
     key = model.replace("/", "_")
     return key if model in mapping and key.replace("_", "/") == model else None
+
+
+def registry_entry(model: str):
+    """bfcl-eval's registry entry for ``model`` (its stand-in's, which holds the same fields), or None."""
+    registry = official_helper().MODEL_CONFIG_MAPPING
+    key = _registered(registry, model)
+    return registry[key] if key else None
 
 
 def write_leaderboard_csvs(folder: Path, by_category: dict[str, dict], model: str, mode: str,

@@ -26,6 +26,11 @@ class BfclOptions:
     web_record: str = option("", help="store every web search and fetch in this folder")
     web_replay: str = option("", help="answer web searches and fetches from a recording in this folder, never "
                                       "going online")
+    # The leaderboard prints a registered model's name, link, organisation and licence; an endpoint's
+    # own model name (a vLLM served name, say) is not in bfcl-eval's registry.
+    leaderboard_model: str = option("", help="write the leaderboard CSVs under this bfcl-eval registry model's name "
+                                             "and metadata, as `bfcl evaluate --model NAME` writes them "
+                                             "(default: the endpoint's model name)")
 
     def web_options(self):
         from evalui.benchmarks.bfcl.agentic.web_search import WebSearchOptions
@@ -44,8 +49,27 @@ def check_options(options: BfclOptions, settings, stored: dict | None) -> tuple[
                          "BFCL's prompt mode only: choose prompt mode")
     options.categories = expand_categories(options.categories)
     options.limit = options.limit or None
+    options.leaderboard_model = options.leaderboard_model.strip()
+    if options.leaderboard_model:
+        check_leaderboard_model(options.leaderboard_model, options.mode)
     check_agentic_backends(options)
     return options, {}
+
+
+def check_leaderboard_model(name: str, mode: str) -> None:
+    """A registry model whose kind (function calling or prompt) is the run's mode: bfcl evaluates
+    its result files by that kind, so another would not be the leaderboard's row for them."""
+    from evalui.benchmarks.bfcl.leaderboard_csv import registry_entry
+    from evalui.errors import InputError
+
+    entry = registry_entry(name)
+    if entry is None:
+        raise InputError(f"{name!r} is not a model in bfcl-eval's registry (bfcl models lists them); leave the "
+                         "leaderboard model empty to use the endpoint's model name")
+    if bool(entry.is_fc_model) != (mode == "fc"):
+        kind = "function-calling" if entry.is_fc_model else "prompt"
+        raise InputError(f"{name!r} is a {kind} model in bfcl-eval's registry, and this run is in {mode} mode: choose "
+                         f"a model of the run's kind (FC models end in -FC)")
 
 
 def check_agentic_backends(options: BfclOptions) -> None:

@@ -131,9 +131,9 @@ def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict
     files.update(_prereq_files(folder, {s.group for s in samples} & set(MEMORY_CATEGORIES)))
     from evalui.benchmarks.bfcl.format_sensitivity import official_header
 
-    files.update(write_leaderboard_csvs(folder, summary["by_category"], summary["model"], summary["mode"],
-                                        format_sensitivity=official_header(judged)))
     options = BfclOptions(**{k: v for k, v in experiment["config"]["options"].items() if k in BfclOptions.__dataclass_fields__})
+    files.update(write_leaderboard_csvs(folder, summary["by_category"], options.leaderboard_model or summary["model"],
+                                        summary["mode"], format_sensitivity=official_header(judged)))
     if set(summary["by_category"]) & set(WEB_SEARCH_CATEGORIES):
         from evalui.benchmarks.bfcl.agentic.web_search import web_provenance
 
