@@ -116,6 +116,11 @@ class Benchmark:
     cli_options: Callable[[Any, dict], dict] = given_options  # (parsed args, option values) -> option values
     cli_summary: Callable[[dict], dict] = common_cli_summary
     epochs: bool = True  # whether the run commands offer --epochs (and the tabs an Epochs input)
+    # (stored sample) -> evalui.scanners.material.Material: its gold answer, and which of what the model
+    # was shown is the question, the task's own material (an attachment, a search's pages) or a judge's.
+    # The validity scanners read it, so the task's material never counts as a leaked answer. None: the
+    # whole prompt is read as the question.
+    material: Callable[[Any], Any] | None = None
     model_help: str = "model name at the endpoint"
 
     def scorer_list(self) -> tuple[Scorer, ...]:

@@ -25,8 +25,21 @@ def stored_findings(sample: Sample) -> list[dict] | None:
     return found if isinstance(found, list) else None
 
 
+def declared_material(benchmark: str):
+    """The benchmark's declaration of a sample's parts (its spec's ``material``), for the scanners; None
+    when it declares none, or when its spec cannot be loaded (a stored run of a benchmark no longer
+    installed is still scanned, reading its whole prompt as the question)."""
+    from evalui.engine import registry
+
+    try:
+        return registry.get(benchmark).material
+    except (KeyError, ImportError, TypeError):
+        return None
+
+
 def context_for(store: RunStore, experiment: dict) -> ScanContext:
-    """The run, and for each sample id which other models' stored runs solved it (``unsolvable``)."""
+    """The run, its benchmark's declared material, and for each sample id which other models' stored
+    runs solved it (``unsolvable``)."""
     model = experiment.get("model") or ""
     others = {e["exp_id"]: e.get("model") or e["exp_id"] for e in store.experiments(experiment["benchmark"])
               if e["exp_id"] != experiment["exp_id"] and (e.get("model") or e["exp_id"]) != model}
@@ -34,7 +47,8 @@ def context_for(store: RunStore, experiment: dict) -> ScanContext:
     for exp_id, sample_id, correct in store.judged_outcomes(others):
         by_model = solved.setdefault(split_epoch(sample_id)[0], {})
         by_model[others[exp_id]] = by_model.get(others[exp_id], False) or correct
-    return ScanContext(benchmark=experiment["benchmark"], exp_id=experiment["exp_id"], model=model, others=solved)
+    return ScanContext(benchmark=experiment["benchmark"], exp_id=experiment["exp_id"], model=model, others=solved,
+                       material=declared_material(experiment["benchmark"]))
 
 
 def scan(store: RunStore, experiment: dict, samples: list[Sample], names: list[str] | None = None) -> list[Scanner]:

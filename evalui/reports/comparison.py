@@ -94,6 +94,7 @@ def _invalid_ids(store: RunStore, experiment: dict, rows) -> set[str]:
     and samples judged since the last scan) are read in full and scanned now, without the other
     runs' outcomes: those only ever make a warning (``unsolvable``), never an invalid finding, and
     reading them would read every stored run of the benchmark."""
+    from evalui.engine.findings import declared_material
     from evalui.scanners.base import ScanContext
     from evalui.scanners.registry import scan_sample, selected
     from evalui.scanners.validity import is_invalid
@@ -103,7 +104,7 @@ def _invalid_ids(store: RunStore, experiment: dict, rows) -> set[str]:
     if unscanned:
         chosen = selected(None, experiment["benchmark"])
         context = ScanContext(benchmark=experiment["benchmark"], exp_id=experiment["exp_id"],
-                              model=experiment.get("model") or "")
+                              model=experiment.get("model") or "", material=declared_material(experiment["benchmark"]))
         invalid |= {sample_id for sample_id, sample in store.samples_by_id(experiment["exp_id"], unscanned).items()
                     if is_invalid(scan_sample(sample, context, chosen))}
     return invalid

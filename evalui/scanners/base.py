@@ -41,12 +41,15 @@ class ScanContext:
     """What a scanner may know beyond the sample: the run, and other models' verdicts.
 
     ``others``: for each sample id (epochs folded), {model: solved at least once} over the judged
-    samples of the stored runs of other models on the same benchmark (the ``unsolvable`` scanner)."""
+    samples of the stored runs of other models on the same benchmark (the ``unsolvable`` scanner).
+    ``material``: the benchmark's declaration of a sample's parts, (sample) -> evalui.scanners.material.Material
+    (its spec's ``material``); None where it declares none, and the whole prompt is then the question."""
 
     benchmark: str = ""
     exp_id: str = ""
     model: str = ""
     others: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)
+    material: Callable[[Any], Any] | None = None
 
 
 Finding = dict  # {"scanner": str, "severity": str, "message": str, "step": int | None}

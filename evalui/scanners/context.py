@@ -6,26 +6,33 @@ import re
 
 from evalui.scanners.base import INVALID, WARNING, ScanContext, excerpt, failed, finding, judged, normalise, steps_of, \
     text_of, word_pattern
+from evalui.scanners.material import GUARDED, QUESTION, SUSPECT, Material, Part
 
-# Where a benchmark keeps the gold answer in a sample's payload (the judge's side; the task never
-# sends it). Other benchmarks: the first of these keys that holds a string or a number.
-TARGET_KEYS = {"gaia": ("final_answer",)}
+# A benchmark that declares no material (evalui.scanners.material): where its payload may keep the
+# gold answer, the first of these keys that holds a string or a number.
 GENERIC_TARGET_KEYS = ("target", "final_answer", "answer", "gold")
 UNKNOWN_TARGETS = ("", "?", "none", "null")
 # A short answer ("3", "yes", "Rome") turns up in prompts by chance; it counts only where the text
 # labels it as the answer ("the answer is 3", "FINAL ANSWER: 3").
 SHORT_TARGET_CHARS = 4
 _LABELLED = r"answer\W{0,3}(?:is|was|:|=)?\W{0,3}"
+UNDECLARED_TOOL_REASON = ("finding it is often the task, but an agent that looked up the benchmark's own answer is "
+                          "not; the benchmark does not say which its tools are")
 
 
-def target_of(sample, benchmark: str) -> str | None:
+def known_target(value) -> str | None:
+    """``value`` as a gold answer's text, or None where it is none (a hidden answer, not a string or number)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    text = str(value).strip()
+    return None if normalise(text) in UNKNOWN_TARGETS else text
+
+
+def target_of(sample) -> str | None:
     payload = getattr(sample, "payload", None) or {}
-    for key in TARGET_KEYS.get(benchmark, GENERIC_TARGET_KEYS):
-        value = payload.get(key)
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            continue
-        text = str(value).strip()
-        if normalise(text) not in UNKNOWN_TARGETS:
+    for key in GENERIC_TARGET_KEYS:
+        text = known_target(payload.get(key))
+        if text is not None:
             return text
     return None
 
@@ -37,7 +44,7 @@ def _matcher(target: str) -> re.Pattern:
     return re.compile(_LABELLED + r"(?<![a-z0-9])" + re.escape(plain) + r"(?![a-z0-9])")
 
 
-def _prompt_texts(sample) -> list[str]:
+def prompt_texts(sample) -> list[str]:
     """What the model was given before its first reply: the request's messages, or the first step's."""
     request = getattr(sample, "request", None)
     messages = request.get("messages") if isinstance(request, dict) else None
@@ -47,27 +54,62 @@ def _prompt_texts(sample) -> list[str]:
     return [text_of(m.get("content")) for m in messages or [] if isinstance(m, dict) and m.get("role") != "assistant"]
 
 
+def undeclared_material(sample) -> Material:
+    """The reading of a benchmark that declares nothing: it cannot tell the question from what the task
+    attached, so the whole prompt counts as the question, and every tool result read before the last
+    reply is suspect."""
+    parts = [Part(QUESTION, "the prompt", text) for text in prompt_texts(sample)]
+    for index, step in enumerate(steps_of(sample)[:-1]):  # a step's results are read by the steps after it
+        for result in step.get("tool_results") or []:
+            if isinstance(result, dict):
+                parts.append(Part(SUSPECT, f"the tool {excerpt(result.get('name') or '?', 60)}",
+                                  text_of(result.get("content")), index, UNDECLARED_TOOL_REASON))
+    return Material(target_of(sample), tuple(parts))
+
+
+def material_of(sample, context: ScanContext) -> Material:
+    if context.material is None:
+        return undeclared_material(sample)
+    declared = context.material(sample)
+    if not isinstance(declared, Material):
+        raise TypeError(f"the {context.benchmark} benchmark's material is not a Material")
+    return declared
+
+
 def answer_in_context(sample, context: ScanContext) -> list[dict]:
-    """The gold answer was in front of the model before it answered. ``invalid`` when the prompt itself
-    holds it (a leaked item: it measures reading, not the skill). ``warning`` when a tool result (a page
-    fetched, a search, a file) holds it: finding the answer is often the task (GAIA's web questions),
-    but an agent that looked up the benchmark's own answer (HAL's agents on the Hub) is not; a person
-    decides which. Short answers count only where the text labels them as the answer."""
+    """The gold answer was in front of the model before it answered, where the benchmark says it must not
+    be. ``invalid`` when the question itself holds it (a leaked item: it measures reading, not the
+    skill), or material the benchmark guards. The task's own material (an attached file, a search
+    task's pages, a judge's reference) never makes a sample invalid: finding the answer there is the
+    task; it is a ``warning``, with the benchmark's reason, only where the benchmark declares such
+    material suspect (a page that names its own answer sheet). A judge's prompt is never read: the
+    judge is not the model under test. Short answers count only where the text labels them as the
+    answer. A benchmark that declares nothing has its whole prompt read as the question and its tool
+    results as suspect."""
     if not judged(sample):
         return []
-    target = target_of(sample, context.benchmark)
+    declared = material_of(sample, context)
+    target = known_target(declared.target)
     if target is None:
         return []
     pattern = _matcher(target)
-    if any(pattern.search(normalise(text)) for text in _prompt_texts(sample)):
-        return [finding(INVALID, f"the prompt already holds the gold answer {excerpt(target, 60)!r}", 0)]
-    steps = steps_of(sample)
-    for index, step in enumerate(steps[:-1]):  # a step's results are read by the steps after it
-        for result in step.get("tool_results") or []:
-            if isinstance(result, dict) and pattern.search(normalise(text_of(result.get("content")))):
-                return [finding(WARNING, f"the tool {excerpt(result.get('name') or '?', 60)} returned the gold "
-                                         f"answer {excerpt(target, 60)!r} before the model answered", index)]
+    quoted = repr(excerpt(target, 60))
+    # The most severe part first: a leaked question outweighs a suspect page read later.
+    for kind in (QUESTION, GUARDED, SUSPECT):
+        for part in declared.parts:
+            if part.kind == kind and pattern.search(normalise(text_of(part.text))):
+                return [finding(WARNING if kind == SUSPECT else INVALID, _message(part, quoted), part.step)]
     return []
+
+
+def _message(part: Part, quoted: str) -> str:
+    where = excerpt(part.where, 80)
+    because = f": {excerpt(part.reason, 200)}" if part.reason else ""
+    if part.kind == QUESTION:
+        return f"{where} already holds the gold answer {quoted}"
+    if part.kind == GUARDED:
+        return f"{where} holds the gold answer {quoted}{because}"
+    return f"{where} held the gold answer {quoted} before the model answered{because}"
 
 
 UNSOLVABLE_MIN_MODELS = 3  # fewer other models failing an item says little about the item

@@ -22,11 +22,11 @@ ENTRY_POINT_GROUP = "evalui.scanners"
 log = logging.getLogger(__name__)
 
 
-def _built_in(name: str, function, applies_to: tuple[str, ...] = ()) -> Scanner:
+def _built_in(name: str, function, applies_to: tuple[str, ...] = (), version: str = "1") -> Scanner:
     # The first line of the docstring is the description; the version is the rule's (bump it when
     # a rule changes what it finds).
     doc = " ".join((function.__doc__ or "").split())
-    return Scanner(name, "1", doc, function, applies_to)
+    return Scanner(name, version, doc, function, applies_to)
 
 
 @functools.cache
@@ -40,7 +40,8 @@ def built_in() -> dict[str, Scanner]:
         _built_in("tool_error", agents.tool_error),
         _built_in("loop", agents.loop),
         _built_in("step_limit", agents.step_limit),
-        _built_in("answer_in_context", context.answer_in_context),
+        # 2: reads the parts each benchmark declares (evalui.scanners.material), not the whole prompt.
+        _built_in("answer_in_context", context.answer_in_context, version="2"),
         _built_in("unsolvable", context.unsolvable),
     ]
     return {s.name: s for s in scanners}

@@ -30,7 +30,7 @@ KINDS: dict[str, dict[str, str]] = {
     "loop": {"loop": "warning"},
     "step_limit": {"step_limit": "warning"},
     "leak": {"answer_in_context": "invalid"},
-    "tool_leak": {"answer_in_context": "warning"},
+    "tool_leak": {"answer_in_context": "warning"},  # a program prints the item's row of GAIA's own dataset
     "missing_file": {"tool_error": "invalid"},
     # Look-alikes that no scanner should flag.
     "apology_then_answer": {},  # "I'm sorry, but I can't find …" and then a FINAL ANSWER
@@ -38,6 +38,7 @@ KINDS: dict[str, dict[str, str]] = {
     "bad_arguments_once": {},  # a tool error of the model's own, then the right answer
     "short_answer_in_question": {},  # a short answer that the question mentions by chance
     "long_reasoning_wrong": {},  # a long wrong answer that says what it cannot do on the way
+    "tool_found": {},  # the answer found by a program of the model's own: the task's material, no leak
 }
 MAX_STEPS = 4  # the agent's step limit in these runs: a loop of three failing calls fits, the step-limit case does not
 
@@ -165,6 +166,11 @@ class PlantedModel:
         return self._right(case, outputs)
 
     def _tool_leak(self, case, outputs):
+        if not outputs:
+            return _python(f"print('gaia-benchmark/GAIA, validation, task {case.task_id}: Final answer {case.answer}')")
+        return self._right(case, outputs)
+
+    def _tool_found(self, case, outputs):
         if not outputs:
             return _python(f"print('register entry: {case.answer}')")
         return self._right(case, outputs)

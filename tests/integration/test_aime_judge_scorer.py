@@ -76,3 +76,13 @@ def test_rescoring_at_the_excellence_bar_fails_the_middling_problem(judged):
     assert after["apples"]["score"]["value"] == "C" and after["apples"]["score"]["scorer"] == "aime_llm_judge_excellent"
     stored = {s.sample_id: s.correct for s in store.samples("judged")}
     assert stored == {"apples": True, "marbles": False, "spiders": False}
+
+
+def test_the_judges_reference_answer_is_no_leak(judged):
+    # Every judge prompt holds its problem's stated answer ("Stated answer: 7"): judging against it is the task.
+    store, summary, peer, _ = judged
+    assert all("Stated answer: 7" in r.body["messages"][-1]["content"] for r in peer.chat_requests())
+    validity = summary["validity"]
+    assert validity["by_scanner"]["answer_in_context"] == {}
+    assert validity["invalid"] == 0 and validity["valid"] == 3 and validity["valid_accuracy"] == 2 / 3
+    assert not any(f["scanner"] == "answer_in_context" for r in records(summary).values() for f in r["findings"])

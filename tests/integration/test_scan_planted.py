@@ -63,17 +63,18 @@ def test_planted_samples_are_flagged_exactly_and_scan_finds_the_same_offline(sto
     for finding in (f for r in exported.values() for f in r["findings"]):
         assert set(finding) == {"scanner", "severity", "message", "step"} and finding["message"]
 
-    # The hand count: 18 samples, one endpoint error (never judged), so 17 judged; six right (right, leak,
-    # tool_leak, repeat_success, bad_arguments_once, short_answer_in_question). Invalid: the endpoint
-    # error, the empty reply, the truncated reply, the leaked answer and the missing attachment: five,
-    # four of them judged. Valid: 17 - 4 = 13 samples, of which 5 are right (the leak is left out).
-    assert summary["total"] == 18 and summary["judged"] == 17 and summary["correct"] == 6
-    assert summary["accuracy"] == 6 / 17  # the raw score is untouched
+    # The hand count: 19 samples, one endpoint error (never judged), so 18 judged; seven right (right, leak,
+    # tool_leak, repeat_success, bad_arguments_once, short_answer_in_question, tool_found). Invalid: the
+    # endpoint error, the empty reply, the truncated reply, the leaked answer and the missing attachment:
+    # five, four of them judged. Valid: 18 - 4 = 14 samples, of which 6 are right (the leak is left out;
+    # tool_leak and tool_found, whose answers a tool returned, stay).
+    assert summary["total"] == 19 and summary["judged"] == 18 and summary["correct"] == 7
+    assert summary["accuracy"] == 7 / 18  # the raw score is untouched
     validity = summary["validity"]
     assert validity["invalid"] == 5 and validity["invalid_judged"] == 4
-    assert validity["valid"] == 13 and validity["valid_correct"] == 5 and validity["valid_accuracy"] == 5 / 13
+    assert validity["valid"] == 14 and validity["valid_correct"] == 6 and validity["valid_accuracy"] == 6 / 14
     low, high = validity["valid_ci95"]
-    assert low < 5 / 13 < high
+    assert low < 6 / 14 < high
     assert validity["by_scanner"]["endpoint_error"] == {"invalid": 1}
     assert validity["by_scanner"]["answer_in_context"] == {"invalid": 1, "warning": 1}
     assert validity["by_scanner"]["unsolvable"] == {"warning": 1}
@@ -82,7 +83,7 @@ def test_planted_samples_are_flagged_exactly_and_scan_finds_the_same_offline(sto
     written = json.loads((Path(summary["out_dir"]) / "summary.json").read_text())
     assert written["validity"] == validity and written["accuracy"] == summary["accuracy"]
     report = (Path(summary["out_dir"]) / "report.md").read_text()
-    assert "## Validity" in report and "Valid-sample accuracy: **38.5%**" in report
+    assert "## Validity" in report and "Valid-sample accuracy: **42.9%**" in report
 
     # Offline: the same findings, nothing changed, no model call (no endpoint is running now).
     store.close()
@@ -115,17 +116,17 @@ def test_the_gate_and_compare_show_the_valid_score_beside_the_raw_one(store, tmp
     run_gaia(store, cases, questions, OtherModel(cases, set()), "other-model", "baseline")
     summary = run_gaia(store, cases, questions, PlantedModel(cases), "planted-model", "planted")
 
-    # Raw, errors count as failures: 6 of 18 = 0.333; valid: 5 of 13 = 0.385. Judged at the point
-    # (an interval over 13 samples spans any threshold in between).
-    raw = Gate(fail_under=0.36, on_inconclusive="point")
+    # Raw, errors count as failures: 7 of 19 = 0.368; valid: 6 of 14 = 0.429. Judged at the point
+    # (an interval over 14 samples spans any threshold in between).
+    raw = Gate(fail_under=0.4, on_inconclusive="point")
     raw_record = raw.check(summary)
-    assert raw.failed and raw_record["figures"]["accuracy"] == 6 / 18 and raw_record["figures"]["gate_on"] == "raw"
-    valid = Gate(fail_under=0.36, on_inconclusive="point", gate_on="valid")
+    assert raw.failed and raw_record["figures"]["accuracy"] == 7 / 19 and raw_record["figures"]["gate_on"] == "raw"
+    valid = Gate(fail_under=0.4, on_inconclusive="point", gate_on="valid")
     valid_record = valid.check(summary)
     assert not valid.failed and valid_record["outcome"] == "passed"
-    assert valid_record["figures"]["accuracy"] == 5 / 13 and valid_record["figures"]["considered"] == 13
+    assert valid_record["figures"]["accuracy"] == 6 / 14 and valid_record["figures"]["considered"] == 14
 
     record = compare_runs(store, "baseline", "planted")
-    assert record["n"] == 18 and record["valid"]["n"] == 13 and record["valid"]["invalid_pairs"] == 5
-    assert record["valid"]["b_accuracy"] == 5 / 13 and record["b_accuracy"] == 6 / 18
-    assert "Valid samples only (13 pairs, 5 left out as invalid)" in comparison_markdown(record)
+    assert record["n"] == 19 and record["valid"]["n"] == 14 and record["valid"]["invalid_pairs"] == 5
+    assert record["valid"]["b_accuracy"] == 6 / 14 and record["b_accuracy"] == 7 / 19
+    assert "Valid samples only (14 pairs, 5 left out as invalid)" in comparison_markdown(record)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from evalui.benchmarks.aime.material import generation_material, judge_material
 from evalui.benchmarks.aime.options import (GenerateOptions, JudgeOptions, WinrateOptions, cache_dir, check_generation,
                                             check_judge, check_winrate, generation_summary as generation_cli_summary,
                                             judge_summary, winrate_summary)
@@ -172,7 +173,7 @@ GENERATION = Benchmark(
     task=generation_task, fixed=("seed", "output_name"), summarise=generation_summary, export=export_generation,
     headline=generated_share, verdict_words=("valid", "invalid"), group_name="topic", default_concurrency=4,
     out_is_run_folder=False, check=check_generation, command=("aime", "generate"), cli_summary=generation_cli_summary,
-    epochs=False, scorers=(GENERATED_PROBLEM,),
+    epochs=False, scorers=(GENERATED_PROBLEM,), material=generation_material,
     metrics={"generated": "valid problems (parsed, answer 0–999, not a near-duplicate) out of those asked"})
 JUDGING = Benchmark(
     name=JUDGE, title="LLM judge of generated problems", options=JudgeOptions, samples=judge_samples,
@@ -181,6 +182,7 @@ JUDGING = Benchmark(
     group_name="topic", default_concurrency=4, out_is_run_folder=False,
     data_files=lambda options: [Path(options.input)], check=check_judge, command=("aime", "judge"),
     cli_summary=judge_summary, epochs=False, model_help="the judge model", scorers=(LLM_JUDGE, LLM_JUDGE_EXCELLENT),
+    material=judge_material,
     metrics={"average": "mean of the four dimensions (1–5)", "pass_rate": "share with a mean ≥ 3.5"})
 WINRATE_SPEC = Benchmark(
     name=WINRATE, title="Win rate against real AIME problems", options=WinrateOptions, samples=winrate_samples,
@@ -189,4 +191,5 @@ WINRATE_SPEC = Benchmark(
     group_name="topic", default_concurrency=4, out_is_run_folder=False,
     data_files=lambda options: [Path(options.input)], check=check_winrate, command=("aime", "winrate"),
     cli_summary=winrate_summary, epochs=False, model_help="the judge model", scorers=(PAIRWISE_PREFERENCE,),
+    material=judge_material,
     metrics={"win_rate": "pairs the judge prefers in both orders; order-dependent pairs are ties"})

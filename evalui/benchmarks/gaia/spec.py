@@ -118,6 +118,14 @@ def headline(summary: dict) -> tuple[str, float | None]:
     return "accuracy", summary.get("accuracy")
 
 
+def material(sample):
+    """What the sample showed the model, for the validity scanners: the attachment and the tools' results
+    are the task's own material; the question and the instructions must not hold the answer."""
+    from evalui.benchmarks.gaia.material import sample_material
+
+    return sample_material(sample)
+
+
 def data_files(options: GaiaOptions) -> list[Path]:
     kind, _, where = options.source.partition(":")
     if kind == "questions":
@@ -152,4 +160,5 @@ BENCHMARK = Benchmark(
     cli_options=command_line.options_from_args,
     cli_summary=command_line.cli_summary,
     scorers=(Scorer("gaia_exact_match", "the GAIA leaderboard's question_scorer on the last FINAL ANSWER"),),
+    material=material,
 )
