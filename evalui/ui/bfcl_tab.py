@@ -16,7 +16,7 @@ from evalui.runs.history import pretty_prediction, pretty_truth
 from evalui.benchmarks.bfcl.report import leaderboard_lines, truth_of
 from evalui.benchmarks.bfcl.turns import stored_sample_turns, turns_summary
 from evalui.reports.charts import accuracy_bars, count_bars
-from evalui.benchmarks.bfcl.data import entries_by_id
+from evalui.benchmarks.bfcl.data import stored_entry
 from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivity_chart
 from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES, MULTI_TURN_CATEGORIES
 from evalui.ui import launcher
@@ -44,7 +44,8 @@ def sample_table(store: RunStore, exp_id: str | None) -> pd.DataFrame:
     for row, sample_id in enumerate(frame["id"]):
         sample = samples[sample_id]
         if sample.group in MULTI_TURN_CATEGORIES:  # one line per turn; the turns view has the rest
-            predicted, gold = turns_summary(sample.prediction, entries_by_id(sample.group)[sample_id].possible_answer)
+            entry = stored_entry(sample)
+            predicted, gold = turns_summary(sample.prediction, entry.possible_answer if entry else None)
             frame.at[row, "prediction"], frame.at[row, "ground truth"] = predicted, gold
     return frame[COLUMNS]
 

@@ -116,6 +116,14 @@ def entry_of(category: str, entry_id: str) -> BfclEntry:
     return entry
 
 
+def stored_entry(sample) -> BfclEntry | None:
+    """The entry a stored sample (any epoch of it: ``multi_turn_base_0#e2``) was asked from; None
+    when the data has no such entry."""
+    from evalui.stats.epochs import split_epoch
+
+    return entries_by_id(sample.group).get(split_epoch(sample.sample_id)[0])
+
+
 def category_of_id(entry_id: str) -> str | None:
     """Category encoded in an entry id such as ``live_simple_12-5-3`` or ``simple_python_7``."""
     stem = entry_id.split(":")[0]

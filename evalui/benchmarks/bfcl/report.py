@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evalui.benchmarks.bfcl.data import entries_by_id
+from evalui.benchmarks.bfcl.data import stored_entry
 from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivity_chart
 from evalui.benchmarks.bfcl.format_sensitivity import report_lines as format_sensitivity_lines
 from evalui.reports.charts import accuracy_bars, count_bars, write_html
@@ -16,13 +16,13 @@ SAMPLE_ROWS = 50
 
 
 def question_of(sample) -> str:
-    entry = entries_by_id(sample.group).get(sample.sample_id)
+    entry = stored_entry(sample)
     messages = entry.user_messages() if entry else []
     return next((m.get("content", "") for m in reversed(messages) if m.get("role") == "user"), "")
 
 
 def truth_of(sample) -> str:
-    entry = entries_by_id(sample.group).get(sample.sample_id)
+    entry = stored_entry(sample)
     if entry is None or entry.possible_answer is None:
         return "no call" if "irrelevance" in sample.group else "any call"
     return json.dumps(entry.possible_answer, ensure_ascii=False)

@@ -68,7 +68,7 @@ def turns_markdown(sample, entry) -> str:
 
 def stored_sample_turns(store, exp_id: str | None, sample_id: str | None) -> str:
     """The per-turn view of one stored sample, or a line saying why there is none."""
-    from evalui.benchmarks.bfcl.data import entries_by_id
+    from evalui.benchmarks.bfcl.data import stored_entry
     from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
 
     sample_id = (sample_id or "").strip()
@@ -79,7 +79,10 @@ def stored_sample_turns(store, exp_id: str | None, sample_id: str | None) -> str
         return f"No sample {inert(sample_id)} in run {inert(exp_id)}."
     if sample.group not in MULTI_TURN_CATEGORIES:
         return f"{inert(sample_id)} is a single-turn sample: its call and verdict are in the table."
-    return turns_markdown(sample, entries_by_id(sample.group)[sample.sample_id])
+    entry = stored_entry(sample)
+    if entry is None:
+        return f"BFCL's {inert(sample.group)} data has no entry {inert(sample.sample_id)}."
+    return turns_markdown(sample, entry)
 
 
 def turns_summary(prediction, possible_answer) -> tuple[str, str]:
