@@ -40,7 +40,8 @@ def add_endpoint_flags(parser, *, model_help: str = "model name at the endpoint"
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
     parser.add_argument("--max-retries", type=int, default=4)
     parser.add_argument("--price-input", type=float, help="USD per million input tokens, for the run's cost (default: "
-                        "the model's line in --prices FILE, else in evalui's pinned, dated table)")
+                        "the model's line in --prices FILE, else in evalui's pinned, dated table, else unpriced; "
+                        "0 for both prices is no price, as on the dashboard)")
     parser.add_argument("--price-output", type=float, help="USD per million output tokens (give both prices)")
     parser.add_argument("--prices", type=_use_prices_file, metavar="FILE",
                         help='a JSON price table, {"models": {"NAME": {"input_per_m": X, "output_per_m": Y}}}, '

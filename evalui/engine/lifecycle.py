@@ -87,7 +87,7 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
                 f"it cannot be resumed with " + ", ".join(f"{k}={values.get(k)!r}" for k in changed))
         # What was not given again is what the run was started with; so is its price, unless prices
         # are given with the resume (a table's price looked up again does not replace the run's own).
-        if (config["pricing"] or {}).get("priced_by") != "run" and existing["config"].get("pricing"):
+        if (config["pricing"] or {}).get("priced_by") != "run" and pricing.usable(existing["config"].get("pricing")):
             config["pricing"] = None
         for key in ("out", "concurrency", "requests_per_minute", "max_cost_usd", "pricing"):
             if config[key] is None:
@@ -121,7 +121,7 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
         client = ModelClient(settings)
     started = time.perf_counter()
     meter = None
-    if config.get("pricing"):
+    if pricing.usable(config.get("pricing")):
         meter = pricing.CostMeter.for_run(store.samples(exp_id), config["pricing"], config.get("max_cost_usd"))
     counts = store.progress(exp_id)
     on_demand = counts["judged"] == counts["total"]  # nothing to ask: a request to write the exports again
@@ -197,7 +197,7 @@ def export(store: RunStore, exp_id: str, *, duration_s: float | None = None, out
     experiment = store.experiment(exp_id)
     benchmark = _benchmark(experiment["benchmark"])
     folder = Path(summary["out_dir"])
-    price = experiment["config"].get("pricing")
+    price = pricing.usable(experiment["config"].get("pricing"))
     write_jsonl(folder / "samples.jsonl", (sample_record(s, price) for s in samples))
     files = benchmark.export(folder, experiment, summary, samples)
     summary["files"] = {name: str(path) for name, path in files.items()}

@@ -3,7 +3,8 @@ when it must stop asking.
 
 The price of a run is found once, when it is prepared, and kept in its config (``pricing``):
 
-1. prices given with the run (``--price-input/--price-output``, or the page's price fields);
+1. prices given with the run (``--price-input/--price-output``, or the page's price fields), unless
+   both are 0 or empty: that is no price, not a free model;
 2. else the model's line in the file named by ``EVALUI_PRICES`` (``--prices FILE`` sets it);
 3. else the model's line in the pinned, dated table shipped with evalui (``evalui/data/prices.json``);
 4. else none: the run has no cost, and a budget is refused.
@@ -80,9 +81,12 @@ def _load(path: str, _mtime: int) -> dict:
 
 def resolve(model: str, input_per_m: float | None = None, output_per_m: float | None = None) -> dict | None:
     """The price a run of ``model`` is costed at (see the module's doc), as stored in its config."""
-    if input_per_m is not None or output_per_m is not None:
-        return {"input_per_m": _given_price(input_per_m, "input"), "output_per_m": _given_price(output_per_m, "output"),
-                "priced_by": "run", "source": "prices given with the run"}
+    given = (_given_price(input_per_m, "input"), _given_price(output_per_m, "output"))
+    # The page's price fields read 0 until typed in: a run costed at $0 would pass for free, sit at
+    # the cheap end of every cost chart and never spend a budget. 0 beside a real price stays a price.
+    if any(given):
+        return {"input_per_m": given[0], "output_per_m": given[1], "priced_by": "run",
+                "source": "prices given with the run"}
     key = model_key(model)
     named = os.environ.get(PRICES_ENV, "").strip()
     if named:
@@ -105,6 +109,21 @@ def _given_price(value: float | None, side: str) -> float:
     return price
 
 
+def usable(price: dict | None) -> dict | None:
+    """The run's price, or None when it has none. Runs prepared before 0 meant "no price" may hold
+    the run's own price of 0 for both sides: they are unpriced too."""
+    if not price or (price.get("priced_by") == "run" and not price.get("input_per_m")
+                     and not price.get("output_per_m")):
+        return None
+    return price
+
+
+def unpriced(cost: dict) -> bool:
+    """Whether a summary's ``cost`` figures (run_cost's) are those of a run without a price,
+    including a stored summary that costed the old $0 run price."""
+    return cost.get("usd") is None or ("price" in cost and usable(cost["price"]) is None)
+
+
 def _priced(entry: dict, how: str, key: str, **more) -> dict:
     found = {"input_per_m": float(entry["input_per_m"]), "output_per_m": float(entry["output_per_m"]),
              "priced_by": how, "model_key": key}
@@ -114,6 +133,7 @@ def _priced(entry: dict, how: str, key: str, **more) -> dict:
 
 
 def sample_cost(pricing: dict | None, prompt_tokens: int, completion_tokens: int) -> float | None:
+    pricing = usable(pricing)
     if not pricing:
         return None
     return tokens_cost(prompt_tokens, completion_tokens, pricing["input_per_m"], pricing["output_per_m"])
@@ -122,6 +142,7 @@ def sample_cost(pricing: dict | None, prompt_tokens: int, completion_tokens: int
 def run_cost(samples: list, pricing: dict | None) -> dict:
     """The summary's ``cost``: total, per sample, per correct answer, and the price used. Without
     a price every figure is null and ``priced_by`` says so."""
+    pricing = usable(pricing)
     if not pricing:
         return {"usd": None, "per_sample_usd": None, "per_correct_usd": None, "priced_by": None}
     figures = cost_figures(((s.prompt_tokens, s.completion_tokens, s.stage == "judged" and bool(s.correct))
@@ -137,10 +158,10 @@ def set_budget(store, exp_id: str, max_cost_usd: float | None) -> float | None:
         return config.get("max_cost_usd")
     if not max_cost_usd > 0:
         raise ValueError("--max-cost must be more than 0 USD")
-    if not config.get("pricing"):
+    if not usable(config.get("pricing")):
         model = (config.get("endpoint") or {}).get("model") or "this model"
         raise ValueError(f"--max-cost needs a price, and {model} is not in evalui's price table: give "
-                         "--price-input and --price-output (USD per million tokens) or --prices FILE")
+                         "--price-input and --price-output (USD per million tokens, not both 0) or --prices FILE")
     if config.get("max_cost_usd") != max_cost_usd:
         store.update_config(exp_id, {**config, "max_cost_usd": float(max_cost_usd)})
     return float(max_cost_usd)

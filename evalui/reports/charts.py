@@ -10,6 +10,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
+from evalui.engine.pricing import unpriced
 from evalui.stats.cost import pareto_front
 
 PLOTLY_JS = "plotly.min.js"
@@ -145,38 +146,78 @@ def priced_runs(experiments: list[dict]) -> tuple[list[dict], int]:
     """The finished runs that have an accuracy and a cost, as chart points, and how many finished
     runs had no price. A run that stopped early (cancelled, out of budget) is left out: its cost
     and accuracy are those of part of the benchmark."""
-    points, unpriced = [], 0
+    points, without_price = [], 0
     for experiment in experiments:
         summary = experiment.get("summary") or {}
         if experiment.get("status") != "finished" or summary.get("accuracy") is None:
             continue
-        cost = (summary.get("cost") or {}).get("usd")
-        if cost is None:
-            unpriced += 1
+        cost = summary.get("cost") or {}
+        if unpriced(cost):
+            without_price += 1
             continue
         low, high = (summary.get("ci95") or [None, None])[:2]
-        points.append({"exp_id": experiment["exp_id"], "model": experiment.get("model", ""), "cost": cost,
+        points.append({"exp_id": experiment["exp_id"], "model": experiment.get("model", ""), "cost": cost["usd"],
                        "accuracy": summary["accuracy"], "low": summary["accuracy"] if low is None else low,
                        "high": summary["accuracy"] if high is None else high, "judged": summary.get("judged"),
-                       "per_correct": (summary.get("cost") or {}).get("per_correct_usd")})
-    return points, unpriced
+                       "per_correct": cost.get("per_correct_usd")})
+    return points, without_price
+
+
+# The frontier's labels are numbers (the note names the runs), kept apart for the smallest plot area
+# the dashboard gives the chart: a label sits above its point, and two that would meet are one label.
+PARETO_HEIGHT_PX = 420
+PLOT_AREA_PX = (360, 300)  # width, height: the chart's height less its title and axes
+LABEL_CHAR_PX, LABEL_LINE_PX = 7, 16  # a digit or a dash in plotly's 12 px font, and a line of it
+_X_PADDING = 0.08
+
+
+def _cost_range(points: list[dict]) -> list[float]:
+    low, high = min(p["cost"] for p in points), max(p["cost"] for p in points)
+    pad = (high - low) * _X_PADDING or max(abs(high) * _X_PADDING, 1e-6)
+    return [low - pad, high + pad]
+
+
+def frontier_labels(front: list[dict], x_range: list[float], y_range: list[float]) -> list[str]:
+    """One text per frontier point, cheapest first: its number, or for points whose labels would
+    meet, the numbers of the group ("2–4") on the first and "" on the others.
+
+    Along the frontier cost and accuracy never fall, so a label kept apart from the label before
+    it is farther still from all earlier ones: checking neighbours is enough."""
+    width = PLOT_AREA_PX[0] / (x_range[1] - x_range[0])
+    height = PLOT_AREA_PX[1] / (y_range[1] - y_range[0])
+    widest = LABEL_CHAR_PX * (2 * len(str(len(front))) + 1) + 4  # the longest label ("12–14") and a margin
+    labels = [""] * len(front)
+    anchor = None
+    for index, point in enumerate(front):
+        near = anchor is not None and (
+            abs(point["cost"] - front[anchor]["cost"]) * width < widest
+            and abs(point["accuracy"] - front[anchor]["accuracy"]) * height < LABEL_LINE_PX)
+        if near:
+            labels[anchor] = f"{anchor + 1}–{index + 1}"
+        else:
+            anchor = index
+            labels[index] = str(index + 1)
+    return labels
 
 
 def cost_pareto(points: list[dict], title: str = "Accuracy against cost") -> go.Figure:
     """Each run's accuracy (with its 95 % interval) against its cost in USD, and the Pareto frontier:
-    the runs no other run beats on both (as cheap or cheaper, as accurate or more), joined as steps."""
+    the runs no other run beats on both (as cheap or cheaper, as accurate or more), joined as steps.
+    Only the frontier is labelled, with numbers; every run's name and figures are on hover."""
     figure = go.Figure()
     figure.add_scatter(
         x=[p["cost"] for p in points], y=[p["accuracy"] for p in points], mode="markers", name="runs",
-        customdata=[p["exp_id"] for p in points], text=[p["model"] for p in points],
-        hovertemplate="%{customdata} (%{text})<br>cost $%{x:.4f}<br>accuracy %{y:.1%}<extra></extra>",
+        customdata=[p["exp_id"] for p in points], hovertext=[p["model"] for p in points],
+        hovertemplate="%{customdata} (%{hovertext})<br>cost $%{x:.4f}<br>accuracy %{y:.1%}<extra></extra>",
         marker={"size": 11},
         error_y={"type": "data", "symmetric": False, "array": [p["high"] - p["accuracy"] for p in points],
                  "arrayminus": [p["accuracy"] - p["low"] for p in points]})
     front = [points[i] for i in pareto_front([(p["cost"], p["accuracy"]) for p in points])]
+    x_range, y_range = _cost_range(points), [0, 1.05]
     figure.add_scatter(
         x=[p["cost"] for p in front], y=[p["accuracy"] for p in front], mode="lines+markers+text",
         name="Pareto frontier", line={"shape": "hv", "dash": "dash"}, customdata=[p["exp_id"] for p in front],
-        text=[p["exp_id"] for p in front], textposition="top left", hoverinfo="skip")
-    return fitted(figure, title, xaxis_title="cost of the run (USD)", yaxis_title="accuracy",
-                  yaxis={"range": [0, 1.05], "tickformat": ".0%"})
+        text=frontier_labels(front, x_range, y_range), textposition="top center", cliponaxis=False,
+        hoverinfo="skip")
+    return fitted(figure, title, xaxis_title="cost of the run (USD)", yaxis_title="accuracy", height=PARETO_HEIGHT_PX,
+                  xaxis={"range": x_range}, yaxis={"range": y_range, "tickformat": ".0%"})

@@ -55,8 +55,8 @@ def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     downloads = gr.File(label=t("aime.downloads"), file_count="multiple", elem_id="aime-downloads")
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, count_value, topic_values, seed_value,
-                reference_label, concurrency_value, exp_id_value):
-        settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
+                reference_label, concurrency_value, exp_id_value, prices=(None, None)):
+        settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, *prices)
         preflight(settings)
         options = GenerateOptions(n=int(count_value or 0), topics=list(topic_values or []), seed=int(seed_value or 0),
                                   reference_source=REFERENCE_SOURCES[reference_label])
@@ -73,7 +73,7 @@ def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                   inputs=[*endpoint.components(), count, topics, seed, references, concurrency, exp_id],
                   prepare=prepare, results=[problems, downloads],
                   results_view=lambda run_id: generation_view(store, run_id), api_prefix="aime_generate",
-                  live_results=True)
+                  live_results=True, prices=endpoint.price_components())
     inspector.include(demo, store, parts)
 
 
@@ -151,14 +151,19 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
     review = gr.Button(t("aime.review"), elem_id="aime-review")
     results = [dimensions, distribution, outcomes, downloads]
 
-    def judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model):
-        settings = endpoint_settings(base_url, model, api_key, min(float(temperature or 0), 0.2), max_tokens, timeout)
+    def judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model, judge_name, prices):
+        # The panel's prices are its model's: a judge of another name is costed at the table's price.
+        if (judge_name or "").strip() != (model or "").strip():
+            prices = (None, None)
+        settings = endpoint_settings(base_url, judge_name, api_key, min(float(temperature or 0), 0.2), max_tokens,
+                                     timeout, *prices)
         preflight(settings)
         return settings
 
-    def prepare_judge(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, *_):
+    def prepare_judge(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, *_,
+                      prices=(None, None)):
         generated_file = checked_file(path)
-        settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, judge_name)
+        settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model, judge_name, prices)
         run_id = lifecycle.prepare(store, JUDGING, JudgeOptions(input=str(generated_file)), settings)
 
         def work(run):
@@ -166,9 +171,10 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
 
         return run_id, work
 
-    def prepare_winrate(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, source, seed_value):
+    def prepare_winrate(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, source, seed_value,
+                        prices=(None, None)):
         generated_file = checked_file(path)
-        settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, judge_name)
+        settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model, judge_name, prices)
         options = WinrateOptions(input=str(generated_file), seed=int(seed_value or 0), real_source=REFERENCE_SOURCES[source])
         run_id = lifecycle.prepare(store, WINRATE_SPEC, options, settings)
 
@@ -184,9 +190,11 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
     inputs = [*endpoint.components(), generated, judge_model, real_source, seed]
     choices = {generated: file_choices}
     launcher.wire(demo, store, judge_parts, benchmark=JUDGE, inputs=inputs, prepare=prepare_judge,
-                  results=results, results_view=view_for_run, api_prefix="aime_judge", input_choices=choices)
+                  results=results, results_view=view_for_run, api_prefix="aime_judge", input_choices=choices,
+                  prices=endpoint.price_components())
     launcher.wire(demo, store, winrate_parts, benchmark=WINRATE, inputs=inputs, prepare=prepare_winrate,
-                  results=results, results_view=view_for_run, api_prefix="aime_winrate", input_choices=choices)
+                  results=results, results_view=view_for_run, api_prefix="aime_winrate", input_choices=choices,
+                  prices=endpoint.price_components())
     inspector.include(demo, store, judge_parts, title=t("aime.judge_samples"))
     inspector.include(demo, store, winrate_parts, title=t("aime.winrate_samples"))
     refresh.click(lambda: gr.update(choices=file_choices()), None, [generated], api_name="aime_files")

@@ -114,8 +114,8 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     downloads = gr.File(label=t("bfcl.downloads"), file_count="multiple", elem_id="bfcl-downloads")
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, chosen, limit_value, mode_value,
-                concurrency_value, exp_id_value):
-        settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
+                concurrency_value, exp_id_value, prices=(None, None)):
+        settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, *prices)
         preflight(settings)  # before anything is registered: a dead endpoint leaves no empty run behind
         options = BfclOptions(categories=list(chosen or []), limit=int(limit_value or 0), mode=mode_value)
         run_id = lifecycle.prepare(store, BENCHMARK, options, settings, exp_id=(exp_id_value or "").strip() or None,
@@ -131,7 +131,8 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     current = launcher.wire(demo, store, parts, benchmark="bfcl",
                   inputs=[*endpoint.components(), categories, limit, mode, concurrency, exp_id],
                   prepare=prepare, results=[accuracy_plot, error_plot, samples, downloads, format_plot, leaderboard_view],
-                  results_view=lambda run_id: results_view(store, run_id), api_prefix="bfcl", epochs=epochs)
+                  results_view=lambda run_id: results_view(store, run_id), api_prefix="bfcl", epochs=epochs,
+                  prices=endpoint.price_components())
     inspector.include(demo, store, parts)
 
     def picked(run_id, event: gr.SelectData):

@@ -28,7 +28,7 @@ class EndpointInputs:
     temperature: gr.Slider
     max_tokens: gr.Number
     timeout: gr.Number
-    # Optional prices per million tokens, for a run's cost; tabs that report cost add them to their inputs.
+    # Optional prices per million tokens, for a run's cost: every launcher takes them (launcher.wire's prices).
     price_input: gr.Number | None = None
     price_output: gr.Number | None = None
 
@@ -56,8 +56,12 @@ def build_endpoint_panel() -> EndpointInputs:
             temperature = gr.Slider(0.0, 2.0, value=DEFAULT_TEMPERATURE, step=0.001, label=t("endpoint.temperature"))
             max_tokens = gr.Number(value=None, precision=0, label=t("endpoint.max_tokens"))
             timeout = gr.Number(value=60, label=t("endpoint.timeout"))
-            price_input = gr.Number(value=None, minimum=0, label=t("endpoint.price_input"), elem_id="endpoint-price-input")
-            price_output = gr.Number(value=None, minimum=0, label=t("endpoint.price_output"), elem_id="endpoint-price-output")
+            # 0 is "no price" (pricing.resolve), as the budget's 0 is "no budget"; a default also lets
+            # API callers leave the prices out.
+            price_input = gr.Number(value=0, minimum=0, label=t("endpoint.price_input"), info=t("endpoint.price_info"),
+                                    elem_id="endpoint-price-input")
+            price_output = gr.Number(value=0, minimum=0, label=t("endpoint.price_output"),
+                                     info=t("endpoint.price_info"), elem_id="endpoint-price-output")
         inputs = EndpointInputs(base, model, api_key, temperature, max_tokens, timeout, price_input, price_output)
         test = gr.Button(t("endpoint.test"), size="sm", elem_id="endpoint-test", scale=0, min_width=160)
         build_local_model_row(base, model)

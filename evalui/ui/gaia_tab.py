@@ -166,9 +166,9 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         transcript_task = gr.Dropdown(choices=[], label=t("gaia.transcript_task"), elem_id="gaia-transcript-task")
         transcript_view = gr.HTML(elem_id="gaia-transcript")
 
-    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, price_input, price_output, source_value,
-                split_value, level_value, folder_value, upload_value, solver_value, limit_value, concurrency_value,
-                tools_value, tool_timeout_value, max_steps_value, exp_id_value):
+    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, source_value, split_value, level_value,
+                folder_value, upload_value, solver_value, limit_value, concurrency_value, tools_value,
+                tool_timeout_value, max_steps_value, exp_id_value, prices=(None, None)):
         options = GaiaOptions(source=selected_source(source_value, split_value, folder_value, upload_value),
                               level=None if level_value == "All" else level_value, limit=int(limit_value or 0) or None,
                               tools=list(tools_value or []) or None, tool_timeout=float(tool_timeout_value or 30),
@@ -179,8 +179,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                 raise ValueError(say("msg.agent_refused"))
             options.agent = solver_value
         else:
-            settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, price_input,
-                                         price_output)
+            settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, *prices)
             preflight(settings)
         try:
             run_id = lifecycle.prepare(store, BENCHMARK, options, settings, exp_id=(exp_id_value or "").strip() or None)
@@ -196,10 +195,11 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         return run_id, work
 
     launcher.wire(demo, store, parts, benchmark="gaia",
-                  inputs=[*endpoint.components(), *endpoint.price_components(), source, split, level, folder, upload,
-                          solver, limit, concurrency, tools, tool_timeout, max_steps, exp_id],
+                  inputs=[*endpoint.components(), source, split, level, folder, upload, solver, limit, concurrency,
+                          tools, tool_timeout, max_steps, exp_id],
                   prepare=prepare, results=[level_plot, latency_plot, table, downloads, transcript_task],
-                  results_view=lambda run_id: results_view(store, run_id), api_prefix="gaia", epochs=epochs)
+                  results_view=lambda run_id: results_view(store, run_id), api_prefix="gaia", epochs=epochs,
+                  prices=endpoint.price_components())
     transcript_task.change(lambda run_id, task_id: transcript(store, run_id, task_id), [parts.runs, transcript_task],
                            [transcript_view], api_name="gaia_transcript")
     inspector.include(demo, store, parts)

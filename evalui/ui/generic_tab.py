@@ -48,9 +48,9 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
                 accuracy_bars(groups, f"{spec.title}: {label} per {spec.group_name}") if groups else None,
                 localized(samples_frame(store, run_id)), artefacts(store.experiment(run_id)) or None)
 
-    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, *values):
+    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, *values, prices=(None, None)):
         *option_values, concurrency_value, exp_id_value = values
-        settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout)
+        settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, *prices)
         preflight(settings)
         typed = {f.name: v for f, v in zip(fields, option_values) if v not in (None, "")}
         try:
@@ -69,5 +69,5 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
     launcher.wire(demo, store, parts, benchmark=spec.name,
                   inputs=[*endpoint.components(), *inputs, concurrency, exp_id], prepare=prepare,
                   results=[headline, chart, samples, downloads], results_view=view,
-                  api_prefix=spec.name.replace("-", "_"), epochs=epochs)
+                  api_prefix=spec.name.replace("-", "_"), epochs=epochs, prices=endpoint.price_components())
     inspector.include(demo, store, parts)

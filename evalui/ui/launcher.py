@@ -117,7 +117,8 @@ def _json_value(value):
 
 def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs: list, prepare: Prepare,
          results: list, results_view: ResultsView, api_prefix: str, live_results: bool = False,
-         adopt_running: bool = True, input_choices: dict | None = None, epochs: gr.Number | None = None) -> gr.State:
+         adopt_running: bool = True, input_choices: dict | None = None, epochs: gr.Number | None = None,
+         prices: list | None = None) -> gr.State:
     """Wire the controls; returns the session's current run id (a gr.State).
 
     ``results_view(None)`` gives the empty results. ``live_results`` refreshes the results while
@@ -126,7 +127,9 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
     run of ``benchmark`` that is going; ``input_choices`` gives the choices of dropdown inputs
     whose choices are filled in at load. ``epochs`` (an ``epochs_input``) comes last among the start's
     inputs, so API callers may leave it out; ``prepare`` never sees it: the run it prepared is asked
-    that many times (1 keeps what a resumed run has).
+    that many times (1 keeps what a resumed run has). ``prices``, the endpoint panel's two price
+    fields, come last of all, after the budget, so API callers may leave them out too; ``prepare``
+    gets them as ``prices=(input, output)``.
     """
     current = gr.State(None)
     # The session's run and what was typed to start it, kept in the browser across a reload.
@@ -134,8 +137,8 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
     timer = gr.Timer(value=POLL_S, active=False)
     refreshed = gr.State(None)  # when the results of the run going were last rebuilt, at how many verdicts
     inputs = [*inputs, epochs] if epochs is not None else inputs
-    # The budget comes last (after epochs): API callers may leave both out.
-    inputs = [*inputs, parts.max_cost]
+    # The budget (after epochs), then the panel's prices, come last: API callers may leave them out.
+    inputs = [*inputs, parts.max_cost, *(prices or [])]
     keep = [restorable(c) for c in inputs]
     kept = [c for c, k in zip(inputs, keep) if k]
     input_choices = input_choices or {}
@@ -145,12 +148,13 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
     def start_run(*values):
         # Returns as soon as the run is started: the timer follows it, so a run holds no queue slot.
         require_access("start runs")
-        *own, budget = values
+        priced = {"prices": tuple(values[-len(prices):])} if prices else {}
+        *own, budget = values[:-len(prices)] if prices else values
         asked = own[-1] if epochs is not None else None
         try:
             # One of the visitor's run slots is held while the run is prepared, then the run keeps it.
             with RUNS_IN_FLIGHT.start(is_running) as owned:
-                run_id, work = prepare(*(own[:-1] if epochs is not None else own))
+                run_id, work = prepare(*(own[:-1] if epochs is not None else own), **priced)
                 add_epochs(store, run_id, int(asked) if asked and asked > 1 else None)
                 set_budget(store, run_id, float(budget) if budget else None)
                 background_runs().start(run_id, work)

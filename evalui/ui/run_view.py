@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from evalui.engine.background import background_runs
+from evalui.engine.pricing import unpriced
 from evalui.engine.store import RunStore
 from evalui.reports.markdown import epoch_texts, inert
 from evalui.ui.access import say
@@ -99,9 +100,12 @@ def validity_note(experiment: dict, state: str) -> str:
 
 def cost_note(experiment: dict, state: str) -> str:
     """What a run that stopped cost (and its budget), from its summary; a running run's is in its progress bar."""
-    cost = (experiment.get("summary") or {}).get("cost") or {}
-    if state in ("running", "cancelling") or cost.get("usd") is None:
+    summary = experiment.get("summary") or {}
+    cost = summary.get("cost") or {}
+    if state in ("running", "cancelling") or "cost" not in summary:
         return ""
+    if unpriced(cost):
+        return say("msg.unpriced")
     per_correct = cost.get("per_correct_usd")
     note = say("msg.cost", usd=f"{cost['usd']:.4f}", per_correct="–" if per_correct is None else f"{per_correct:.4f}")
     budget = experiment["config"].get("max_cost_usd")

@@ -61,7 +61,9 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         per_group = gr.Plot(label=t("runs.groups"), elem_id="runs-compare-groups")
         against_tokens = gr.Plot(label=t("runs.tokens"), elem_id="runs-compare-tokens")
     with gr.Row():
-        pareto_benchmark = gr.Dropdown(choices=[], label=t("runs.pareto_benchmark"), scale=1,
+        # Choices are filled when the page loads; an API caller's session never loads the page, and
+        # /runs_cost_pareto takes any benchmark's name (an unknown one has no runs).
+        pareto_benchmark = gr.Dropdown(choices=[], label=t("runs.pareto_benchmark"), scale=1, allow_custom_value=True,
                                        elem_id="runs-pareto-benchmark")
         pareto_note = gr.Markdown(elem_id="runs-pareto-note")
     pareto = gr.Plot(label=t("runs.pareto"), elem_id="runs-pareto")
@@ -118,8 +120,9 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         points, unpriced = priced_runs(store.experiments(benchmark))
         figure = cost_pareto(points, f"{benchmark}: {say('runs.pareto').lower()}") if points else None
         front = figure.data[1].customdata if figure is not None else ()
+        # Numbered as the chart labels the frontier, cheapest first.
         return say("runs.pareto_note", benchmark=inert(benchmark), shown=len(points), unpriced=unpriced,
-                   front=", ".join(inert(i) for i in front) or "–"), figure
+                   front=", ".join(f"{n}: {inert(i)}" for n, i in enumerate(front, start=1)) or "–"), figure
 
     def compare_runs(ids):
         ids = list(ids or [])

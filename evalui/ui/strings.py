@@ -103,14 +103,20 @@ _GENERAL: dict[str, tuple[str, str]] = {
     "msg.cost_live": ("${spent} spent", "已花费 ${spent}"),
     "msg.cost_estimate": ("about ${estimate} for the whole run", "整个运行约 ${estimate}"),
     "msg.cost": (" · cost ${usd} (${per_correct} per correct answer)", " · 费用 ${usd}（每个正确答案 ${per_correct}）"),
+    "msg.unpriced": (" · cost: unpriced (no price given, and none in the price table)",
+                     " · 费用：无价格（未给出价格，价格表中也没有）"),
     "msg.budget": (" · budget ${budget}", " · 预算 ${budget}"),
     "runs.pareto": ("Accuracy against cost", "准确率与费用"),
     "runs.pareto_benchmark": ("Benchmark", "基准"),
-    "runs.pareto_note": ("Finished runs of **{benchmark}** with a known price: {shown} shown, {unpriced} without a price. "
+    "runs.pareto_note": ("Finished runs of **{benchmark}** with a known price: {shown} shown, {unpriced} without a price "
+                         "(left off the chart: an unpriced run has no cost to place it at, and is not free). "
                          "Error bars: 95% intervals. The line joins the runs no other run beats on both cost and "
-                         "accuracy (the Pareto frontier): {front}.",
-                         "**{benchmark}** 中价格已知的已完成运行：显示 {shown} 个，{unpriced} 个没有价格。误差线：95% 区间。"
-                         "折线连接在费用和准确率上都不被其他运行超越的运行（帕累托前沿）：{front}。"),
+                         "accuracy (the Pareto frontier), numbered on the chart: {front}. Point at any run for its "
+                         "name, model, cost and accuracy.",
+                         "**{benchmark}** 中价格已知的已完成运行：显示 {shown} 个，{unpriced} 个没有价格"
+                         "（不在图中：没有价格的运行无法按费用定位，也不等于免费）。误差线：95% 区间。"
+                         "折线连接在费用和准确率上都不被其他运行超越的运行（帕累托前沿），图中以编号标出：{front}。"
+                         "将鼠标指向任一运行可查看其名称、模型、费用和准确率。"),
     "word.correct": ("correct", "正确"),
     "word.valid": ("valid", "有效"),
     "word.pass": ("pass (≥ 3.5)", "通过（≥ 3.5）"),
@@ -170,6 +176,8 @@ _GENERAL: dict[str, tuple[str, str]] = {
     "gaia.transcript_task": ("Task", "任务"),
     "endpoint.price_input": ("Price per million input tokens (optional)", "每百万输入 token 价格（可选）"),
     "endpoint.price_output": ("Price per million output tokens (optional)", "每百万输出 token 价格（可选）"),
+    "endpoint.price_info": ("USD, for every tab's runs of this model; empty or 0: the price table's, else unpriced",
+                            "美元，用于各标签页中该模型的运行；留空或 0：使用价格表中的价格，没有则不计价"),
     # AIME generation and results
     "aime.intro": ("Generate AIME-style problems with the endpoint above. Each is parsed as JSON (LaTeX intact), "
                    "checked (answer 0–999, no duplicates) and retried when invalid; invalid output is never kept.",

@@ -77,7 +77,8 @@ def test_the_runs_tab_draws_accuracy_against_cost_with_the_pareto_frontier(brows
     for exp_id, high in zip(by_name["runs"]["ids"], by_name["runs"]["errors"]):
         assert high == pytest.approx(summaries[exp_id]["ci95"][1] - summaries[exp_id]["accuracy"])
     note = page.locator("#runs-pareto-note").inner_text()
-    assert "3 shown, 1 without a price" in note and "pareto-cheap, pareto-strong" in note
+    assert "3 shown, 1 without a price" in note and "left off the chart" in note
+    assert "1: pareto-cheap, 2: pareto-strong" in note  # numbered as the chart labels them
 
 
 def test_a_budget_stops_a_dashboard_run_and_a_higher_one_resumes_it(browser, launch_app, monkeypatch):

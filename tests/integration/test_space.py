@@ -105,9 +105,9 @@ def test_allow_list_with_password_auth(monkeypatch, tmp_path, allowed, expect_ok
 
 def gaia_start_inputs(base_url: str) -> tuple:
     """/gaia_start's inputs in order: endpoint (URL, model, key, temperature, max tokens, timeout),
-    prices per million tokens, source, split, level, folder, upload, solver, limit, concurrency,
-    tools, seconds per program, max steps, run id."""
-    return (base_url, "m", "", 0.0, 16, 5, None, None, "Bundled sample", "validation", "1", "", None,
+    source, split, level, folder, upload, solver, limit, concurrency, tools, seconds per program,
+    max steps, run id (epochs, budget and the prices per million tokens, last, are left out)."""
+    return (base_url, "m", "", 0.0, 16, 5, "Bundled sample", "validation", "1", "", None,
             "The endpoint above", 1, 1, [], 30, 12, "")
 
 

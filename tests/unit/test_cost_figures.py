@@ -122,3 +122,40 @@ def test_the_meter_starts_from_what_earlier_sessions_spent():
 ])
 def test_the_pareto_front_keeps_the_runs_no_other_beats(points, front):
     assert pareto_front(points) == front
+
+
+@pytest.mark.parametrize("given", [(0, 0), (0.0, None), (None, 0), (None, None)])
+def test_price_fields_left_at_0_or_empty_are_no_price(monkeypatch, given):
+    monkeypatch.delenv(pricing.PRICES_ENV, raising=False)
+    # The table's price where the model has a line, else none: never a run priced at $0.
+    found = resolve("gpt-4o-mini", *given)
+    assert (found["priced_by"], found["input_per_m"], found["output_per_m"]) == ("table", 0.15, 0.60)
+    assert resolve("my-own-model", *given) is None
+
+
+def test_a_0_beside_a_real_price_is_a_price(monkeypatch):
+    monkeypatch.delenv(pricing.PRICES_ENV, raising=False)
+    found = resolve("my-own-model", 0, 2.0)
+    assert (found["priced_by"], found["input_per_m"], found["output_per_m"]) == ("run", 0.0, 2.0)
+    assert resolve("my-own-model", 1.5, None)["output_per_m"] == 0.0
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf")])
+def test_a_price_no_cost_can_be_computed_at_is_still_refused(bad):
+    with pytest.raises(ValueError, match="must be from 0"):
+        resolve("my-own-model", bad, 0)
+
+
+def test_a_stored_run_price_of_0_is_unpriced():
+    # Runs prepared before 0 meant "no price" kept the run's own price of $0.
+    stored = {"input_per_m": 0.0, "output_per_m": 0.0, "priced_by": "run", "source": "prices given with the run"}
+    assert pricing.usable(stored) is None and pricing.usable(None) is None
+    assert run_cost([sample(1000, 100, True)], stored) == {"usd": None, "per_sample_usd": None,
+                                                           "per_correct_usd": None, "priced_by": None}
+    assert pricing.sample_cost(stored, 1000, 100) is None
+    # A file's 0 was written on purpose (a model that is free to run): it stays a price.
+    free = {"input_per_m": 0.0, "output_per_m": 0.0, "priced_by": "file", "model_key": "mine"}
+    assert pricing.usable(free) is free and run_cost([sample(1000, 100, True)], free)["usd"] == 0.0
+    assert pricing.unpriced({"usd": 0.0, "priced_by": "run", "price": stored})
+    assert not pricing.unpriced({"usd": 0.0, "priced_by": "file", "price": free})
+    assert pricing.unpriced({"usd": None, "priced_by": None}) and pricing.unpriced({})
