@@ -14,14 +14,26 @@ A scanner's precision: of the samples it flags, the share labelled with it; reca
 labelled with it, the share it flags (any severity); "severity agrees" counts flagged samples whose
 severity is the labelled one.
 
-Run:    .venv/bin/python bench/scanner_precision.py              (reads the fixture)
-Remake: .venv/bin/python bench/scanner_precision.py --regenerate (about a minute of scripted runs)
+Real transcripts (bench/data/scanner_real.jsonl.gz, made by bench/scanner_real_runs.py): the scripted
+peers' runs of all three benchmarks as the integration tests make them, labelled by what each script
+did, and the local model's runs, labelled by a person who read each transcript
+(bench/data/scanner_local_review.json; a transcript without a review, or whose digest changed, is
+counted as unreviewed and left out). The scanners read each sample with its benchmark's declared
+material (evalui.scanners.material), as a run does.
+
+Run:    .venv/bin/python bench/scanner_precision.py                    (reads both fixtures)
+Remake: .venv/bin/python bench/scanner_precision.py --regenerate       (planted: about a minute)
+        .venv/bin/python bench/scanner_precision.py --regenerate-real  (scripted peers: a few minutes;
+        add --local for the local model's runs, about ten more)
+Review: .venv/bin/python bench/scanner_precision.py --list-local       (the local transcripts to label)
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gzip
+import hashlib
 import json
 import os
 import random
@@ -35,6 +47,8 @@ from evalui.scanners.base import ScanContext
 from evalui.scanners.registry import built_in, scan_sample
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "scanner_fixture.jsonl.gz"
+REAL = FIXTURE.with_name("scanner_real.jsonl.gz")
+REVIEW = FIXTURE.with_name("scanner_local_review.json")
 FIELDS = ("exp_id", "sample_id", "position", "group", "stage", "payload", "request", "response", "prediction",
           "latency_s", "prompt_tokens", "completion_tokens", "attempts", "correct", "verdict", "error", "trajectory")
 
@@ -78,7 +92,6 @@ def regenerate(path: Path, seed: int) -> int:
     """Real runs against scripted endpoints, stored, then every sample written with its label."""
     work = Path(tempfile.mkdtemp(prefix="evalui-scanner-fixture-"))
     os.environ["EVALUI_DATA_DIR"] = str(work / "data")
-    from evalui.engine.findings import context_for
     from evalui.engine.store import RunStore
     from evalui.testing.scanner_plants import BFCL_KINDS, KINDS, BfclPlantedModel, OtherModel, PlantedModel, cases_for
 
@@ -107,52 +120,141 @@ def regenerate(path: Path, seed: int) -> int:
         _bfcl_run(store, model, 16, f"bfcl-{run}")
         for sample in store.samples(f"bfcl-{run}"):
             labels[(f"bfcl-{run}", sample.sample_id)] = dict(BFCL_KINDS[model.kind_of(sample.sample_id)])
+    count = write(path, store, lambda exp_id, sample_id: labels[(exp_id, sample_id)])
+    store.close()
+    return count
+
+
+def write(path: Path, store, label_of, source_of=lambda exp_id: None) -> int:
+    """Every stored sample, as the store keeps it (findings left out), with its scan context and label."""
+    from evalui.engine.findings import context_for
+    from evalui.stats.epochs import split_epoch
+
     path.parent.mkdir(parents=True, exist_ok=True)
     count = 0
     with gzip.open(path, "wt", encoding="utf-8") as handle:
         for experiment in sorted(store.experiments(), key=lambda e: e["exp_id"]):
             context = context_for(store, experiment)
             for sample in store.samples(experiment["exp_id"]):
-                from evalui.stats.epochs import split_epoch
-
                 verdict = {k: v for k, v in (sample.verdict or {}).items() if k != "findings"} if sample.verdict else None
                 record = {name: getattr(sample, name) for name in FIELDS}
                 record["verdict"] = verdict
                 record["context"] = {"benchmark": experiment["benchmark"], "model": experiment["model"],
                                      "others": {split_epoch(sample.sample_id)[0]:
                                                 context.others.get(split_epoch(sample.sample_id)[0], {})}}
-                record["label"] = labels[(experiment["exp_id"], sample.sample_id)]
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+                record["label"] = label_of(experiment["exp_id"], sample.sample_id)
+                source = source_of(experiment["exp_id"])
+                if source:
+                    record["source"] = source
+                handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
                 count += 1
-    store.close()
     return count
 
 
-def load(path: Path) -> list[tuple[Sample, ScanContext, dict]]:
+def digest(record: dict) -> str:
+    """What a reviewer read: the request, the steps, the output, the verdict and the error."""
+    seen = {name: record.get(name) for name in ("sample_id", "request", "trajectory", "response", "verdict", "error")}
+    return hashlib.sha256(json.dumps(seen, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[:16]
+
+
+def regenerate_real(path: Path, local: bool) -> int:
+    """The scripted peers' runs (and with ``local``, the local model's), stored, then written with labels:
+    the scripted ones by construction, the local ones from the review where its digest still matches."""
+    import scanner_real_runs
+
+    work = Path(tempfile.mkdtemp(prefix="evalui-scanner-real-"))
+    os.environ["EVALUI_DATA_DIR"] = str(work / "data")
+    from evalui.engine.store import RunStore
+
+    store = RunStore()
+    labels, generated = scanner_real_runs.scripted_runs(store, work)
+    local_ids = scanner_real_runs.local_runs(store, work, generated) if local else []
+    kept_local = []
+    if not local and path.exists():  # keep the local transcripts already stored: they take minutes to make
+        kept_local = [line for line in gzip.open(path, "rt", encoding="utf-8") if json.loads(line).get("source") == "local"]
+    count = write(path, store, lambda exp_id, sample_id: labels.get((exp_id, sample_id)),
+                  lambda exp_id: "local" if exp_id in local_ids else "scripted")
+    store.close()
+    if kept_local:
+        with gzip.open(path, "at", encoding="utf-8") as handle:
+            handle.writelines(kept_local)
+    return count + len(kept_local)
+
+
+def review() -> dict:
+    return json.loads(REVIEW.read_text(encoding="utf-8")) if REVIEW.exists() else {}
+
+
+def list_local(path: Path) -> None:
+    """Each local transcript, shortly, with its digest and its review: what a person reads to label it."""
+    reviewed = review()
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for record in map(json.loads, handle):
+            if record.get("source") != "local":
+                continue
+            key = f"{record['exp_id']}/{record['sample_id']}"
+            steps = record.get("trajectory") or []
+            print(f"== {key}  digest {digest(record)}  stage {record['stage']}  correct {record['correct']}  "
+                  f"error {record['error']!r}")
+            verdict = {k: v for k, v in (record.get("verdict") or {}).items() if k != "rejected_attempts"}
+            print(f"   verdict: {json.dumps(verdict, ensure_ascii=False)[:300]}")
+            for number, step in enumerate(steps):
+                print(f"   step {number}: finish {step.get('finish_reason')!r} note {step.get('note')!r} "
+                      f"calls {json.dumps(step.get('tool_calls'), ensure_ascii=False)[:200]}")
+                print("     text: " + json.dumps(step.get("text") or "", ensure_ascii=False)[:600])
+                for result in step.get("tool_results") or []:
+                    print(f"     result {result.get('name')}: error {result.get('error')!r} "
+                          + json.dumps(result.get("content"), ensure_ascii=False)[:300])
+            print(f"   review: {reviewed.get(key)}")
+
+
+def load(path: Path, *, unreviewed: list | None = None) -> list[tuple[Sample, ScanContext, dict]]:
+    """The fixture's samples, each with the context a run scans it in (its benchmark's declared material
+    included) and its label. A local transcript takes its label from the review, where the digest
+    matches; the others go to ``unreviewed``."""
+    from evalui.engine.findings import declared_material
+
+    reviewed = review()
     items = []
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         for line in handle:
             record = json.loads(line)
             context = record.pop("context")
             label = record.pop("label")
+            if record.get("source") == "local":
+                entry = reviewed.get(f"{record['exp_id']}/{record['sample_id']}") or {}
+                label = entry.get("label") if entry.get("digest") == digest(record) else None
+            if label is None:
+                if unreviewed is not None:
+                    unreviewed.append(f"{record['exp_id']}/{record['sample_id']}")
+                continue
             sample = Sample(**{name: record[name] for name in FIELDS})
             items.append((sample, ScanContext(benchmark=context["benchmark"], exp_id=sample.exp_id,
-                                              model=context["model"], others=context["others"]), label))
+                                              model=context["model"], others=context["others"],
+                                              material=declared_material(context["benchmark"])), label))
     return items
 
 
-def measure(items) -> list[dict]:
-    scanners = list(built_in().values())
+def undeclared(scanner):
+    """``scanner`` reading every sample as if its benchmark declared nothing: version 1's reading of
+    ``answer_in_context`` (the whole prompt is the question, every tool result suspect)."""
+    return dataclasses.replace(scanner, name=f"{scanner.name} (undeclared)",
+                               scan=lambda sample, context: scanner.scan(sample, dataclasses.replace(context, material=None)))
+
+
+def measure(items, scanners=None) -> list[dict]:
+    scanners = scanners or list(built_in().values())
     rows = []
     found = [({f["scanner"]: f["severity"] for f in scan_sample(s, c, scanners)}, label) for s, c, label in items]
     for scanner in scanners:
         counts = Counter()
         for flagged, label in found:
-            hit, wanted = scanner.name in flagged, scanner.name in label
+            labelled_as = scanner.name.split(" ")[0]
+            hit, wanted = scanner.name in flagged, labelled_as in label
             counts["tp"] += hit and wanted
             counts["fp"] += hit and not wanted
             counts["fn"] += wanted and not hit
-            counts["severity"] += hit and wanted and flagged[scanner.name] == label[scanner.name]
+            counts["severity"] += hit and wanted and flagged[scanner.name] == label[labelled_as]
         flagged_n, labelled_n = counts["tp"] + counts["fp"], counts["tp"] + counts["fn"]
         rows.append({"scanner": scanner.name, "labelled": labelled_n, "flagged": flagged_n, "tp": counts["tp"],
                      "precision": counts["tp"] / flagged_n if flagged_n else None,
@@ -161,11 +263,11 @@ def measure(items) -> list[dict]:
     return rows
 
 
-def table(rows: list[dict], total: int) -> str:
+def table(rows: list[dict], total: int, title: str = "") -> str:
     def share(value):
         return "–" if value is None else f"{value:.2f}"
 
-    lines = [f"{total} labelled transcripts ({FIXTURE.name})", "",
+    lines = [f"{total} labelled transcripts ({title or FIXTURE.name})", "",
              "| scanner | labelled | flagged | true positives | precision | recall | severity agrees |",
              "|---|---|---|---|---|---|---|"]
     for row in rows:
@@ -174,18 +276,63 @@ def table(rows: list[dict], total: int) -> str:
     return "\n".join(lines)
 
 
+def flagged_samples(items) -> list[str]:
+    """Each finding on the real transcripts, with its label: what a reader checks a precision against."""
+    scanners = list(built_in().values())
+    lines = []
+    for sample, context, label in items:
+        for found in scan_sample(sample, context, scanners):
+            mark = "ok" if label.get(found["scanner"]) else "FALSE POSITIVE"
+            lines.append(f"{sample.exp_id}/{sample.sample_id}: {found['scanner']} {found['severity']} ({mark}): "
+                         f"{found['message'][:140]}")
+        for scanner, severity in label.items():
+            if not any(f["scanner"] == scanner for f in scan_sample(sample, context, scanners)):
+                lines.append(f"{sample.exp_id}/{sample.sample_id}: {scanner} {severity} MISSED")
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--regenerate", action="store_true", help="run the scripted runs again and rewrite the fixture")
+    parser.add_argument("--regenerate-real", action="store_true",
+                        help="run the scripted peers' runs again and rewrite the real-transcript fixture")
+    parser.add_argument("--local", action="store_true", help="with --regenerate-real: the local model's runs too")
+    parser.add_argument("--list-local", action="store_true", help="print the local transcripts and their reviews")
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--fixture", type=Path, default=FIXTURE)
+    parser.add_argument("--real", type=Path, default=REAL)
     args = parser.parse_args()
     if args.regenerate:
         print(f"wrote {regenerate(args.fixture, args.seed)} transcripts to {args.fixture}", file=sys.stderr)
+    if args.regenerate_real:
+        print(f"wrote {regenerate_real(args.real, args.local)} transcripts to {args.real}", file=sys.stderr)
+    if args.list_local:
+        list_local(args.real)
+        return 0
     items = load(args.fixture)
     kinds = Counter(s.exp_id.split("-")[0] for s, _, _ in items)
+    print("## Planted\n")
     print(table(measure(items), len(items)))
     print("\nby source: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+    if not args.real.exists():
+        return 0
+    unreviewed: list[str] = []
+    real = load(args.real, unreviewed=unreviewed)
+    scripted = [item for item in real if not item[0].exp_id.startswith("local-")]
+    local = [item for item in real if item[0].exp_id.startswith("local-")]
+    for title, chosen in (("Real transcripts: scripted peers and the local model", real),
+                          ("Scripted peers only", scripted), ("The local model only", local)):
+        if chosen:
+            runs = Counter(s.exp_id for s, _, _ in chosen)
+            print(f"\n## {title}\n")
+            before = undeclared(built_in()["answer_in_context"])
+            print(table(measure(chosen, [*built_in().values(), before]), len(chosen), args.real.name))
+            print("\nby run: " + ", ".join(f"{k} {v}" for k, v in sorted(runs.items())))
+    if unreviewed:
+        print(f"\nleft out, not reviewed: {len(unreviewed)} ({', '.join(unreviewed[:10])}"
+              f"{', …' if len(unreviewed) > 10 else ''})")
+    print("\n## Findings on the real transcripts\n")
+    print("\n".join(flagged_samples(real)) or "(none)")
     return 0
 
 
