@@ -356,10 +356,13 @@ class RunStore(ClaimsMixin, LightReadsMixin):
         """Write judged samples' verdicts again, now holding their ``findings`` (evalui.engine.findings):
         kept in the verdict, so no column is added and a new verdict (a rescore) starts without them."""
         if verdicts:
-            self._writer.submit([(
+            # The run's row marks the change too: findings leave the samples' counts and times as they were,
+            # and readers that keep a run's rows (run_version) must see that it changed.
+            self._writer.submit([*((
                 "UPDATE samples SET verdict = ?, findings = ? WHERE exp_id = ? AND sample_id = ? AND stage = 'judged'",
                 (_dumps(verdict), findings_text(verdict.get("findings")), exp_id, sample_id))
-                for sample_id, verdict in verdicts.items()], wait=True)
+                for sample_id, verdict in verdicts.items()),
+                ("UPDATE experiments SET updated_at = ? WHERE exp_id = ?", (time.time(), exp_id))], wait=True)
 
     def judged_outcomes(self, exp_ids: Iterable[str]) -> list[tuple[str, str, bool]]:
         """(exp_id, sample_id, correct) of the judged samples of these runs; nothing else is read."""

@@ -245,6 +245,28 @@ class LightReadsMixin:
             params.append(max(0, int(offset)))
         return [light_row(row) for row in self._read(sql, params)]
 
+    def run_version(self, exp_id: str) -> tuple | None:
+        """A value that differs once the run's row or any of its samples was written again (None: no
+        such run), for readers that keep what they built from a run until it changes: the run's row
+        (times, status, counts) and its samples' number, latest write time and sum of write times.
+        Read on a connection of its own: a dashboard asks it on every call, and must not hold the
+        store's lock, under which the writer commits a running run's samples, for the few ms it takes."""
+        with self.reader() as db:
+            run = db.execute("SELECT created_at, updated_at, status, n_total, n_judged, n_correct, n_errors, n_tokens"
+                             " FROM experiments WHERE exp_id = ?", (exp_id,)).fetchall()
+            if not run:
+                return None
+            written = db.execute("SELECT COUNT(*) AS n, MAX(updated_at) AS last, SUM(updated_at) AS total"
+                                 " FROM samples WHERE exp_id = ?", (exp_id,)).fetchall()
+        return (*tuple(run[0]), *tuple(written[0]))
+
+    def benchmark_version(self, benchmark: str) -> tuple:
+        """A value that differs once a run of ``benchmark`` is added, removed, renamed to another model
+        or judges a sample: what the scanners' context of its runs (other models' outcomes) is built from."""
+        return tuple(tuple(row) for row in self._read(
+            "SELECT exp_id, model, created_at, updated_at, n_judged, n_correct FROM experiments WHERE benchmark = ?"
+            " ORDER BY exp_id", (benchmark,)))
+
     def sample_outcomes(self, exp_id: str) -> list[Outcome]:
         """Every sample of the run as (id, group, stage, verdict word, invalid or None when never
         scanned), in run order: what a comparison reads, and nothing else."""

@@ -2,11 +2,19 @@
 transcript pane with its findings and their labels, and two runs' verdicts for the A/B view.
 
 The store reads are ``_light_rows`` (small columns only, never the messages) and ``_one_sample`` (one
-row by its key); a transcript reads one sample."""
+row by its key); a transcript reads one sample. A run's rows are kept (per store, for the runs viewed
+last) until the store says the run changed (``run_version``): every page, filter and sort of the
+viewer, and every API poller's call, would otherwise read and rebuild all of them, each time (20
+pollers of /viewer_samples made a run started beside them 3x slower: bench/dashboard_load.py)."""
 
 from __future__ import annotations
 
 import html
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
 from evalui.engine import store_search
 from evalui.engine.finding_labels import finding_key, read_labels
@@ -53,9 +61,104 @@ def _as_row(row, found: dict) -> dict:
             "position": row.position}
 
 
+# How many runs' rows a store keeps: the ones being viewed now (a 3,641-sample run's are ~4 MB).
+KEPT_RUNS = 4
+# While other runs of the benchmark judge samples, the findings of a kept run's never-judged samples
+# (which follow what other models solved) are scanned again at most this often, not on every read.
+CONTEXT_LAG_S = 2.0
+
+
+@dataclass
+class _Kept:
+    version: tuple  # the store's run_version the rows were read at
+    light: list  # the store's light rows
+    unscanned: list  # the never-judged samples, in full: their findings are scanned on reading
+    context: tuple | None = None  # the benchmark_version they were scanned at (other runs' outcomes)
+    scanned_at: float = 0.0  # time.monotonic() of that scan
+    rows: list[dict] | None = None
+
+
+@dataclass
+class _KeptRuns:
+    runs: OrderedDict = field(default_factory=OrderedDict)  # exp_id -> _Kept, the last used last
+    building: dict = field(default_factory=dict)  # exp_id -> a lock: one reader builds, the others wait for it
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def builder(self, exp_id: str) -> threading.Lock:
+        with self.lock:
+            return self.building.setdefault(exp_id, threading.Lock())
+
+    def get(self, exp_id: str) -> _Kept | None:
+        with self.lock:
+            return self.runs.get(exp_id)
+
+    def put(self, exp_id: str, kept: _Kept) -> None:
+        with self.lock:
+            self.runs[exp_id] = kept
+            self.runs.move_to_end(exp_id)
+            while len(self.runs) > KEPT_RUNS:
+                gone, _ = self.runs.popitem(last=False)
+                self.building.pop(gone, None)
+
+
+_KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store -> _KeptRuns
+_KEPT_LOCK = threading.Lock()
+
+
+def _kept_runs(store) -> _KeptRuns:
+    with _KEPT_LOCK:
+        kept = _KEPT.get(store)
+        if kept is None:
+            kept = _KEPT[store] = _KeptRuns()
+        return kept
+
+
+def _fresh(kept: _Kept | None, version: tuple | None, store, experiment: dict) -> bool:
+    if kept is None or kept.rows is None or kept.version != version:
+        return False
+    if not kept.unscanned or time.monotonic() - kept.scanned_at < CONTEXT_LAG_S:
+        return True
+    return kept.context == _context(store, experiment)
+
+
 def run_rows(store, exp_id: str) -> list[dict]:
-    """One light row per sample of the run, in stored order, with its scanners' findings."""
+    """One light row per sample of the run, in stored order, with its scanners' findings. The list is
+    the caller's; its rows are shared with other callers and must not be changed."""
     experiment = experiment_of(store, exp_id)
+    if not hasattr(store, "run_version"):
+        return _built_rows(store, experiment, exp_id)
+    runs = _kept_runs(store)
+    version = store.run_version(exp_id)  # before the rows: rows kept under it are at least as new
+    kept = runs.get(exp_id)
+    if not _fresh(kept, version, store, experiment):
+        with runs.builder(exp_id):
+            kept = runs.get(exp_id)
+            if not _fresh(kept, version, store, experiment):  # else built meanwhile by the reader that held the lock
+                kept = _built(store, experiment, exp_id, version, kept)
+    runs.put(exp_id, kept)  # the last used is the last to go
+    return list(kept.rows)
+
+
+def _built(store, experiment: dict, exp_id: str, version, kept: _Kept | None) -> _Kept:
+    if kept is None or kept.version != version:
+        light = store.sample_rows(exp_id)
+        # A sample that never got a verdict (an endpoint error) keeps no findings: it is scanned here, as
+        # the run's export does, and only those samples are read in full.
+        unscanned = [r.sample_id for r in light if r.findings is None and r.verdict == "error"]
+        kept = _Kept(version, light, list(store.samples_by_id(exp_id, unscanned).values()) if unscanned else [])
+    context = _context(store, experiment) if kept.unscanned else None
+    found = labelling.run_findings(store, experiment, kept.unscanned) if kept.unscanned else {}
+    return _Kept(kept.version, kept.light, kept.unscanned, context, time.monotonic(),
+                 [_as_row(r, found) for r in kept.light])
+
+
+def _context(store, experiment: dict) -> tuple:
+    """What the findings of the run's never-judged samples depend on besides themselves: the other runs."""
+    return store.benchmark_version(experiment["benchmark"])
+
+
+def _built_rows(store, experiment: dict, exp_id: str) -> list[dict]:
+    """run_rows for a store without run_version, read afresh."""
     light = _light_rows(store, exp_id)
     if light and not hasattr(light[0], "scanners"):
         return [_as_row(s, labelling.run_findings(store, experiment, light)) for s in light]

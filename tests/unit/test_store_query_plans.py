@@ -31,12 +31,26 @@ def _plans(store: RunStore, statements: list[str]) -> dict[str, list[str]]:
 
 
 def _traced(store: RunStore, read) -> list[str]:
+    """The SELECTs ``read`` ran, on the store's connection or on a read connection of its own (``reader``)."""
     seen: list[str] = []
+    opened = []
+    open_reader = store._open_reader
+
+    def traced_reader():
+        db = open_reader()
+        db.set_trace_callback(seen.append)
+        opened.append(db)
+        return db
+
     store._db.set_trace_callback(seen.append)
+    store._open_reader = traced_reader
     try:
         read()
     finally:
         store._db.set_trace_callback(None)
+        store._open_reader = open_reader
+        for db in opened:
+            db.set_trace_callback(None)
     return [sql for sql in seen if sql.lstrip().upper().startswith("SELECT")]
 
 
@@ -59,6 +73,8 @@ READS = {
     "progress": lambda s: s.progress("r1"),
     "listing": lambda s: s.experiments(),
     "judged outcomes": lambda s: s.judged_outcomes(["r1", "r2"]),
+    "a run's version": lambda s: s.run_version("r1"),
+    "a benchmark's version": lambda s: s.benchmark_version("echo"),
 }
 UNSORTED = ("first page", "a later page", "a group", "by group", "slowest", "most tokens")
 
