@@ -242,7 +242,15 @@ def main() -> None:
     server_core, poller_core = cores[0], cores[1]
     os.sched_setaffinity(0, {poller_core})  # this process and the peer it forks stay off the server's core
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
-    folder = Path(args.keep or tempfile.mkdtemp(prefix="evalui-dashboard-load-"))
+    if args.keep:
+        measure(args, Path(args.keep), server_core, poller_core)
+        return
+    # Removed afterwards: an evalui-* folder left in the temp folder fails the tests' check for leftovers.
+    with tempfile.TemporaryDirectory(prefix="evalui-dashboard-load-") as name:
+        measure(args, Path(name), server_core, poller_core)
+
+
+def measure(args, folder: Path, server_core: int, poller_core: int) -> None:
     data = folder / "data"
     data.mkdir(parents=True, exist_ok=True)
     database = data / "evalui.sqlite"
