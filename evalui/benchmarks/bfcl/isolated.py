@@ -8,7 +8,7 @@ ones again. Uploaded result files are checked there too, single-turn lines inclu
 deadline per line is enforced rather than checked between lines. A call or a check past its
 deadline fails with ``call_timeout`` or ``execution_timeout``; the run and the server go on.
 
-A run has workers of its own (``run_pool``), so a hostile sample that keeps its worker busy until
+A run has workers of its own (``RunWorkers``), so a hostile sample that keeps its worker busy until
 every deadline slows only its own run; and one sample's calls together get a budget
 (``sample_call_budget_s``): past it the conversation stops with ``too_slow``. Uploaded files
 scored outside a run use the process's shared workers.
@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from evalui.benchmarks.bfcl.data import BfclEntry
-import threading
-import time
-
 from evalui.config import positive_number
 from evalui.sandbox.call_worker import (
     WorkerFailed,
