@@ -121,6 +121,11 @@ class Benchmark:
     # The validity scanners read it, so the task's material never counts as a leaked answer. None: the
     # whole prompt is read as the question.
     material: Callable[[Any], Any] | None = None
+    # (stored sample) -> (question, target), for logs other tools read (Inspect AI's sample input and
+    # target, which Inspect's own scorers score against): the question as the task states it (None: the
+    # first user message the model was sent stands for it) and the answer the sample is held to ("" when
+    # there is none or it is hidden). None: no target.
+    question_and_target: Callable[[Any], tuple[str | None, str]] | None = None
     model_help: str = "model name at the endpoint"
 
     def scorer_list(self) -> tuple[Scorer, ...]:

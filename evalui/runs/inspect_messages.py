@@ -10,6 +10,7 @@ read with json.loads only, and nothing is run.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
 from evalui.engine.record import StepRecord
 
@@ -97,16 +98,30 @@ def _call_ids(step_index: int, step: StepRecord, following: StepRecord | None) -
     return [f"call_{step_index}_{k}" for k in range(len(step.tool_calls))]
 
 
-def conversation(steps: list[StepRecord], model: str) -> list:
-    """Every message of the trajectory, in order, with each reply's tokens, latency and note."""
+@dataclass
+class Turn:
+    """One model call: the messages it added, its reply, and each call it made with what the tool
+    returned (``results``: (ToolCall, ChatMessageTool), in call order, for the calls that ran).
+    ``trailing`` are the result messages no later step carried, which the conversation shows after
+    the reply. ``fresh``: the step opened a new conversation (a retry asked anew, a fallback)."""
+
+    added: list
+    reply: object
+    results: list = field(default_factory=list)
+    trailing: list = field(default_factory=list)
+    fresh: bool = False
+
+
+def turns(steps: list[StepRecord], model: str) -> list[Turn]:
+    """Each step as a Turn, with each reply's tokens, latency and note in its metadata."""
     from inspect_ai.model import ChatMessageAssistant, ChatMessageTool
     from inspect_ai.tool import ToolCallError
 
-    out: list = []
+    out: list[Turn] = []
     names: dict[str, str] = {}
     for index, step in enumerate(steps):
         following = steps[index + 1] if index + 1 < len(steps) else None
-        out += [message(m, names) for m in step.messages]
+        added = [message(m, names) for m in step.messages]
         ids = _call_ids(index, step, following)
         calls = []
         for call_id, call in zip(ids, step.tool_calls):
@@ -116,12 +131,21 @@ def conversation(steps: list[StepRecord], model: str) -> list:
                    "latency_s": step.latency_s, "attempts": step.attempts}
         if step.note:
             figures["note"] = step.note
-        out.append(ChatMessageAssistant(content=step.text or "", tool_calls=calls or None, model=model or None,
-                                        metadata=figures))
+        reply = ChatMessageAssistant(content=step.text or "", tool_calls=calls or None, model=model or None,
+                                     metadata=figures)
+        results = []
+        for call, result in zip(calls, step.tool_results):
+            error = ToolCallError(_TOOL_ERRORS.get(result.error, "unknown"), result.error) if result.error else None
+            results.append((call, ChatMessageTool(content=content(result.content), tool_call_id=call.id,
+                                                  function=names.get(call.id) or result.name, error=error)))
         carried = following is not None and any(m.get("role") == "tool" for m in following.messages)
-        if calls and step.tool_results and not carried:
-            for call_id, result in zip(ids, step.tool_results):
-                error = ToolCallError(_TOOL_ERRORS.get(result.error, "unknown"), result.error) if result.error else None
-                out.append(ChatMessageTool(content=content(result.content), tool_call_id=call_id,
-                                           function=names.get(call_id) or result.name, error=error))
+        # The step records no flag for it: a conversation asked anew (a retry, a fallback) is stored from
+        # its start, which is its system prompt, where a continued one only adds replies and turns.
+        fresh = index > 0 and bool(step.messages) and step.messages[0].get("role") in ("system", "developer")
+        out.append(Turn(added, reply, results, [] if carried else [m for _, m in results], fresh))
     return out
+
+
+def conversation(steps: list[StepRecord], model: str) -> list:
+    """Every message of the trajectory, in order, with each reply's tokens, latency and note."""
+    return [m for turn in turns(steps, model) for m in (*turn.added, turn.reply, *turn.trailing)]

@@ -159,6 +159,13 @@ def export_winrate(folder: Path, experiment: dict, summary: dict, samples: list)
     return {"output": Path(summary["output"]), "report": Path(summary["report"])}
 
 
+def judged_problem(sample) -> tuple[str | None, str]:
+    """The problem the judge was given, and the answer its generator gave it."""
+    payload = sample.payload or {}
+    answer = payload.get("answer")
+    return payload.get("problem"), "" if answer in (None, "") else str(answer)
+
+
 def _task(name: str):
     def make(options, store, exp_id):
         from evalui.benchmarks.aime import tasks
@@ -182,7 +189,7 @@ JUDGING = Benchmark(
     group_name="topic", default_concurrency=4, out_is_run_folder=False,
     data_files=lambda options: [Path(options.input)], check=check_judge, command=("aime", "judge"),
     cli_summary=judge_summary, epochs=False, model_help="the judge model", scorers=(LLM_JUDGE, LLM_JUDGE_EXCELLENT),
-    material=judge_material,
+    material=judge_material, question_and_target=judged_problem,
     metrics={"average": "mean of the four dimensions (1–5)", "pass_rate": "share with a mean ≥ 3.5"})
 WINRATE_SPEC = Benchmark(
     name=WINRATE, title="Win rate against real AIME problems", options=WinrateOptions, samples=winrate_samples,

@@ -205,6 +205,21 @@ def bfcl_eval_version() -> str:
         return "bfcl-eval (not installed)"
 
 
+def question_and_target(sample) -> tuple[str | None, str]:
+    """The entry's possible answer as JSON; relevance entries have none, and neither has a category this
+    evalui cannot load."""
+    import json
+
+    from evalui.benchmarks.bfcl.data import stored_entry
+
+    try:
+        entry = stored_entry(sample)
+    except (KeyError, ValueError, OSError):
+        return None, ""
+    answer = getattr(entry, "possible_answer", None)
+    return None, "" if answer is None else json.dumps(answer, ensure_ascii=False)
+
+
 BENCHMARK = Benchmark(
     name="bfcl",
     title="BFCL function calling (single-turn AST and multi-turn)",
@@ -222,4 +237,5 @@ BENCHMARK = Benchmark(
     cli_summary=cli_summary,
     scorers=(Scorer("bfcl_checker", "bfcl-eval's own checkers: the AST checker (single-turn) and "
                     "multi_turn_checker (run in a worker process)", version=bfcl_eval_version),),
+    question_and_target=question_and_target,
 )

@@ -126,6 +126,14 @@ def material(sample):
     return sample_material(sample)
 
 
+def question_and_target(sample) -> tuple[str | None, str]:
+    """The question as GAIA states it, and its final answer; the test split's hidden answer is no target."""
+    from evalui.benchmarks.gaia.task import question_from_payload
+
+    question = question_from_payload(sample.payload)
+    return question.question, question.final_answer if question.has_truth else ""
+
+
 def data_files(options: GaiaOptions) -> list[Path]:
     kind, _, where = options.source.partition(":")
     if kind == "questions":
@@ -161,4 +169,5 @@ BENCHMARK = Benchmark(
     cli_summary=command_line.cli_summary,
     scorers=(Scorer("gaia_exact_match", "the GAIA leaderboard's question_scorer on the last FINAL ANSWER"),),
     material=material,
+    question_and_target=question_and_target,
 )
