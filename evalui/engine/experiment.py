@@ -46,7 +46,9 @@ def summary_of(exp_id: str, samples: list[Sample]) -> dict:
     # sharing a base entry, …); without clusters they are Wilson's, as before.
     overall = clustered_accuracy((cluster_key(s.sample_id), bool(s.correct)) for s in judged)
     per_group = clustered_accuracy_by((s.group, cluster_key(s.sample_id), bool(s.correct)) for s in judged)
-    error_types = Counter((s.verdict or {}).get("error_type") or "endpoint_error" for s in judged if not s.correct)
+    # A sample whose answer is hidden (verdict "scored": False) is not wrong, whatever its correct flag says.
+    error_types = Counter((s.verdict or {}).get("error_type") or "endpoint_error" for s in judged
+                          if not s.correct and (s.verdict or {}).get("scored") is not False)
     steps = [s.steps for s in judged if s.trajectory]
     return {
         "exp_id": exp_id,
