@@ -63,9 +63,9 @@ def full_script(categories: list[str], pages: list[str], asked):
         # A forked child holds the parent's file locks, which filelock refuses: bfcl makes new ones.
         bfcl_utils._FILE_LOCK_REGISTRY.clear()
         from evalui.benchmarks.bfcl.agentic.data import load_agentic_category
-        from evalui.testing.bfcl_agentic_oracle import MemoryOracle, WebSearchOracle, question_key, web_question_key
-        from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
-        from evalui.testing.bfcl_oracle import BfclOracle
+        from support.bfcl_agentic_oracle import MemoryOracle, WebSearchOracle, question_key, web_question_key
+        from support.bfcl_multi_turn_oracle import MultiTurnOracle
+        from support.bfcl_oracle import BfclOracle
         from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
 
         agentic = set(MEMORY) | set(WEB)

@@ -31,7 +31,7 @@ CONCURRENCY = 32
 
 def multi_turn_script(category: str, latency_s: float):
     def make():
-        from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
+        from support.bfcl_multi_turn_oracle import MultiTurnOracle
 
         oracle = MultiTurnOracle([category])
 

@@ -6,14 +6,18 @@ import multiprocessing
 import signal
 import socket
 import sqlite3
+import sys
 from pathlib import Path
 
-from evalui.testing.openai_peer import ScriptedPeer
+# The scripted peers and oracles live with the tests (tests/support/), outside the package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from support.openai_peer import ScriptedPeer  # noqa: E402
 
 
 def gold_script(latency_s: float = 0.1):
     """A script that answers simple_python questions with their gold calls after ``latency_s``."""
-    from evalui.testing.bfcl_oracle import BfclOracle
+    from support.bfcl_oracle import BfclOracle
 
     oracle = BfclOracle(["simple_python"])
 

@@ -25,8 +25,8 @@ from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.gold import fc_arguments, gold_calls, prompt_text
 from evalui.benchmarks.bfcl.request import sanitise_name
 from evalui.benchmarks.bfcl.scoring.single_turn import RELEVANCE_CATEGORIES, language_of
-from evalui.testing.bfcl_oracle import last_user_text
-from evalui.testing.openai_peer import completion
+from support.bfcl_oracle import last_user_text
+from support.openai_peer import completion
 
 NOT_FOUND = b"HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
 

@@ -11,7 +11,7 @@ official checker on bfcl's results, evalui's on its own, and the official checke
 The endpoint: prompt mode goes to the offline local model (Gemma 3 270M under llama.cpp, see
 evalui.engine.local_model) when it is installed; FC mode, which the local model does not support,
 and everything with ``--peer`` or without the local model, go to a scripted endpoint that answers
-from the request (evalui.testing.bfcl_parity.ScriptedModel: gold calls, a rejected call, text).
+from the request (support.bfcl_parity.ScriptedModel: gold calls, a rejected call, text).
 Entries: the first ``--per-category`` of every single-turn category and ``--multi-turn`` of every
 multi-turn one (multi-turn categories run one at a time: their entries start alike).
 
@@ -32,6 +32,9 @@ import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+# The scripted peers and oracles live with the tests (tests/support/), outside the package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 REGISTERED = {"fc": "evalui-parity-FC", "prompt": "evalui-parity"}
 PEER_MODEL = "bfcl-parity-model"
@@ -161,7 +164,7 @@ def evalui_outcome(summary: dict) -> tuple[dict, dict]:
 
 # --- one batch: the same entries, both clients, one endpoint ------------------------------------------
 def batch(categories: list[str], per_category: int, mode: str, upstream: str, model: str, folder: Path) -> dict:
-    from evalui.testing.bfcl_parity import ByFirstTurn
+    from support.bfcl_parity import ByFirstTurn
 
     index = ByFirstTurn(categories, mode, per_category)
     ids = [entry["id"] for _, entry in index.entries]
@@ -199,7 +202,7 @@ def batch(categories: list[str], per_category: int, mode: str, upstream: str, mo
 
 
 def agreement(outcome: dict) -> dict:
-    from evalui.testing.bfcl_parity import first_difference
+    from support.bfcl_parity import first_difference
 
     index = outcome["index"]
     official = index.by_entry([body for body, _, _ in outcome["official_log"]])
@@ -250,8 +253,8 @@ def main() -> None:
 
     from evalui.engine import local_model
     from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, MULTI_TURN_CATEGORIES
-    from evalui.testing.bfcl_parity import ByFirstTurn
-    from evalui.testing.openai_peer import ScriptedPeer
+    from support.bfcl_parity import ByFirstTurn
+    from support.openai_peer import ScriptedPeer
 
     server = None
     use_local = not args.peer and local_model.is_installed()

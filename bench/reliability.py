@@ -23,8 +23,8 @@ from pathlib import Path
 
 from common import PeerProcess, finished_ids, gold_script
 
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import Reply, error
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import Reply, error
 
 N = 400
 LATENCY_S = 0.1

@@ -62,7 +62,7 @@ from evalui.engine.settings import EndpointSettings  # noqa: E402
 from evalui.engine.store import RunStore  # noqa: E402
 from evalui.sandbox.base import Limits  # noqa: E402
 from evalui.sandbox.local import LocalSandbox  # noqa: E402
-from evalui.testing.openai_peer import Reply, ScriptedPeer, completion, error  # noqa: E402
+from support.openai_peer import Reply, ScriptedPeer, completion, error  # noqa: E402
 
 
 def seconds(call) -> float:

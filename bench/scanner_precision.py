@@ -2,7 +2,7 @@
 (printed, never asserted; tests/integration/test_scan_planted*.py assert the planted cases exactly).
 
 The fixture (bench/data/scanner_fixture.jsonl.gz) holds samples exactly as the store kept them after
-real runs against scripted endpoints (evalui.testing.scanner_plants): the built-in GAIA tool agent
+real runs against scripted endpoints (support.scanner_plants): the built-in GAIA tool agent
 (python and files tools) and BFCL simple_python in prompt mode, each sample planted with one kind of
 invalid or suspicious behaviour, or a look-alike that is neither (an apology followed by an answer,
 the same call repeated with success, a tool error of the model's own, a short answer that the
@@ -42,6 +42,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+# The scripted peers and oracles live with the tests (tests/support/), outside the package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
 from evalui.engine.store_rows import Sample
 from evalui.scanners.base import ScanContext
 from evalui.scanners.registry import built_in, scan_sample
@@ -63,8 +66,8 @@ def _settings(peer, model: str):
 def _gaia_run(store, folder: Path, cases, script, model: str, exp_id: str) -> None:
     from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
     from evalui.engine import lifecycle
-    from evalui.testing.openai_peer import ScriptedPeer
-    from evalui.testing.scanner_plants import MAX_STEPS, write_questions
+    from support.openai_peer import ScriptedPeer
+    from support.scanner_plants import MAX_STEPS, write_questions
 
     folder.mkdir(parents=True, exist_ok=True)
     questions = write_questions(folder, cases)
@@ -79,7 +82,7 @@ def _gaia_run(store, folder: Path, cases, script, model: str, exp_id: str) -> No
 def _bfcl_run(store, model, limit: int, exp_id: str) -> None:
     from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
     from evalui.engine import lifecycle
-    from evalui.testing.openai_peer import ScriptedPeer
+    from support.openai_peer import ScriptedPeer
 
     with ScriptedPeer(model) as peer:
         settings = _settings(peer, f"bfcl-{exp_id}")
@@ -93,7 +96,7 @@ def regenerate(path: Path, seed: int) -> int:
     work = Path(tempfile.mkdtemp(prefix="evalui-scanner-fixture-"))
     os.environ["EVALUI_DATA_DIR"] = str(work / "data")
     from evalui.engine.store import RunStore
-    from evalui.testing.scanner_plants import BFCL_KINDS, KINDS, BfclPlantedModel, OtherModel, PlantedModel, cases_for
+    from support.scanner_plants import BFCL_KINDS, KINDS, BfclPlantedModel, OtherModel, PlantedModel, cases_for
 
     rng = random.Random(seed)
     store = RunStore()

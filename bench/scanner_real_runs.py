@@ -70,7 +70,7 @@ def _run(store, benchmark, options, settings, exp_id: str, concurrency: int = 4)
 
 
 def _with_peer(script, body):
-    from evalui.testing.openai_peer import ScriptedPeer
+    from support.openai_peer import ScriptedPeer
 
     with ScriptedPeer(script) as peer:
         return body(_settings(peer.base_url, SCRIPTED_MODEL))
@@ -127,9 +127,9 @@ def _bfcl(store) -> None:
     from bfcl_web_server import SERPAPI_KEY, FakeWeb
 
     from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-    from evalui.testing.bfcl_agentic_oracle import MemoryOracle, WebSearchOracle
-    from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
-    from evalui.testing.bfcl_oracle import BfclOracle
+    from support.bfcl_agentic_oracle import MemoryOracle, WebSearchOracle
+    from support.bfcl_multi_turn_oracle import MultiTurnOracle
+    from support.bfcl_oracle import BfclOracle
 
     single = BfclOracle(BFCL_SINGLE)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import threading
 
-from evalui.testing.openai_peer import completion
+from support.openai_peer import completion
 
 # Written as a model writes them: single backslashes inside JSON strings.
 SCENARIOS = [

@@ -54,7 +54,7 @@ def app_url(monkeypatch, tmp_path):
 @pytest.fixture(scope="module")
 def parity_client():
     """evalui's side of a request-parity comparison: its ModelClient, building bodies without HTTP."""
-    from evalui.testing.bfcl_parity import OfflineClient
+    from support.bfcl_parity import OfflineClient
 
     client = OfflineClient()
     yield client

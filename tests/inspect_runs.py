@@ -10,7 +10,7 @@ from peers import settings_for
 
 from evalui.engine import lifecycle
 from evalui.engine.registry import get
-from evalui.testing.openai_peer import ScriptedPeer, completion, first_user_text, tool_outputs
+from support.openai_peer import ScriptedPeer, completion, first_user_text, tool_outputs
 
 QUESTIONS = [
     {"task_id": "mult", "Question": "What is six times seven? Use python.", "Final answer": "42", "Level": 1},

@@ -8,8 +8,8 @@ from peers import settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer, completion, error
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer, completion, error
 
 HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
 

@@ -8,7 +8,7 @@ import pytest
 from aime_script import AimeScript
 
 from browser.pages import open_tab
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 pytestmark = pytest.mark.browser
 

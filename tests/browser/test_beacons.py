@@ -24,7 +24,7 @@ from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
 from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 pytestmark = pytest.mark.browser
 

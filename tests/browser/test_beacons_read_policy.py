@@ -11,8 +11,8 @@ from peers import settings_for
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer
 
 pytestmark = pytest.mark.browser
 

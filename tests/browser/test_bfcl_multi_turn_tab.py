@@ -9,8 +9,8 @@ from peers import settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
-from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.bfcl_multi_turn_oracle import MultiTurnOracle
+from support.openai_peer import ScriptedPeer, completion
 
 pytestmark = pytest.mark.browser
 CATEGORY = "multi_turn_base"

@@ -10,8 +10,8 @@ import pytest
 from peers import SENTINEL_KEY
 from playwright.sync_api import expect
 
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer
 
 pytestmark = pytest.mark.browser
 

@@ -17,8 +17,8 @@ from browser.pages import choose
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
 from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
-from evalui.testing.openai_peer import ScriptedPeer
-from evalui.testing.scanner_plants import MAX_STEPS, PlantedModel, cases_for, write_questions
+from support.openai_peer import ScriptedPeer
+from support.scanner_plants import MAX_STEPS, PlantedModel, cases_for, write_questions
 
 pytestmark = pytest.mark.browser
 

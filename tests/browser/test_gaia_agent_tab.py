@@ -9,7 +9,7 @@ import pytest
 from peers import SENTINEL_KEY
 
 from browser.pages import open_tab
-from evalui.testing.openai_peer import ScriptedPeer, completion, first_user_text, tool_outputs
+from support.openai_peer import ScriptedPeer, completion, first_user_text, tool_outputs
 
 pytestmark = pytest.mark.browser
 

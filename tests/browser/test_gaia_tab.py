@@ -10,7 +10,7 @@ from peers import SENTINEL_KEY
 from integration.test_gaia import answering_script
 
 from browser.pages import attach, open_tab
-from evalui.testing.openai_peer import ScriptedPeer
+from support.openai_peer import ScriptedPeer
 
 pytestmark = pytest.mark.browser
 

@@ -13,8 +13,8 @@ from browser.pages import choose
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer, completion, error
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer, completion, error
 
 pytestmark = pytest.mark.browser
 

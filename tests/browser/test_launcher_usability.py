@@ -17,8 +17,8 @@ from waiting import HANG_S, wait_for
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer
 
 pytestmark = pytest.mark.browser
 HANG_MS = int(HANG_S * 1000)  # for states the test waits for: only a hang takes this long

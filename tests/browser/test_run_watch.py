@@ -13,8 +13,8 @@ from peers import SENTINEL_KEY
 from playwright.sync_api import expect
 from waiting import HANG_S, wait_for
 
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer
 
 pytestmark = pytest.mark.browser
 HANG_MS = int(HANG_S * 1000)

@@ -13,8 +13,8 @@ from browser.test_launcher_usability import endpoint, set_bfcl
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer, completion
 from evalui.ui.refresh import RUNS_REFRESH_ENV
 
 pytestmark = pytest.mark.browser

@@ -14,7 +14,7 @@ from waiting import HANG_S
 
 from evalui.engine import lifecycle, registry
 from evalui.engine.store import RunStore
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 pytestmark = pytest.mark.browser
 

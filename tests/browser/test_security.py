@@ -15,7 +15,7 @@ from aime_script import SCENARIOS
 from peers import SENTINEL_KEY
 from waiting import wait_for
 
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]

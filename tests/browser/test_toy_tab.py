@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from integration.test_toy_benchmark import REGISTRY_LINE, TESTS, answering, expected
 
-from evalui.testing.openai_peer import ScriptedPeer
+from support.openai_peer import ScriptedPeer
 
 
 def test_the_toy_benchmark_runs_in_its_own_tab(browser, launch_app, monkeypatch):

@@ -20,7 +20,7 @@ from gradio_client import Client, handle_file
 
 from evalui.benchmarks.gaia.data import BUNDLED_SAMPLE
 from evalui.engine.store import RunStore
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 from integration.test_verification import write_problems
 
 READ_ONLY = {

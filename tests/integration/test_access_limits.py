@@ -11,7 +11,7 @@ from app_client import app_client
 from peers import Held
 from waiting import wait_for
 
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 from evalui.ui import visitor_runs
 from evalui.ui.web_guard import MAX_BODY_BYTES
 

@@ -17,7 +17,7 @@ import pytest
 from app_client import app_client
 from peers import SENTINEL_KEY
 
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 from integration.test_access import (
     GAIA_METADATA,
     REFUSAL,

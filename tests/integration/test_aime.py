@@ -11,7 +11,7 @@ import pytest
 from aime_script import AimeScript
 from unit.test_aime import LATEX  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 
-from evalui.testing.openai_peer import ScriptedPeer, error
+from support.openai_peer import ScriptedPeer, error
 
 
 def run_cli(*args, env, timeout=300):
@@ -51,7 +51,7 @@ NEW_TEXT = "A frog hops along the integers from zero and never lands on a multip
 
 @pytest.mark.parametrize("text, generated", [(REFERENCE_COPY, 0), (NEW_TEXT, 1)], ids=["copies-reference", "repeats-itself"])
 def test_duplicates_are_rejected(tmp_path, text, generated):
-    from evalui.testing.openai_peer import completion
+    from support.openai_peer import completion
 
     reply = json.dumps({"problem": text, "answer": 40, "solution": "Count.", "topic": "number theory"})
     with ScriptedPeer(lambda body, n: completion(reply)) as peer:

@@ -14,7 +14,7 @@ from evalui.benchmarks.aime.spec import JUDGING
 from evalui.engine import lifecycle
 from evalui.engine.experiment import run_folder
 from evalui.runs.rescore import rescore
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 DIMENSIONS = ("correctness", "clarity", "difficulty_match", "completeness")
 # The judge's mean for each problem: excellent, good enough to pass, and failing.

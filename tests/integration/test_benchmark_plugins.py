@@ -15,7 +15,7 @@ from pathlib import Path
 from toy_benchmark import ToyOptions, ask, samples
 
 from evalui.engine import registry
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 TESTS = Path(__file__).resolve().parents[1]
 

@@ -12,8 +12,8 @@ from evalui.benchmarks.bfcl.turns import stored_sample_turns
 from evalui.engine import lifecycle
 from evalui.engine.epochs import add_epochs
 from evalui.runs.inspector_data import gold_answer
-from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_multi_turn_oracle import MultiTurnOracle
+from support.openai_peer import ScriptedPeer
 
 CATEGORY = "multi_turn_base"
 

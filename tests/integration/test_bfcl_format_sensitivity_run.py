@@ -16,8 +16,8 @@ from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.scoring.format_sensitivity import CATEGORY, configurations
 from evalui.engine import lifecycle
 from evalui.errors import InputError
-from evalui.testing.bfcl_format_oracle import WRONG_KINDS, FormatOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_format_oracle import WRONG_KINDS, FormatOracle
+from support.openai_peer import ScriptedPeer
 
 MODEL = "gpt-4o-2024-11-20"  # a prompting model registered in bfcl-eval, so `bfcl evaluate` reads its folder
 ENTRIES = 3

@@ -18,8 +18,8 @@ from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
 from evalui.sandbox.call_worker import close_pools
-from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.bfcl_multi_turn_oracle import MultiTurnOracle
+from support.openai_peer import ScriptedPeer, completion
 
 ROOT = Path(__file__).resolve().parents[2]
 

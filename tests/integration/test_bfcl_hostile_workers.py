@@ -13,8 +13,8 @@ from waiting import HANG_S, wait_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
-from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.bfcl_multi_turn_oracle import MultiTurnOracle
+from support.openai_peer import ScriptedPeer, completion
 
 CATEGORY = "multi_turn_base"  # its first entries all hold GorillaFileSystem
 ROUNDS = 40

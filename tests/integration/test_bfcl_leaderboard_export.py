@@ -12,8 +12,8 @@ from peers import settings_for
 from evalui.benchmarks.bfcl.leaderboard_csv import CSV_FILES
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer
 
 CATEGORIES = ["simple_python", "multiple", "irrelevance", "live_simple", "live_irrelevance", "live_relevance"]
 MODEL = "gpt-4o-2024-11-20-FC"  # registered in bfcl-eval, so `bfcl evaluate` reads its result folder

@@ -13,7 +13,7 @@ from peers import settings_for
 from evalui.benchmarks.bfcl.agentic.backends import MAX_MEMORY_CHARS
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 CATEGORY = "memory_rec_sum"
 

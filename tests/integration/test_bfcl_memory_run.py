@@ -15,9 +15,9 @@ from evalui.benchmarks.bfcl.agentic.data import prereq_chain
 from evalui.benchmarks.bfcl.leaderboard_csv import CSV_FILES
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
-from evalui.testing.bfcl_agentic_oracle import MemoryOracle
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_agentic_oracle import MemoryOracle
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer
 
 MEMORY = ["memory_kv", "memory_vector", "memory_rec_sum"]
 CATEGORIES = ["simple_python", *MEMORY]

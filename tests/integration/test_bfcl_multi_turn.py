@@ -22,9 +22,9 @@ from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.score_file import score_result_file
 from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
 from evalui.engine import lifecycle
-from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
-from evalui.testing.bfcl_oracle import gold_turns
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_multi_turn_oracle import MultiTurnOracle
+from support.bfcl_oracle import gold_turns
+from support.openai_peer import ScriptedPeer
 
 ENTRIES_PER_CATEGORY = 12  # of 200: the whole 800 run in bench/bfcl_multi_turn.py
 MODELS = {"fc": "gpt-4o-2024-11-20-FC", "prompt": "gpt-4o-2024-11-20"}  # registered handlers, OpenAI-style

@@ -22,8 +22,8 @@ from evalui.benchmarks.bfcl.scoring.multi_turn import (
     backend_class,
 )
 from evalui.engine import lifecycle
-from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.bfcl_multi_turn_oracle import MultiTurnOracle
+from support.openai_peer import ScriptedPeer, completion
 from integration.test_bfcl_multi_turn import official_verdict
 
 CATEGORY = "multi_turn_base"

@@ -2,7 +2,7 @@
 ``bfcl generate`` runs it) and an evalui BFCL run send identical request bodies to a real endpoint.
 
 Both talk to scripted endpoints on 127.0.0.1 that log every body and answer from the body alone
-(evalui.testing.bfcl_parity.ScriptedModel: gold calls, a rejected call, extra message fields, then
+(support.bfcl_parity.ScriptedModel: gold calls, a rejected call, extra message fields, then
 text), so both sides get the same replies. Taken: the first two entries of every single-turn and
 multi-turn category, in FC and prompt mode; the whole sweep without HTTP is in
 test_bfcl_request_parity.py.
@@ -19,13 +19,13 @@ from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, MULTI_TURN_CATEGORIES
 from evalui.engine import lifecycle
 from evalui.jsonl import iter_jsonl
-from evalui.testing.bfcl_parity import (
+from support.bfcl_parity import (
     PARITY_MODEL,
     ByFirstTurn,
     OfficialHandler,
     first_difference,
 )
-from evalui.testing.openai_peer import ScriptedPeer
+from support.openai_peer import ScriptedPeer
 
 PER_CATEGORY = 2
 

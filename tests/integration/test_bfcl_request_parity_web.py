@@ -16,8 +16,8 @@ from bfcl_web_server import SERPAPI_KEY, FakeWeb
 
 from evalui.benchmarks.bfcl.agentic.data import load_agentic_category
 from evalui.benchmarks.bfcl.agentic.web_search import WebSearchOptions, check_web_options
-from evalui.testing.bfcl_agentic_oracle import WebSearchOracle
-from evalui.testing.bfcl_parity import AgenticSides, OfficialHandler
+from support.bfcl_agentic_oracle import WebSearchOracle
+from support.bfcl_parity import AgenticSides, OfficialHandler
 
 CATEGORIES = ("web_search_base", "web_search_no_snippet")
 QUESTIONS = 6

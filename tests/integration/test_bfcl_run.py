@@ -16,8 +16,8 @@ from peers import SENTINEL_KEY, settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer, error
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer, error
 
 CATEGORIES = ["simple_python", "multiple", "parallel", "irrelevance", "live_simple", "simple_java", "simple_javascript"]
 # The oracle's Java rendering of nested HashMaps is not what the Java checker reads, so Java's

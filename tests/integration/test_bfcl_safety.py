@@ -20,7 +20,7 @@ from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 
 def test_cli_scores_a_hostile_file_without_running_it(tmp_path):

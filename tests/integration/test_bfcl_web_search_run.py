@@ -22,8 +22,8 @@ from bfcl_web_server import SERPAPI_KEY, FakeWeb
 from peers import SENTINEL_KEY
 
 from evalui.benchmarks.bfcl.agentic.web_record import recording_files, recording_hash
-from evalui.testing.bfcl_agentic_oracle import WebSearchOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_agentic_oracle import WebSearchOracle
+from support.openai_peer import ScriptedPeer
 
 CATEGORIES = ["web_search_base", "web_search_no_snippet"]
 MODELS = {"fc": "gpt-4o-2024-11-20-FC", "prompt": "gpt-4o-2024-11-20"}  # registered, OpenAI-style

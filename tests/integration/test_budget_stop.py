@@ -19,7 +19,7 @@ from waiting import HANG_S, wait_for
 from evalui.engine import lifecycle
 from evalui.engine.pricing import set_budget
 from evalui.engine.store import RunStore
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 TESTS = Path(__file__).resolve().parents[1]
 PROMPT, COMPLETION = 1000, 500  # tokens each reply reports

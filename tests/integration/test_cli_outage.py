@@ -12,8 +12,8 @@ from dataclasses import replace
 
 from waiting import HANG_S, wait_for
 
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer
 
 SAMPLES = 8
 

@@ -7,7 +7,7 @@ from peers import SENTINEL_KEY, Held, settings_for
 from waiting import finishes
 
 from evalui.engine.client import EndpointError, ModelClient
-from evalui.testing.openai_peer import Reply, ScriptedPeer, completion, error
+from support.openai_peer import Reply, ScriptedPeer, completion, error
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

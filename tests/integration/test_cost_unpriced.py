@@ -14,7 +14,7 @@ from waiting import wait_for
 
 from evalui.config import runs_dir
 from evalui.engine.store import RunStore
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 # Not in evalui's price table; gpt-4o-mini is (0.15 / 0.60 USD per million tokens).
 UNLISTED, LISTED = "my-local-model", "gpt-4o-mini"

@@ -17,9 +17,9 @@ from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
 from evalui.engine.store_parts import references
-from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_multi_turn_oracle import MultiTurnOracle
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer
 
 COMMANDS = (("scan", "t1"), ("rescore", "t1"), ("export", "inspect", "t1"))
 

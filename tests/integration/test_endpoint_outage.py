@@ -20,8 +20,8 @@ from evalui.engine import lifecycle
 from evalui.engine.circuit import DEFAULT_THRESHOLD
 from evalui.engine.client import EndpointError, ModelClient
 from evalui.engine.in_flight import live_run
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer
 
 SAMPLES = 12
 CONCURRENCY = 3

@@ -14,7 +14,7 @@ from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
 from evalui.engine.client import Cancelled, EndpointError, ModelClient
 from evalui.engine.runner import run_experiment
-from evalui.testing.openai_peer import Reply, ScriptedPeer, completion, error
+from support.openai_peer import Reply, ScriptedPeer, completion, error
 from integration.test_runner import EchoTask
 
 MESSAGES = [{"role": "user", "content": "hi"}]

@@ -14,7 +14,7 @@ from peers import SENTINEL_KEY
 from unit.test_gaia import tasks, write_layout  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 
 from evalui.benchmarks.gaia import data
-from evalui.testing.openai_peer import ScriptedPeer, completion, error
+from support.openai_peer import ScriptedPeer, completion, error
 
 SAMPLE = data.BUNDLED_SAMPLE / "2023" / "validation"
 ANSWERS = {"chemical symbol": "Au", "units were ordered": "10", "planets": "Mercury, Venus, Earth",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from peers import SENTINEL_KEY
 
-from evalui.testing.openai_peer import (
+from support.openai_peer import (
     ScriptedPeer,
     completion,
     error,

@@ -12,7 +12,7 @@ from peers import settings_for
 from evalui.benchmarks.gaia.budget import CALLS_PER_STEP, SAMPLE_CHARS
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
 from evalui.engine import lifecycle
-from evalui.testing.openai_peer import (
+from support.openai_peer import (
     ScriptedPeer,
     completion,
     first_user_text,

@@ -13,7 +13,7 @@ from evalui.benchmarks.gaia.tools.base import ToolContext
 from evalui.benchmarks.gaia.tools.files_tool import files_tool
 from evalui.engine import lifecycle
 from evalui.sandbox.base import Limits
-from evalui.testing.openai_peer import (
+from support.openai_peer import (
     ScriptedPeer,
     completion,
     error,

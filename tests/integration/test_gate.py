@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from toy_benchmark import ToyOptions, ask, samples
 
-from evalui.testing.openai_peer import ScriptedPeer, completion, error
+from support.openai_peer import ScriptedPeer, completion, error
 
 TESTS = Path(__file__).resolve().parents[1]
 N, SEED = 30, 3

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from toy_benchmark import ToyOptions, samples
 
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 TESTS = Path(__file__).resolve().parents[1]
 

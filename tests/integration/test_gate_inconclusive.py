@@ -14,7 +14,7 @@ from toy_benchmark import ToyOptions, ask, samples
 
 from evalui.cli.gate import GATE_FAILED, GATE_INCONCLUSIVE
 from evalui.stats.metrics import wilson
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 from integration.test_gate import SEED, N, always_right, wrong_and_broken
 
 TESTS = Path(__file__).resolve().parents[1]

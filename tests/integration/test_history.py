@@ -10,8 +10,8 @@ from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
 from evalui.engine.store import RunStore
 from evalui.runs import history
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer, error
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer, error
 
 
 @pytest.fixture()

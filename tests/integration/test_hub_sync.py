@@ -18,7 +18,7 @@ from evalui.engine import hub_sync
 from evalui.engine.hub_sync import STORE_IN_REPO, HubSync, start_from_env
 from evalui.engine.store import RunStore
 from evalui.review.reviews import make_review, save_review, verifications_path
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 REPO = "team/evalui-space-data"
 

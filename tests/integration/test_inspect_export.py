@@ -17,9 +17,9 @@ from peers import settings_for
 from evalui.engine.registry import get
 from evalui.engine import epochs, lifecycle
 from evalui.stats.epochs import split_epoch
-from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer, completion, error
+from support.bfcl_multi_turn_oracle import MultiTurnOracle
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer, completion, error
 
 ROOT = Path(__file__).resolve().parents[2]
 

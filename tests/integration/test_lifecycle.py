@@ -18,8 +18,8 @@ from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
 from evalui.engine.lifecycle import ChangedRun
 from evalui.engine.store import RunStore
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer
 
 
 @pytest.fixture(scope="module")

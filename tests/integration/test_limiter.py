@@ -13,7 +13,7 @@ from evalui.engine.client import ModelClient
 from evalui.engine.limiter import endpoint_limiter
 from evalui.engine.runner import run_experiment
 from evalui.engine.store import RunStore
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 from integration.test_runner import EchoTask
 
 DELAY_S = 0.2

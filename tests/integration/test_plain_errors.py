@@ -12,7 +12,7 @@ from evalui.engine.client import EndpointError, ModelClient
 from evalui.engine.runner import run_experiment
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.store import RunStore
-from evalui.testing.openai_peer import Reply, ScriptedPeer, error
+from support.openai_peer import Reply, ScriptedPeer, error
 
 HELLO = [{"role": "user", "content": "hello"}]
 

@@ -15,7 +15,7 @@ from evalui.engine.client import ModelClient
 from evalui.engine.runner import run_experiment
 from evalui.engine.store import MIGRATIONS, RunStore
 from evalui.engine.store_sql import redact_database_url
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 
 def test_the_url_chooses_the_store_and_one_schema_serves_both(store_url, monkeypatch, tmp_path):

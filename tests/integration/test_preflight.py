@@ -9,7 +9,7 @@ from peers import SENTINEL_KEY, settings_for
 from evalui.engine.preflight import PreflightError, check_endpoint
 from evalui.engine.settings import EndpointSettings
 from evalui.engine.url_policy import RefusedURL, allow_server_host
-from evalui.testing.openai_peer import Reply, ScriptedPeer, completion, error
+from support.openai_peer import Reply, ScriptedPeer, completion, error
 
 
 def closed_port() -> int:

@@ -11,7 +11,7 @@ import sys
 import pytest
 from unit.test_render_safety import BEACON, assert_inert, markdown_it, rendered  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 
 @pytest.fixture()

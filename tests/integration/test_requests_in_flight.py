@@ -14,7 +14,7 @@ from evalui.engine.client import ModelClient
 from evalui.engine.in_flight import live_run
 from evalui.engine.runner import run_experiment
 from evalui.engine.store import RunStore
-from evalui.testing.openai_peer import ScriptedPeer, completion, error
+from support.openai_peer import ScriptedPeer, completion, error
 
 
 class EchoTask:

@@ -12,9 +12,9 @@ from peers import settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
-from evalui.testing.bfcl_multi_turn_oracle import MultiTurnOracle
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer, completion, error
+from support.bfcl_multi_turn_oracle import MultiTurnOracle
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer, completion, error
 from integration.test_gaia import ANSWERS
 
 

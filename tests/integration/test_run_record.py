@@ -15,7 +15,7 @@ from evalui.engine.record import (
     read_samples_file,
     read_summary_file,
 )
-from evalui.testing.openai_peer import ScriptedPeer, completion, error
+from support.openai_peer import ScriptedPeer, completion, error
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 KEYS_BEFORE_VERSIONS = ["id", "group", "stage", "prediction", "correct", "verdict", "error", "latency_s",

@@ -12,7 +12,7 @@ from peers import SENTINEL_KEY, Held
 from waiting import HANG_S, wait_for
 
 from evalui.engine.store import RunBusy, RunStore
-from evalui.testing.openai_peer import ScriptedPeer
+from support.openai_peer import ScriptedPeer
 
 
 def start_cli_run(peer, data_dir, exp_id, extra=()):

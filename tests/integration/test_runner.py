@@ -9,7 +9,7 @@ from peers import Held, cancel_when_asked, settings_for
 from evalui.engine.client import ModelClient
 from evalui.engine.runner import run_experiment
 from evalui.engine.store import RunStore
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 
 @dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 from integration.test_gaia import ANSWERS
 
 

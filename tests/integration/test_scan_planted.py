@@ -15,8 +15,8 @@ from peers import settings_for
 
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
 from evalui.engine import lifecycle
-from evalui.testing.openai_peer import ScriptedPeer
-from evalui.testing.scanner_plants import KINDS, MAX_STEPS, Case, OtherModel, PlantedModel, cases_for, write_questions
+from support.openai_peer import ScriptedPeer
+from support.scanner_plants import KINDS, MAX_STEPS, Case, OtherModel, PlantedModel, cases_for, write_questions
 
 
 def evalui(*args: str) -> subprocess.CompletedProcess:

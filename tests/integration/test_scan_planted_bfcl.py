@@ -14,8 +14,8 @@ from peers import settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
-from evalui.testing.openai_peer import ScriptedPeer
-from evalui.testing.scanner_plants import BFCL_KINDS, BfclPlantedModel
+from support.openai_peer import ScriptedPeer
+from support.scanner_plants import BFCL_KINDS, BfclPlantedModel
 
 
 def test_bfcl_planted_samples_are_flagged_exactly(store):

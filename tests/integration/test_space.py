@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 ROOT = Path(__file__).resolve().parents[2]
 SPACE_ENV = {"SPACE_ID": "someone/evalui", "SYSTEM": "spaces", "OAUTH_CLIENT_ID": "client",

@@ -13,7 +13,7 @@ from toy_benchmark import ask
 
 from evalui.reports.comparison import comparison_markdown
 from evalui.stats.clustered import clustered_accuracy
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 TESTS = Path(__file__).resolve().parents[1]
 N, SEED, EPOCHS = 20, 3, 2

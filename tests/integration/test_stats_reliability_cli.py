@@ -14,7 +14,7 @@ import pytest
 from toy_benchmark import ToyOptions, samples
 
 from evalui.stats.reliability import epoch_icc
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 TESTS = Path(__file__).resolve().parents[1]
 

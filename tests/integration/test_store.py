@@ -28,7 +28,7 @@ def _child_environment() -> dict:
 
 
 def test_a_reported_sample_survives_kill_9(tmp_path):
-    from evalui.testing.openai_peer import ScriptedPeer, completion
+    from support.openai_peer import ScriptedPeer, completion
 
     def slow_echo(body, n):
         reply = completion(body["messages"][0]["content"])

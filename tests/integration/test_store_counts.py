@@ -17,8 +17,8 @@ from evalui.engine import lifecycle
 from evalui.engine.epochs import add_epochs
 from evalui.engine.store import RunStore
 from evalui.runs.rescore import rescore
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer, error
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer, error
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

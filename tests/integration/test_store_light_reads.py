@@ -17,8 +17,8 @@ from evalui.reports.verdicts import verdict_of
 from evalui.runs.inspector_data import error_type_of
 from evalui.scanners.validity import is_invalid
 from evalui.stats.paired import compare_outcomes, flipped
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer, completion, error
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer, completion, error
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -18,8 +18,8 @@ from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
 from evalui.engine.store import MIGRATIONS, RunStore
 from evalui.engine.store_parts import PREFIX, REFERENCE
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer, error
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer, error
 
 OLD_VERSION = 4  # the schema before per-run counts, light columns and parts
 OLD_EXPERIMENT_COLUMNS = ("exp_id", "benchmark", "model", "endpoint_host", "config", "status", "summary", "out_dir",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from toy_benchmark import ToyOptions, ask, samples
 
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 TESTS = Path(__file__).resolve().parents[1]
 REGISTRY_LINE = {"EVALUI_BENCHMARKS": "toy=toy_benchmark:BENCHMARK"}

@@ -13,8 +13,8 @@ from evalui.benchmarks.aime.options import GenerateOptions
 from evalui.benchmarks.aime.spec import GENERATION
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.engine import lifecycle
-from evalui.testing.bfcl_oracle import BfclOracle
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.bfcl_oracle import BfclOracle
+from support.openai_peer import ScriptedPeer, completion
 
 
 def test_a_bfcl_sample_holds_its_one_step(store):

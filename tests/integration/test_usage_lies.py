@@ -23,7 +23,7 @@ from evalui.engine.client import EndpointError, ModelClient
 from evalui.engine.completion import MAX_REPLY_TOKENS
 from evalui.engine.store import MIGRATIONS, RunStore
 from evalui.engine.store_counts import MAX_SAMPLE_TOKENS
-from evalui.testing.openai_peer import Reply, ScriptedPeer, completion
+from support.openai_peer import Reply, ScriptedPeer, completion
 
 TESTS = Path(__file__).resolve().parents[1]
 PROMPT, COMPLETION = 1000, 500  # what an honest reply reports

@@ -17,7 +17,7 @@ from evalui.benchmarks.gaia.tools.base import ToolContext
 from evalui.benchmarks.gaia.tools.web import HttpWebBackend, web_tools
 from evalui.engine import lifecycle
 from evalui.sandbox.base import Limits
-from evalui.testing.openai_peer import (
+from support.openai_peer import (
     ScriptedPeer,
     completion,
     first_user_text,

@@ -23,7 +23,7 @@ from waiting import HANG_S, wait_for
 
 from evalui.benchmarks.bfcl.data import load_category
 from evalui.engine.store import RunStore
-from evalui.testing.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer, completion
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

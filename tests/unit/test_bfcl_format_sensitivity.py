@@ -2,7 +2,7 @@
 
 The references are bfcl-eval's own: ``get_all_format_sensitivity_configs`` and ``load_dataset_entry``
 for the configurations and entries, its OpenAI chat-completions handler (prompting) for the requests
-(evalui.testing.bfcl_parity), and its ``format_sensitivity_runner`` (the function ``bfcl evaluate``
+(support.bfcl_parity), and its ``format_sensitivity_runner`` (the function ``bfcl evaluate``
 runs for this category, with bfcl's own prompting handler decoding) for the verdicts and the score
 file's header, from which the leaderboard's data_format_sensitivity.csv is written.
 """
@@ -19,7 +19,7 @@ import pytest
 
 from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.scoring.format_sensitivity import CATEGORY, configurations, score, split_id, statistics_of
-from evalui.testing.bfcl_format_oracle import WRONG_KINDS, answer
+from support.bfcl_format_oracle import WRONG_KINDS, answer
 
 pytestmark = pytest.mark.unit
 MODEL = "gpt-4o-2024-11-20"  # a prompting model registered in bfcl-eval
@@ -69,7 +69,7 @@ def test_fc_mode_is_refused_with_the_reason():
 def test_requests_equal_bfcls_prompting_handler_on_a_sample():
     """evalui's request for an entry in a configuration is the one bfcl's handler sends (system prompt
     with that return format, tag, function-doc format, prompt format and style)."""
-    from evalui.testing.bfcl_parity import OfficialHandler, OfflineClient, compare_entry
+    from support.bfcl_parity import OfficialHandler, OfflineClient, compare_entry
 
     handler, client = OfficialHandler("prompt"), OfflineClient()
     try:

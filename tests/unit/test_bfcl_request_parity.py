@@ -3,7 +3,7 @@ requests equal those of bfcl-eval's own OpenAI chat-completions handler.
 
 bfcl's side is its ``OpenAICompletionsHandler.inference`` (single-turn, and the whole multi-turn
 loop with its backends and ``miss_func`` additions), with its one SDK call replaced by a scripted
-reply (evalui.testing.bfcl_parity). evalui's side is its BFCL task code and ModelClient's request
+reply (support.bfcl_parity). evalui's side is its BFCL task code and ModelClient's request
 body, fed the same replies. A difference fails the test with the entry, the request and the field.
 The wire bodies through the OpenAI SDK and a real endpoint are compared in
 test_bfcl_request_parity_http.py.
@@ -18,7 +18,7 @@ import pytest
 
 from evalui.benchmarks.bfcl.request import official_entries, sanitise_name
 from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, MULTI_TURN_CATEGORIES
-from evalui.testing.bfcl_parity import (
+from support.bfcl_parity import (
     OfficialHandler,
     OfflineClient,
     compare_entry,
@@ -78,7 +78,7 @@ def test_fc_tool_names_are_bfcls():
 
 def test_a_difference_names_the_entry_and_the_field(sides):
     """The comparison is not vacuous: what evalui sent before this issue fails it, by field."""
-    from evalui.testing.bfcl_parity import ScriptedModel, evalui_bodies, gold_of_cached
+    from support.bfcl_parity import ScriptedModel, evalui_bodies, gold_of_cached
 
     handlers, client = sides
     entry = next(e for e in official_entries("simple_python").values() if any(

@@ -14,8 +14,8 @@ from __future__ import annotations
 import pytest
 
 from evalui.benchmarks.bfcl.agentic.data import load_agentic_category, prereq_chain
-from evalui.testing.bfcl_agentic_oracle import MemoryOracle, question_key
-from evalui.testing.bfcl_parity import AgenticSides, OfficialHandler
+from support.bfcl_agentic_oracle import MemoryOracle, question_key
+from support.bfcl_parity import AgenticSides, OfficialHandler
 
 MEMORY = ("memory_kv", "memory_vector", "memory_rec_sum")
 SCENARIO, QUESTIONS = "notetaker", 3

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.gold import prompt_text
-from evalui.testing.bfcl_oracle import gold_turns
-from evalui.testing.openai_peer import Reply, completion
+from support.bfcl_oracle import gold_turns
+from support.openai_peer import Reply, completion
 
 TOOL_RESULTS_PREFIX = "[{'role': 'tool'"  # prompt mode sends execution results as a user message
 

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalui.testing.openai_peer import Reply, completion, error, first_user_text, tool_outputs
+from support.openai_peer import Reply, completion, error, first_user_text, tool_outputs
 
 # What the model does, by case kind; the expected findings (scanner -> severity) of each.
 KINDS: dict[str, dict[str, str]] = {
@@ -239,7 +239,7 @@ class BfclPlantedModel:
     """Answers simple_python entries in prompt mode as ``kind_of(entry number)`` says."""
 
     def __init__(self, offset: int = 0):
-        from evalui.testing.bfcl_oracle import BfclOracle
+        from support.bfcl_oracle import BfclOracle
 
         self.oracle = BfclOracle(["simple_python"])
         self.offset = offset

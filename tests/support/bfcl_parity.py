@@ -11,7 +11,7 @@ Agentic entries (memory, web search) are compared by ``AgenticSides``: bfcl's ha
 own entry (``initial_config`` filled as ``bfcl generate`` fills it, memory snapshots under a folder
 of its own), evalui plays its entry through its agentic player and backends (snapshots under
 another folder), a memory scenario's prereq conversations first, on both sides, in order. Their
-scripts are the agentic oracles (evalui.testing.bfcl_agentic_oracle), which answer from the request.
+scripts are the agentic oracles (support.bfcl_agentic_oracle), which answer from the request.
 
 The script (``ScriptedModel``) answers from the request alone, so both sides get the same replies
 whenever they sent the same requests: per conversation step, the entry's gold calls for the turn
@@ -37,7 +37,7 @@ import orjson
 from evalui.benchmarks.bfcl.gold import fc_arguments, gold_calls, prompt_text
 from evalui.benchmarks.bfcl.request import official_entries, sanitise_name
 from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES, language_of
-from evalui.testing.openai_peer import Reply
+from support.openai_peer import Reply
 
 PARITY_MODEL = "bfcl-parity-model"
 TEMPERATURE = 0.001  # bfcl generate's default, which the handler sends
@@ -95,7 +95,7 @@ class ScriptedModel:
         return self._message(plan[step], "python", step)
 
     def _plan(self) -> list[list[tuple[str, dict]]]:
-        from evalui.testing.bfcl_oracle import gold_call_parts
+        from support.bfcl_oracle import gold_call_parts
 
         plan = []
         for turn, calls in enumerate(self.gold or []):

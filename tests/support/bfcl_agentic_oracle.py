@@ -17,7 +17,7 @@ import re
 import zlib
 
 from evalui.benchmarks.bfcl.agentic.data import load_agentic_category, prereq_chain, scenario_of
-from evalui.testing.openai_peer import Reply, completion
+from support.openai_peer import Reply, completion
 
 # (function that stores a turn, function the question calls first), per backend's function names.
 STORE_AND_RECALL = (("archival_memory_add", "core_memory_retrieve_all"), ("memory_append", "memory_retrieve"))

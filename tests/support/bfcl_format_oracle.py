@@ -11,7 +11,7 @@ from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.gold import gold_calls, prompt_text
 from evalui.benchmarks.bfcl.request import build_request
 from evalui.benchmarks.bfcl.scoring.format_sensitivity import CATEGORY, parse_configuration, split_id
-from evalui.testing.openai_peer import Reply, completion
+from support.openai_peer import Reply, completion
 
 # How an answer goes wrong: the gold calls in Python syntax whatever the format asks (and no tag),
 # a function that does not exist, or a wrong value for the first parameter.

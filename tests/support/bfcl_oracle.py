@@ -8,7 +8,7 @@ from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.gold import fc_arguments, gold_calls, prompt_text
 from evalui.benchmarks.bfcl.request import sanitise_name
 from evalui.benchmarks.bfcl.scoring.single_turn import RELEVANCE_CATEGORIES, language_of
-from evalui.testing.openai_peer import Reply, completion
+from support.openai_peer import Reply, completion
 
 
 def last_user_text(body: dict) -> str:
