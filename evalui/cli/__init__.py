@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import contextvars
-import json
 import sys
 
+from evalui.cli.summary import active_gate, print_summary  # noqa: F401  (print_summary: the CLI's face)
 from evalui.errors import InputError
 
-# The CI gate of the command being run: the run commands print their summary through print_summary,
-# which is where the gate judges the finished run, so no run command has to know about it.
-_gate = contextvars.ContextVar("evalui_gate", default=None)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,16 +26,6 @@ def build_parser() -> argparse.ArgumentParser:
     view.register(benchmarks)
     generic.register(benchmarks, groups)  # every benchmark's run command, from its options
     return parser
-
-
-def print_summary(summary: dict) -> None:
-    """The JSON summary is always the last line printed, so scripts can read it with tail -1.
-    With gate flags, the gate's verdict is part of it (``gate``)."""
-    gate = _gate.get()
-    if gate is not None:
-        summary = {**summary, "gate": gate.check(summary)}
-    sys.stdout.flush()
-    print(json.dumps(summary, ensure_ascii=False), flush=True)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -63,12 +49,12 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         gate = Gate.from_args(args)
-        token = _gate.set(gate)
+        token = active_gate.set(gate)
         try:
             with heap.fewer_full_collections():
                 status = int(args.handler(args) or 0)
         finally:
-            _gate.reset(token)
+            active_gate.reset(token)
         if status == 0 and gate is not None and gate.failed:
             print(f"evalui: gate failed: {'; '.join(gate.reasons)}", file=sys.stderr)
             return GATE_FAILED

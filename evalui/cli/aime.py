@@ -44,7 +44,7 @@ def run_evaluate(args) -> int:
     from evalui.benchmarks.aime.companions import write_evaluation_report
     from evalui.benchmarks.aime.options import GenerateOptions, JudgeOptions, WinrateOptions
     from evalui.benchmarks.aime.spec import GENERATION, JUDGING, WINRATE_SPEC
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.cli.generic import run_to_end, start
     from evalui.engine.store import RunStore
 

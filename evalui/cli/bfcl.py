@@ -26,7 +26,7 @@ def register(benchmarks):
 
 def run_score(args) -> int:
     from evalui.benchmarks.bfcl.score_file import score_result_file
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
 
     verdicts, summary = score_result_file(args.results, args.category, fc_names_underscored=not args.fc_names_dotted)
     if args.out:

@@ -14,7 +14,7 @@ def register(commands) -> None:
 
 
 def run_compare(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.engine.store import RunStore
     from evalui.reports.comparison import CannotCompare, compare_runs
 

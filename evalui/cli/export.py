@@ -18,7 +18,7 @@ def register(commands) -> None:
 
 
 def run_inspect(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.cli.common import stored_run_operation
     from evalui.runs.inspect_export import UnknownRun, export_inspect, require_inspect
 

@@ -20,7 +20,7 @@ def register(benchmarks):
 
 def run_score(args) -> int:
     from evalui.benchmarks.gaia.score_file import score_submission
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
 
     rows, summary = score_submission(args.submission, args.metadata)
     if args.out:

@@ -100,7 +100,7 @@ def run_to_end(spec, args, settings, store, run_id: str) -> dict:
 
 def run_benchmark(args) -> int:
     interrupt_on_sigterm()
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.engine import registry
     from evalui.engine.store import RunStore
 

@@ -39,7 +39,7 @@ def register(commands) -> None:
 
 
 def run_plan(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.stats.power import Design, plan
 
     try:

@@ -44,7 +44,7 @@ def _line(store, experiment: dict) -> dict:
 
 
 def run_list(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.cli.common import share, stored_run_operation
 
     with stored_run_operation() as store:
@@ -58,7 +58,7 @@ def run_list(args) -> int:
 
 
 def run_show(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.cli.common import share, stored_run_operation
 
     with stored_run_operation() as store:
@@ -82,7 +82,7 @@ def run_show(args) -> int:
 
 
 def run_delete(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.cli.common import stored_run_operation
     from evalui.runs.history import delete_run
 

@@ -19,7 +19,7 @@ def register(commands) -> None:
 
 
 def run_scan(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.cli.common import stored_run_operation
     from evalui.runs.scan import scan_run
 

@@ -64,7 +64,7 @@ def register(benchmarks) -> None:
 
 
 def run_summary(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.review.report import summary
 
     print_summary(summary(args.input))
@@ -78,7 +78,7 @@ def _score(flag: str, text: str) -> int:
 
 
 def run_review(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.review.reviews import STATUSES
     from evalui.review.queue import record_review
 
@@ -91,7 +91,7 @@ def run_review(args) -> int:
 
 
 def run_settings(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.review.uploads import read_data_file
     from evalui.review.queue import read_settings, save_settings
 
@@ -114,7 +114,7 @@ def run_settings(args) -> int:
 
 
 def run_queue(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.review.reviews import clean_name
     from evalui.review.queue import needs_review, read_settings
     from evalui.review.report import file_reviews
@@ -127,7 +127,7 @@ def run_queue(args) -> int:
 
 
 def run_export(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.review.export import push_approved
 
     print_summary({"input": args.input, **push_approved(args.input, args.repo, private=not args.public)})

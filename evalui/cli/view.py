@@ -16,7 +16,7 @@ def register(commands) -> None:
 
 
 def run_view(args) -> int:
-    from evalui.cli import print_summary
+    from evalui.cli.summary import print_summary
     from evalui.cli.common import stored_run_operation
     from evalui.runs.viewer_bundle import write_bundle
     from evalui.runs.viewer_data import UnknownRun

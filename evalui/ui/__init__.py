@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
-
-def on_space() -> bool:
-    """Hugging Face sets both on every Space; Gradio itself goes by SYSTEM."""
-    return bool(os.environ.get("SPACE_ID")) and os.environ.get("SYSTEM") == "spaces"
+from evalui.ui.space import on_space
 
 
 def build_demo(store=None):

@@ -16,7 +16,7 @@ from evalui.benchmarks.aime.prompts import TOPICS
 from evalui.config import runs_dir
 from evalui.engine.store import RunStore
 from evalui.reports.charts import judge_dimension_bars, score_distribution, win_loss_tie
-from evalui.ui import inspector, launcher
+from evalui.ui import launcher, viewer
 from evalui.ui.access import say
 from evalui.ui.option_inputs import option_input
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
@@ -74,7 +74,7 @@ def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                   prepare=prepare, results=[problems, downloads],
                   results_view=lambda run_id: generation_view(store, run_id), api_prefix="aime_generate",
                   live_results=True, prices=endpoint.price_components())
-    inspector.include(demo, store, parts)
+    viewer.include(demo, store, parts)
 
 
 def file_choices() -> list[tuple[str, str]]:
@@ -195,8 +195,8 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
     launcher.wire(demo, store, winrate_parts, benchmark=WINRATE, inputs=inputs, prepare=prepare_winrate,
                   results=results, results_view=view_for_run, api_prefix="aime_winrate", input_choices=choices,
                   prices=endpoint.price_components())
-    inspector.include(demo, store, judge_parts, title=t("aime.judge_samples"))
-    inspector.include(demo, store, winrate_parts, title=t("aime.winrate_samples"))
+    viewer.include(demo, store, judge_parts, title=t("aime.judge_samples"))
+    viewer.include(demo, store, winrate_parts, title=t("aime.winrate_samples"))
     refresh.click(lambda: gr.update(choices=file_choices()), None, [generated], api_name="aime_files")
     generated.input(lambda path: file_view(store, str(checked_file(path)) if path else None), [generated], results,
                     api_name="aime_results")

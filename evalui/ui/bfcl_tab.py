@@ -20,7 +20,7 @@ from evalui.benchmarks.bfcl.data import stored_entry
 from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivity_chart
 from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES, MULTI_TURN_CATEGORIES
 from evalui.ui import launcher
-from evalui.ui import inspector
+from evalui.ui import viewer
 from evalui.ui.columns import localized
 from evalui.ui.option_inputs import option_input
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
@@ -133,7 +133,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                   prepare=prepare, results=[accuracy_plot, error_plot, samples, downloads, format_plot, leaderboard_view],
                   results_view=lambda run_id: results_view(store, run_id), api_prefix="bfcl", epochs=epochs,
                   prices=endpoint.price_components())
-    inspector.include(demo, store, parts)
+    viewer.include(demo, store, parts)
 
     def picked(run_id, event: gr.SelectData):
         row = getattr(event, "row_value", None) or []

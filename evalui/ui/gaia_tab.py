@@ -20,7 +20,7 @@ from evalui.engine.store import RunStore
 from evalui.reports.charts import accuracy_bars, histogram
 from evalui.benchmarks.gaia.transcript import transcript_html
 from evalui.ui import launcher
-from evalui.ui import inspector
+from evalui.ui import viewer
 from evalui.ui.access import say
 from evalui.ui.columns import localized
 from evalui.ui.option_inputs import option_input
@@ -202,4 +202,4 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                   prices=endpoint.price_components())
     transcript_task.change(lambda run_id, task_id: transcript(store, run_id, task_id), [parts.runs, transcript_task],
                            [transcript_view], api_name="gaia_transcript")
-    inspector.include(demo, store, parts)
+    viewer.include(demo, store, parts)

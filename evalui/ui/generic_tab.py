@@ -11,7 +11,7 @@ from evalui.engine.store import RunStore
 from evalui.runs.history import artefacts, samples_frame
 from evalui.reports.charts import accuracy_bars
 from evalui.ui import launcher
-from evalui.ui import inspector
+from evalui.ui import viewer
 from evalui.ui.columns import localized
 from evalui.ui.option_inputs import option_input
 from evalui.ui.endpoint_panel import EndpointInputs, endpoint_settings, preflight
@@ -70,4 +70,4 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
                   inputs=[*endpoint.components(), *inputs, concurrency, exp_id], prepare=prepare,
                   results=[headline, chart, samples, downloads], results_view=view,
                   api_prefix=spec.name.replace("-", "_"), epochs=epochs, prices=endpoint.price_components())
-    inspector.include(demo, store, parts)
+    viewer.include(demo, store, parts)

@@ -22,7 +22,8 @@ from evalui.benchmarks.aime.companions import generated_files
 from evalui.config import data_dir, runs_dir
 from evalui.errors import InputError
 from evalui.stats.metrics import JUDGE_DIMENSIONS
-from evalui.ui import on_space, verify_strings
+from evalui.ui import verify_strings
+from evalui.ui.space import on_space
 from evalui.ui.access import bare_names, current_user, say
 from evalui.ui.latex import inert_markdown, problem_markdown
 from evalui.review.uploads import FileProblem, is_companion, read_data_file
