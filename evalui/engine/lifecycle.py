@@ -106,8 +106,6 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
             cancel: threading.Event | None = None, on_progress: Callable[[Progress], None] | None = None,
             task=None) -> dict:
     """Run every unfinished sample of a prepared run, then export it; returns the summary."""
-    from evalui.engine.client import ModelClient
-
     experiment = store.experiment(exp_id)
     benchmark = _benchmark(experiment["benchmark"])
     config = experiment["config"]
@@ -116,21 +114,11 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
     cancel = cancel or threading.Event()
     own_task = task is None  # a task made here is closed here; a caller's own task is the caller's to close
     task = task or make_task(benchmark, options, store, exp_id, cancel)
-    task = epochs.with_epochs(task, config)  # epochs: tasks see each sample under its own id
-    if client is None and settings is not None:
-        client = ModelClient(settings)
-    started = time.perf_counter()
-    meter = None
-    if pricing.usable(config.get("pricing")):
-        meter = pricing.CostMeter.for_run(store.samples(exp_id), config["pricing"], config.get("max_cost_usd"))
-    counts = store.progress(exp_id)
-    on_demand = counts["judged"] == counts["total"]  # nothing to ask: a request to write the exports again
     try:
-        final = run_experiment(store, exp_id, task, client,
-                               concurrency=concurrency or config.get("concurrency") or DEFAULT_CONCURRENCY,
-                               requests_per_minute=requests_per_minute or config.get("requests_per_minute"),
-                               cancel=cancel, on_progress=on_progress, secrets=settings.secrets() if settings else [],
-                               meter=meter)
+        final, started, on_demand = _run(store, exp_id, epochs.with_epochs(task, config), config, settings,
+                                         client=client, concurrency=concurrency,
+                                         requests_per_minute=requests_per_minute, cancel=cancel,
+                                         on_progress=on_progress)
     finally:
         close = getattr(task, "close", None) if own_task else None
         if callable(close):  # a task that holds processes (BFCL's call workers) stops them
@@ -143,6 +131,27 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
 
     after_run()
     return summary
+
+
+def _run(store: RunStore, exp_id: str, task, config: dict, settings: EndpointSettings | None, *, client,
+         concurrency, requests_per_minute, cancel, on_progress):
+    """Every unfinished sample through ``task``: the runner's outcome, the time it started, and
+    whether nothing was left to ask (a request to write the exports again)."""
+    from evalui.engine.client import ModelClient
+
+    if client is None and settings is not None:
+        client = ModelClient(settings)
+    started = time.perf_counter()
+    meter = None
+    if pricing.usable(config.get("pricing")):
+        meter = pricing.CostMeter.for_run(store.samples(exp_id), config["pricing"], config.get("max_cost_usd"))
+    counts = store.progress(exp_id)
+    final = run_experiment(store, exp_id, task, client,
+                           concurrency=concurrency or config.get("concurrency") or DEFAULT_CONCURRENCY,
+                           requests_per_minute=requests_per_minute or config.get("requests_per_minute"),
+                           cancel=cancel, on_progress=on_progress, secrets=settings.secrets() if settings else [],
+                           meter=meter)
+    return final, started, counts["judged"] == counts["total"]
 
 
 def make_task(benchmark: Benchmark, options, store: RunStore, exp_id: str, cancel: threading.Event):
