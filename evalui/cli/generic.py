@@ -87,13 +87,13 @@ def start(spec, options, args, settings, store, *, exp_id: str | None = None) ->
     return run_id
 
 
-def run_to_end(spec, args, settings, store, run_id: str) -> dict:
+def run_to_end(spec, args, settings, store, run_id: str, phases=None) -> dict:
     from evalui.engine import lifecycle
 
     bar = ProgressBar(f"{spec.name} {run_id}")
     try:
         return lifecycle.execute(store, run_id, settings, concurrency=args.concurrency,
-                                 requests_per_minute=args.rpm, on_progress=bar)
+                                 requests_per_minute=args.rpm, on_progress=bar, phases=phases)
     finally:
         bar.close()
 
@@ -102,15 +102,18 @@ def run_benchmark(args) -> int:
     interrupt_on_sigterm()
     from evalui.cli.summary import print_summary
     from evalui.engine import registry
+    from evalui.engine.phases import RunPhases
     from evalui.engine.store import RunStore
+
+    phases = RunPhases.since_process_start()  # where the command's time went: its summary's ``timings``
 
     spec = registry.get(args.benchmark_name)
     options = options_from(spec, args)
     settings = settings_for(spec, options, args)
     store = RunStore()
     try:
-        summary = run_to_end(spec, args, settings, store, start(spec, options, args, settings, store))
+        summary = run_to_end(spec, args, settings, store, start(spec, options, args, settings, store), phases)
     finally:
         store.close()
-    print_summary(spec.cli_summary(summary))
+    print_summary({**spec.cli_summary(summary), "timings": phases.timings()})
     return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 
 # (sql, params), or (sql, params, key): a statement with a key runs once per group, after the
@@ -36,6 +37,7 @@ class GroupCommit:
         self._unreported: BaseException | None = None  # a failed write nobody waits for
         self._thread: threading.Thread | None = None
         self._closed = False
+        self.commit_s = 0.0  # seconds the writer spent committing (evalui.engine.phases); its thread alone adds
 
     def submit(self, statements: list[Statement], *, wait: bool = True, on_done: Done | None = None) -> int:
         """Queue one write (its statements commit together) and return its ticket. ``wait``:
@@ -118,7 +120,9 @@ class GroupCommit:
                 batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
                 for write in batch:
                     del self._queued[write.ticket]
+            began = time.perf_counter()
             failures = self._commit_batch(batch)
+            self.commit_s += time.perf_counter() - began
             # Callbacks first, then the writers that wait are let go: when flush() returns, every
             # callback of what it waited for has run (the runner reads its counts then).
             for write in batch:

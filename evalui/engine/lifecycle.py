@@ -104,8 +104,9 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
 def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, client=None,
             concurrency: int | None = None, requests_per_minute: float | None = None,
             cancel: threading.Event | None = None, on_progress: Callable[[Progress], None] | None = None,
-            task=None) -> dict:
-    """Run every unfinished sample of a prepared run, then export it; returns the summary."""
+            task=None, phases=None) -> dict:
+    """Run every unfinished sample of a prepared run, then export it; returns the summary.
+    ``phases``: an evalui.engine.phases.RunPhases that the run marks (a command's timings)."""
     experiment = store.experiment(exp_id)
     benchmark = _benchmark(experiment["benchmark"])
     config = experiment["config"]
@@ -118,7 +119,7 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
         final, started, on_demand = _run(store, exp_id, epochs.with_epochs(task, config), config, settings,
                                          client=client, concurrency=concurrency,
                                          requests_per_minute=requests_per_minute, cancel=cancel,
-                                         on_progress=on_progress)
+                                         on_progress=on_progress, phases=phases)
     finally:
         close = getattr(task, "close", None) if own_task else None
         if callable(close):  # a task that holds processes (BFCL's call workers) stops them
@@ -134,7 +135,7 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
 
 
 def _run(store: RunStore, exp_id: str, task, config: dict, settings: EndpointSettings | None, *, client,
-         concurrency, requests_per_minute, cancel, on_progress):
+         concurrency, requests_per_minute, cancel, on_progress, phases=None):
     """Every unfinished sample through ``task``: the runner's outcome, the time it started, and
     whether nothing was left to ask (a request to write the exports again)."""
     from evalui.engine.client import ModelClient
@@ -150,7 +151,7 @@ def _run(store: RunStore, exp_id: str, task, config: dict, settings: EndpointSet
                            concurrency=concurrency or config.get("concurrency") or DEFAULT_CONCURRENCY,
                            requests_per_minute=requests_per_minute or config.get("requests_per_minute"),
                            cancel=cancel, on_progress=on_progress, secrets=settings.secrets() if settings else [],
-                           meter=meter)
+                           meter=meter, phases=phases)
     return final, started, counts["judged"] == counts["total"]
 
 

@@ -23,6 +23,7 @@ from typing import Protocol
 from evalui.engine.client import ChatReply
 from evalui.engine.in_flight import Board, LiveRun, RequestInFlight, follow
 from evalui.engine.limiter import Lease, join_endpoint, private_limiter
+from evalui.engine.phases import RunPhases
 from evalui.engine.pricing import BudgetGate, CostMeter, MeteredTask, watch
 from evalui.engine.sample_run import SampleRun, redact, run_on_loop, run_on_threads  # noqa: F401  (redact: re-exported)
 from evalui.engine.claims import RunWorker
@@ -103,11 +104,15 @@ def run_experiment(
     on_progress: Callable[[Progress], None] | None = None,
     secrets: Iterable[str] = (),
     meter: CostMeter | None = None,
+    phases: RunPhases | None = None,
 ) -> Progress:
     """Run every unfinished sample of ``exp_id``: judged samples are never sent again.
 
     ``meter`` (evalui.engine.pricing) counts what the calls cost; with a budget, no sample is
-    started once it is spent, the samples in flight finish, and the status is ``budget_spent``."""
+    started once it is spent, the samples in flight finish, and the status is ``budget_spent``.
+    ``phases`` (evalui.engine.phases) is marked when the samples may start, at the first request
+    and once the last verdict is committed."""
+    phases = phases or RunPhases()
     cancel = cancel or threading.Event()
     counts = store.progress(exp_id)
     started = time.perf_counter()
@@ -135,7 +140,7 @@ def run_experiment(
     if hasattr(client, "cancel_on"):
         client.cancel_on(cancel)  # requests in flight and retry waits end soon after a cancel
     lease = endpoint_lease(client, concurrency, requests_per_minute)
-    run = SampleRun(store, exp_id, task, client, lease, cancel, counts, progress, tuple(secrets), live)
+    run = SampleRun(store, exp_id, task, client, lease, cancel, counts, progress, tuple(secrets), live, phases)
     follow(exp_id, live)  # the pages read the requests in flight and a pause from here
     progress(f"{len(pending)} of {counts['total']} samples to run", 0)
     workers = max(1, min(concurrency, len(pending)))
@@ -144,6 +149,7 @@ def run_experiment(
             task.prepare(pending)
         except Exception:  # only a head start: each sample's own build reports its bad data
             pass
+    phases.mark_ready(_commit_seconds(store))
     try:
         if callable(getattr(task, "acall", None)) and callable(getattr(client, "submit", None)):
             run_on_loop(run, samples, workers)
@@ -160,6 +166,7 @@ def run_experiment(
         follow(exp_id, None)
     run.tick()  # a resume in the run's last half second is said too
     others = _stop(store, worker, lease)
+    phases.mark_run_end(_commit_seconds(store))
     if run.failures:
         if not others:
             store.set_status(exp_id, "failed")
@@ -178,6 +185,11 @@ def run_experiment(
         status = "finished"
     store.set_status(exp_id, status)
     return progress(status, run.done_here)
+
+
+def _commit_seconds(store) -> float:
+    commit_seconds = getattr(store, "commit_seconds", None)  # a stand-in store in tests may not count
+    return commit_seconds() if callable(commit_seconds) else 0.0
 
 
 def _stop(store: RunStore, worker: RunWorker, lease: Lease) -> int:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from evalui.engine.client import Cancelled, ChatReply, EndpointError
 from evalui.engine.in_flight import LiveRun, describe
 from evalui.engine.limiter import Lease
+from evalui.engine.phases import RunPhases
 from evalui.engine.store import RunStore, Sample
 from evalui.engine.trajectory import Step, single_reply
 
@@ -45,8 +46,10 @@ class SampleRun:
     """What every worker of one run shares: the task, the store, the counts and the progress."""
 
     def __init__(self, store: RunStore, exp_id: str, task, client, lease: Lease, cancel: threading.Event,
-                 counts: dict, progress: Callable, secrets: tuple[str, ...], live: LiveRun):
+                 counts: dict, progress: Callable, secrets: tuple[str, ...], live: LiveRun,
+                 phases: RunPhases | None = None):
         self.store, self.exp_id, self.task, self.client, self.lease = store, exp_id, task, client, lease
+        self.phases = phases or RunPhases()
         self.cancel, self.counts, self._say, self.secrets, self.live = cancel, counts, progress, secrets, live
         self._said_at = time.monotonic()
         self._paused = ""  # what the log last said of a pause
@@ -102,14 +105,18 @@ class SampleRun:
 
     # the steps of a sample ---------------------------------------------------------------------
     def judge(self, sample: Sample, response: dict, tokens: int, had_error: bool, after: int | None = None) -> None:
+        began = time.perf_counter()
         prediction, correct, verdict = self.task.judge(sample, response)
+        self.phases.add_judge(time.perf_counter() - began)
         self._record_verdict(sample, prediction, bool(correct), verdict, tokens, had_error, after)
 
     def _record_verdict(self, sample: Sample, prediction, correct: bool, verdict, tokens: int, had_error: bool,
                         after: int | None) -> None:
+        began = time.perf_counter()
         self.store.record_judgement(
             self.exp_id, sample.sample_id, prediction=prediction, correct=correct, verdict=verdict, wait=False,
             on_done=lambda error: self._judged(sample.sample_id, correct, tokens, had_error, error), after=after)
+        self.phases.add_store(time.perf_counter() - began)
 
     def fail(self, sample: Sample, request, error: str, attempts: int, had_error: bool, steps=None,
              plain: str | None = None) -> None:
@@ -117,10 +124,12 @@ class SampleRun:
         message = redact(error, self.secrets)
         said = redact(plain, self.secrets) + f" (after {attempts} tr{'ies' if attempts != 1 else 'y'})" if plain else message
         self.live.last_error = f"{sample.sample_id}: {said}"
+        began = time.perf_counter()
         self.store.record_error(
             self.exp_id, sample.sample_id, request=request, error=message, attempts=attempts,
             trajectory=_steps(steps) if steps else None, wait=False,
             on_done=lambda failure: self._errored(sample.sample_id, said, had_error, failure))
+        self.phases.add_store(time.perf_counter() - began)
 
     def _keep_answer(self, sample: Sample, request: dict, result):
         if isinstance(result, ChatReply):  # a task that makes one call may return its reply
@@ -128,10 +137,12 @@ class SampleRun:
         # Not waited for: the answer is kept as soon as its group commits (a slow judge cannot lose
         # it), and the verdict, folded into the same write if that is still queued, is what marks
         # the sample finished.
+        began = time.perf_counter()
         ticket = self.store.record_rollout(self.exp_id, sample.sample_id, request=request, response=result.output,
                                            latency_s=result.wall_s, prompt_tokens=result.prompt_tokens,
                                            completion_tokens=result.completion_tokens, attempts=result.attempts,
                                            trajectory=_steps(result.steps), wait=False)
+        self.phases.add_store(time.perf_counter() - began)
         return result, ticket
 
     def answered(self, sample: Sample, request: dict, result, had_error: bool) -> None:
@@ -144,7 +155,9 @@ class SampleRun:
         if ajudge is None:
             self.judge(sample, response, tokens, had_error, after)
             return
+        began = time.perf_counter()
         prediction, correct, verdict = await ajudge(sample, response)
+        self.phases.add_judge(time.perf_counter() - began)
         self._record_verdict(sample, prediction, bool(correct), verdict, tokens, had_error, after)
 
     def work(self, sample: Sample) -> None:
@@ -156,6 +169,7 @@ class SampleRun:
             request = self.task.build_request(sample)
             if not self.lease.acquire(self.cancel):
                 return
+            self.phases.mark_first_request()
             try:
                 while True:
                     try:
@@ -189,6 +203,7 @@ class SampleRun:
             request = self.task.build_request(sample)
             if not await self._acquire():
                 return
+            self.phases.mark_first_request()
             try:
                 while True:
                     try:

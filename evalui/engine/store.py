@@ -119,6 +119,10 @@ class RunStore(ClaimsMixin, LightReadsMixin):
         """Wait until every write queued so far (``wait=False``) is committed."""
         self._writer.flush()
 
+    def commit_seconds(self) -> float:
+        """Seconds the store's writer has spent committing so far (evalui.engine.phases)."""
+        return self._writer.commit_s
+
     def _write(self, sql: str, params: Iterable = (), *, wait: bool = True, on_done: Done | None = None) -> None:
         self._writer.submit([(sql, tuple(params))], wait=wait, on_done=on_done)
 
