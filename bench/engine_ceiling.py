@@ -6,6 +6,10 @@ sends the very same request bodies to the same endpoint at the same concurrency,
    bare), with the requests the endpoint held at once (max and time-weighted mean; target >= 90 % of C).
 3. The whole command, ``evalui bfcl run`` as a subprocess with import, registering and exports
    (target <= 2 x bare + 8 s).
+4. For each evalui run, where its time went (the ``timings`` of its summary line, evalui.engine.phases):
+   load, first request, run phase and exports, the judge's and the store's summed time, and the
+   process's CPU per sample (whole command, and run phase alone): against a fast endpoint, CPU per
+   sample is what caps throughput.
 The evalui figures are the real command's (a fresh process each time, so nothing is cached
 from an earlier pass).
 Beside them, in scenario 1: the official ``bfcl generate`` and Inspect AI's BFCL task, offline
@@ -210,11 +214,35 @@ def report(name, n, concurrency, latency, target, best, cli, peers, log) -> None
     print(f"      {held(cli_start, cli_end)}")
     print(f"  whole command            {whole:7.2f} s   target <= 2 x bare + 8 s = {2 * bare + 8:.2f} s   "
           f"({'met' if whole <= 2 * bare + 8 else 'missed'})")
+    phase_table(cli)
     for label, (seconds, note, window) in peers.items():
         rows = [(a, d) for a, d, _ in log if window[0] <= a <= window[1]]
         span = max(d for _, d in rows) - min(a for a, _ in rows) if rows else float("nan")
         print(f"  {label:25s}" + (f"{seconds:7.2f} s   whole command; {span:.2f} s from its first request to its "
               f"last answer ({span / bare:.2f} x bare); {note}\n      {held(*window)}" if seconds else note))
+
+
+PHASES = [("load", "load_s"), ("first req", "first_request_s"), ("run", "run_s"), ("export", "export_s"),
+          ("judge", "judge_s"), ("store", "store_s"), ("commit", "commit_s"), ("CPU", "cpu_s"),
+          ("run CPU", "run_cpu_s")]
+
+
+def phase_table(cli) -> None:
+    """Each evalui run's phases (s), then CPU per sample (ms): the whole process's and the run phase's.
+    judge, store (handing writes over) and commit (the writer thread) overlap the run phase."""
+    print("  evalui phases (s)  " + "".join(f"{label:>10s}" for label, _ in PHASES)
+          + "  CPU/sample  run CPU/sample   wall")
+    for attempt, (summary, wall, *_) in enumerate(cli, start=1):
+        timings = summary.get("timings") or {}
+        cells = "".join(f"{timings[key]:10.2f}" if timings.get(key) is not None else f"{'-':>10s}"
+                        for _, key in PHASES)
+        n = summary["total"] or 1
+
+        def per_sample(key):
+            return f"{timings[key] / n * 1000:.3f} ms" if timings.get(key) is not None else "-"
+
+        print(f"    run {attempt}            {cells}  {per_sample('cpu_s'):>10s}  {per_sample('run_cpu_s'):>14s}"
+              f"  {wall:5.2f}")
 
 
 def main() -> None:

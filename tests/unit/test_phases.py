@@ -1,0 +1,62 @@
+"""evalui.engine.phases: a phase not reached is null, concurrent sums lose nothing, and the
+process's age is known on Linux."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import pytest
+
+from evalui.engine.phases import RunPhases, cpu_seconds, process_age_s
+
+
+def test_phases_not_reached_are_null_and_the_rest_are_spans():
+    phases = RunPhases()
+    timings = phases.timings()
+    assert timings["load_s"] is None and timings["run_s"] is None and timings["run_cpu_s"] is None
+    assert timings["total_s"] >= 0 and timings["cpu_s"] > 0
+
+    phases.mark_ready(commit_s=1.0)
+    phases.mark_first_request()
+    first = phases.first_request
+    phases.mark_first_request()  # only the first one counts
+    phases.mark_run_end(commit_s=1.5)
+    timings = phases.timings()
+    assert phases.first_request == first
+    assert all(timings[key] is not None and timings[key] >= 0 for key in timings)
+    assert timings["commit_s"] == 0.5  # the store's commits during the run, not before it
+
+
+def test_a_run_with_nothing_to_ask_has_an_empty_run_phase():
+    phases = RunPhases()
+    phases.mark_ready()
+    phases.mark_run_end()
+    timings = phases.timings()
+    assert timings["first_request_s"] is not None and timings["run_s"] == 0.0
+
+
+def test_sums_from_many_threads_lose_nothing():
+    phases = RunPhases()
+
+    def add():
+        for _ in range(20_000):
+            phases.add_judge(0.5)
+            phases.add_store(0.25)
+
+    threads = [threading.Thread(target=add) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert phases.judge_s == 8 * 20_000 * 0.5 and phases.store_s == 8 * 20_000 * 0.25
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the process's start is read from /proc")
+def test_the_process_age_is_known_and_grows():
+    first = process_age_s()
+    time.sleep(0.05)
+    assert first is not None and 0 < first <= process_age_s()
+    assert RunPhases.since_process_start().origin <= time.perf_counter() - first
+    assert cpu_seconds() > 0
