@@ -9,9 +9,9 @@ Every request runs as a coroutine on one event loop that the client owns, so tha
 - the threads of the runner share one pool of keep-alive connections.
 Redirects are never followed: a base URL must not be able to send the key to another host.
 
-The HTTP stack is aiohttp: httpx's connection pool walks every connection for every request
-(about 1 ms of CPU per request at 64 connections, measured in bench/engine_ceiling.py), which
-made the client, not the endpoint, the limit of a run; aiohttp's C parser costs about a tenth.
+The HTTP stack is aiohttp: httpx's connection pool walks every connection for every request,
+which at high concurrency made the client, not the endpoint, the limit of a run (measured with
+bench/engine_ceiling.py; bench/RESULTS.md); aiohttp's C parser costs a fraction of that.
 """
 
 from __future__ import annotations

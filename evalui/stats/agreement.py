@@ -62,7 +62,7 @@ def quadratic_kappa(human: Sequence[int], judge: Sequence[int]) -> float | None:
     """Weighted (quadratic) Cohen's kappa over the 1–5 scale: 1 - observed / expected disagreement,
     as scikit-learn's ``cohen_kappa_score(labels=SCALE, weights="quadratic")`` gives it (a test holds
     the two together). Written here because importing scikit-learn cost every ``evalui verify``
-    call about 3 s of CPU for this one formula."""
+    call seconds of CPU for this one formula (bench/RESULTS.md)."""
     index = {label: i for i, label in enumerate(SCALE)}
     pairs = [(index[a], index[b]) for a, b in zip(human, judge, strict=True) if a in index and b in index]
     if not pairs:

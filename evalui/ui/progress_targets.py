@@ -2,9 +2,9 @@
 
 On every status message of every event (pending, started, finished, for each timer tick too),
 Gradio 6.31's front end re-applies the loading state of every component that any event has
-marked so far, and finds each one by a walk of the whole component tree. A page with about 540
-components and 150 marked ones spent 0.3-0.5 s of browser CPU on each timer tick, so a page
-watching a run (a tick every half second) kept a core busy, and opening the page took 5 s of CPU.
+marked so far, and finds each one by a walk of the whole component tree. With every output
+marked, a page watching a run (a tick every half second) kept a browser core busy, and opening
+the page was slow too (bench/page_cpu.py; the figures are in bench/RESULTS.md).
 
 An event's progress targets are its ``show_progress_on`` or, when unset, all its outputs. This
 policy, applied once to the built Blocks, marks no component for events whose progress is hidden

@@ -325,7 +325,7 @@ _GENERAL: dict[str, tuple[str, str]] = {
                                   "查看或使用此仪表板存储的内容（运行、报告、文件和审阅）"),
     "msg.too_many_runs": ("You already have {n} runs going; wait for one to finish or cancel one.",
                           "你已有 {n} 个运行正在进行；请等待其中一个结束或取消一个。"),
-    # run-time messages: files evalui cannot use (English as in evalui.review.reviews.REASONS)
+    # run-time messages: files evalui cannot use (English as in evalui.review.uploads.REASONS)
     "file.missing": ("no such file", "文件不存在"),
     "file.too_big": ("larger than {mb} MB", "超过 {mb} MB"),
     "file.binary": ("a binary file, not JSON text", "这是二进制文件，不是 JSON 文本"),

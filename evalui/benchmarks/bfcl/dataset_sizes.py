@@ -2,8 +2,8 @@
 
 The leaderboard's figures count a category that a run did not cover as 0 out of its size, and
 bfcl-eval learns that size by loading the whole category (``load_dataset_entry``, every function
-document included) only to take its length: about 3 s of CPU for the 22 categories of a one-category
-run, in every process that summarises or exports a BFCL run. The sizes depend only on the
+document included) only to take its length, for every category a run did not cover, in every
+process that summarises or exports a BFCL run (the cost is in bench/RESULTS.md). The sizes depend only on the
 installed bfcl-eval (its data files and the loader in ``bfcl_eval/utils.py``), so they are counted
 by that loader once per installation and kept (evalui.benchmarks.bfcl.install_cache).
 """

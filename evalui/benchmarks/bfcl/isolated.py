@@ -42,7 +42,7 @@ from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall, MultiTurnVerd
 HANDLER = "evalui.benchmarks.bfcl.isolated:handle"
 # What the fork server imports once, so that a new worker starts with the checker's modules loaded.
 # Not the AST checker itself: imported by name, it would load bfcl-eval's model registry and every
-# provider SDK (about 7 s of CPU in each process's fork server). A worker loads it at "warm" through
+# provider SDK (seconds of CPU in each process's fork server; bench/RESULTS.md). A worker loads it at "warm" through
 # load_official, which shows it the registry stand-in (evalui.benchmarks.bfcl.registry).
 PRELOAD = ("evalui.benchmarks.bfcl.isolated", "evalui.benchmarks.bfcl.scoring.single_turn", "evalui.benchmarks.bfcl.scoring.multi_turn",
            "bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker", "bfcl_eval.model_handler.utils", "bfcl_eval.utils")

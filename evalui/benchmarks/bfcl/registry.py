@@ -1,8 +1,8 @@
 """bfcl-eval's model registry without the provider SDKs it imports.
 
 ``bfcl_eval.constants.model_config`` builds ``MODEL_CONFIG_MAPPING`` from every model handler, and
-the handlers import anthropic, openai, google-genai, qwen-agent, cohere, mistralai and more: about
-8 s of CPU in every process that loads the AST checker or the leaderboard helper, though both only
+the handlers import anthropic, openai, google-genai, qwen-agent, cohere, mistralai and more, a
+large import in every process that loads the AST checker or the leaderboard helper, though both only
 read plain fields of an entry (``underscore_to_dot``; display name, link, organisation, licence
 and prices). The agentic check imports the eval runner this way too, for a function that looks no
 model up. So the registry's plain fields are read once per installed registry, kept as JSON

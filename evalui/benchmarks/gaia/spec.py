@@ -14,7 +14,7 @@ SOURCES = "sample, hf:<split>, folder:<path>[@<split>] or questions:<path>"
 @dataclass
 class GaiaOptions:
     # Where the tasks come from (see SOURCES); the CLI says it with --sample, --questions, --data-dir
-    # and --split (evalui.benchmarks.gaia.options), so it is no flag of its own.
+    # and --split (evalui.benchmarks.gaia.command_line), so it is no flag of its own.
     source: str = option("sample", shown=False)
     level: str | None = option(None, choices=("1", "2", "3"), help="only this level")
     limit: int | None = option(None, help="at most N tasks")  # None or 0: all

@@ -13,10 +13,9 @@ fastembed and friends download their own files from the Hub, which this machine 
 The model is small and fixed (6 layers, 384 wide, 12 heads), so the pass is a few dozen lines,
 and it is pinned to sentence-transformers by tests/unit/test_bfcl_embedding_parity.py (within
 1e-4 cosine on a fixed set of sentences; see bench/embedding_reference.py). bench/embedding_runtime.py
-measures it against sentence-transformers 6.2 on torch 2.14 (CPU, one thread each, 2 busy cores):
-100 stored messages of about 140 tokens in one call, 15.4 s of CPU here against 12.2 s; the 100
-first questions one call each (as bfcl retrieves), 4.8 s against 8.2 s; loading, 1.9 s against
-19.5 s; peak memory, 480 MB against 1.1 GB; and no torch in the install.
+measures it against sentence-transformers on torch (load, one batch, one call per question, peak
+memory; its figures are in bench/RESULTS.md): close to it in time, far lighter to load and to
+install, since no torch comes with it.
 
 What sentence-transformers does for this model, and so what this does: tokenize (lower case, BERT
 word pieces, [CLS] … [SEP]), cut at 256 tokens (sentence_bert_config.json's max_seq_length, not the

@@ -31,7 +31,7 @@ _OFFICIAL_TO_EVALUI = {"agentic:answer_not_found": "answer_not_found", "agentic:
 def _official():
     load_official()
     # bfcl-eval's eval runner, imported with the registry's stand-in: the agentic check never looks
-    # a model up, and the real registry imports every provider SDK (about 7 s of CPU per process).
+    # a model up, and the real registry imports every provider SDK (seconds of CPU per process; bench/RESULTS.md).
     eval_runner = import_without_provider_sdks("bfcl_eval.eval_checker.eval_runner")
     from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
 
