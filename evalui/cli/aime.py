@@ -28,6 +28,18 @@ def register(benchmarks):
     evaluate.add_argument("--judge-api-key-env", help="variable holding the judge's key (default: --api-key-env)")
     add_run_flags(evaluate)
     evaluate.set_defaults(handler=run_evaluate)
+    calibrate = commands.add_parser("calibrate", help="the judge's pass rate, mean score and win rate corrected by "
+                                                      "the reviews, beside the judge's and the reviewers' own")
+    calibrate.add_argument("file", metavar="FILE", help="a generated file, judged, with reviews beside it")
+    calibrate.add_argument("--interval", choices=("delta", "bootstrap"), default="delta",
+                           help="the pass rate's interval: the delta method (default) or a bootstrap of both sets")
+    calibrate.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of the review-next order")
+    calibrate.add_argument("--next", type=int, default=10, dest="more", metavar="N",
+                           help="how many problems to list to review next (default 10)")
+    calibrate.add_argument("--ties-half", action="store_true",
+                           help="count a tie as half a win in the win rate (default: only wins count, as the win "
+                                "rate reports)")
+    calibrate.set_defaults(handler=run_calibrate)
     return commands
 
 
@@ -69,4 +81,31 @@ def run_evaluate(args) -> int:
     report = write_evaluation_report(generation, judged, compared)
     print_summary({"generation": GENERATION.cli_summary(generation), "judge": JUDGING.cli_summary(judged),
                    "winrate": WINRATE_SPEC.cli_summary(compared), "report": report})
+    return 0
+
+
+def run_calibrate(args) -> int:
+    from evalui.cli import print_summary
+    from evalui.review.calibration import calibrate, figure_rows, why_not_corrected
+
+    if args.more < 0:
+        raise InputError("--next must be 0 or more")
+    block = calibrate(args.file, interval=args.interval, seed=args.seed, more=args.more,
+                      tie_value=0.5 if args.ties_half else 0.0)
+    print(f"{block['n_labelled']} problems reviewed, {block['n_unlabelled']} not; {block['method']['weighting']}")
+    header = ["figure", "judge only", "reviewers only", "corrected", "report"]
+    rows = [header, *figure_rows(block)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    for reason in why_not_corrected(block):
+        print(f"not corrected: {reason}")
+    following = block["review_next"]
+    if following["problem_ids"]:
+        after = following["half_width_after"]
+        # Problem ids come from the data file: what a terminal would act on (escapes) is shown, not sent.
+        ids = ", ".join("".join(c if c.isprintable() else "?" for c in p) for p in following["problem_ids"])
+        print(f"review next: {ids}"
+              + (f" (pass-rate interval ±{after:.1%} after them)" if after is not None else ""))
+    print_summary({"input": args.file, **block})
     return 0

@@ -32,6 +32,9 @@ def _review_arguments(command, who: str) -> None:
         command.add_argument(flag, required=True, metavar="N", help="a whole number from 1 to 5")
     command.add_argument("--status", required=True, help="approved, rejected or needs_revision")
     command.add_argument("--comment", default="", help="optional comment")
+    command.add_argument("--better-than-reference", metavar="ANSWER",
+                         help="optional: yes, no or tie, is the problem better than the reference problem the "
+                              "win-rate judge compared it with (the human side of the corrected win rate)")
 
 
 def register(benchmarks) -> None:
@@ -79,13 +82,17 @@ def _score(flag: str, text: str) -> int:
 
 def run_review(args) -> int:
     from evalui.cli.summary import print_summary
-    from evalui.review.reviews import STATUSES
+    from evalui.review.reviews import PREFERENCES, STATUSES
     from evalui.review.queue import record_review
 
     scores = {dimension: _score(flag, getattr(args, dimension)) for dimension, flag in SCORE_FLAGS}
     if args.status not in STATUSES:
         raise InputError(f"--status must be one of {', '.join(STATUSES)}, got {args.status!r}")
-    review = record_review(args.input, args.problem, scores, args.status, args.comment, args.name, final=args.final)
+    if args.better_than_reference not in (None, *PREFERENCES):
+        raise InputError(f"--better-than-reference must be one of {', '.join(PREFERENCES)}, "
+                         f"got {args.better_than_reference!r}")
+    review = record_review(args.input, args.problem, scores, args.status, args.comment, args.name, final=args.final,
+                           better_than_reference=args.better_than_reference)
     print_summary({"input": args.input, "saved": review, "final": args.final})
     return 0
 

@@ -95,8 +95,10 @@ def may_see_others(reviews: ProblemReviews | None, viewer: str, blind: bool) -> 
 
 
 def record_review(data_file: str | Path, problem_id: str, scores: dict, status: str, comments: str, reviewer: str,
-                  *, final: bool = False) -> dict:
+                  *, final: bool = False, better_than_reference: str | None = None) -> dict:
     """Check and save one review, or with ``final`` an adjudicator's final review: what the panel and the CLI call.
+    ``better_than_reference`` (yes, no or tie) is the reviewer's optional answer to "is this problem better than
+    the reference problem the win-rate judge compared it with?"; ask it without showing the judge's choice.
 
     Returns the saved review. Nothing is written unless every value is sound.
     """
@@ -105,6 +107,6 @@ def record_review(data_file: str | Path, problem_id: str, scores: dict, status: 
     name = clean_name(reviewer, what="adjudicator" if final else "reviewer")
     if final and not may_adjudicate(name):
         raise InputError(f"{name} is not an adjudicator (see {ADJUDICATORS_ENV})")
-    review = make_review(problem_id, scores, status, comments, name)
+    review = make_review(problem_id, scores, status, comments, name, better_than_reference)
     (adjudicate if final else save_review)(data_file, review)
     return review

@@ -13,6 +13,10 @@ save refused. A review whose scores or status have the wrong type is flagged and
 
 Every new review names its reviewer and scores every dimension. Reviews that older versions saved
 without a name still count, each under its own reserved label (see verification_names).
+
+A review may also answer "is the generated problem better than the reference problem?" in
+``better_than_reference`` (yes, no or tie): the human side of the win rate, against the reference the
+win-rate judge compared it with (``<stem>_winrate.json``). It is optional, and absent from the seed's format.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from evalui.stats.metrics import JUDGE_DIMENSIONS
 
 STATUSES = ("approved", "rejected", "needs_revision")
 REVIEW_FIELDS = ("reviewer", "scores", "total_score", "status", "comments", "verified_at")
+PREFERENCES = ("yes", "no", "tie")
+PREFERENCE = "better_than_reference"  # written only when the reviewer answered it
 LOCK_TIMEOUT_S = 30
 MAX_COMMENT = 5000
 
@@ -100,6 +106,8 @@ def review_problem(problem_id: str, entry) -> str | None:
         return f"problem_id = {_excerpt(entry.get('problem_id'))}"
     if not isinstance(entry.get("reviewer", ""), str):
         return f"reviewer = {_excerpt(entry.get('reviewer'))}"
+    if entry.get(PREFERENCE) not in (None, *PREFERENCES):
+        return f"{PREFERENCE} = {_excerpt(entry.get(PREFERENCE))}"
     return None
 
 
@@ -107,6 +115,8 @@ def _as_review(item: dict) -> dict:
     review = {k: item[k] for k in REVIEW_FIELDS if k in item}
     review["reviewer"] = str(item.get("reviewer") or "").strip() or UNNAMED
     review["scores"] = {d: int(item["scores"][d]) for d in JUDGE_DIMENSIONS}
+    if item.get(PREFERENCE) is not None:
+        review[PREFERENCE] = item[PREFERENCE]
     return review
 
 
@@ -189,8 +199,10 @@ def unscored(scores) -> list[str]:
     return [d for d in JUDGE_DIMENSIONS if scores.get(d) is None or scores.get(d) == ""]
 
 
-def make_review(problem_id: str, scores: dict, status: str, comments: str, reviewer: str) -> dict:
-    """A checked review by a named reviewer who scored every dimension; an InputError otherwise."""
+def make_review(problem_id: str, scores: dict, status: str, comments: str, reviewer: str,
+                better_than_reference: str | None = None) -> dict:
+    """A checked review by a named reviewer who scored every dimension; an InputError otherwise.
+    ``better_than_reference``: yes, no or tie, or None when the reviewer did not compare."""
     reviewer = clean_name(reviewer)
     missing = unscored(scores)
     if missing:
@@ -206,7 +218,10 @@ def make_review(problem_id: str, scores: dict, status: str, comments: str, revie
     comments = comments or ""
     if not isinstance(comments, str) or len(comments) > MAX_COMMENT:
         raise InputError(f"comment must be text of at most {MAX_COMMENT} characters")
-    return {
+    if better_than_reference not in (None, *PREFERENCES):
+        raise InputError(f"better than the reference must be one of {', '.join(PREFERENCES)}, "
+                         f"not {better_than_reference!r}")
+    review = {
         "problem_id": problem_id,
         "scores": clean,
         "total_score": sum(clean.values()) / len(clean),
@@ -215,6 +230,9 @@ def make_review(problem_id: str, scores: dict, status: str, comments: str, revie
         "verified_at": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
         "reviewer": reviewer,
     }
+    if better_than_reference is not None:
+        review[PREFERENCE] = better_than_reference
+    return review
 
 
 def _change_entry(data_file: str | Path, problem_id: str, change) -> dict:
@@ -245,13 +263,13 @@ def _review_list(entry) -> list:
 
 def _seed_fields(review: dict) -> dict:
     return {k: review[k] for k in ("problem_id", "scores", "total_score", "status", "comments", "verified_at",
-                                   "reviewer")}
+                                   "reviewer", PREFERENCE) if k in review}
 
 
 def save_review(data_file: str | Path, review: dict) -> dict:
     """Add or replace this reviewer's review of one problem; returns every entry of the file after the save."""
     problem_id, key = review["problem_id"], reviewer_key(review["reviewer"])
-    own = {k: review[k] for k in REVIEW_FIELDS}
+    own = {k: review[k] for k in (*REVIEW_FIELDS, PREFERENCE) if k in review}
 
     def change(entry):
         reviews = _review_list(entry)
@@ -263,7 +281,7 @@ def save_review(data_file: str | Path, review: dict) -> dict:
             reviews[at] = own
         adjudicated = isinstance(entry, dict) and entry.get("adjudicated") is True \
             and review_problem(problem_id, entry) is None
-        kept = (*_seed_fields(review), "adjudicated")
+        kept = (*_seed_fields(review), PREFERENCE, "adjudicated")
         final = {k: entry[k] for k in kept if k in entry} if adjudicated else _seed_fields(review)
         # The seed's fields hold the latest save; ``disputed`` says, in the file itself, when they do not decide.
         statuses = {r.get("status") for r in reviews if isinstance(r, dict)}

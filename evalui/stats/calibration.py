@@ -366,7 +366,8 @@ def ppi_mean(human: Sequence[float], judge: Sequence[float], judge_unlabelled: S
              weights: Sequence[float] | None = None, weights_unlabelled: Sequence[float] | None = None,
              lam: float | None = None, min_labels: int = MIN_LABELS, z: float = Z_95,
              bounds: tuple[float, float] | None = None) -> Estimate:
-    """The human mean by PPI++: θ = λ·mean(w_u·f_u) + mean(w·(y − λ·f)), weights scaled to a mean of 1 in each set.
+    """The human mean by PPI++: θ = λ·mean(w_u·f_u) + mean(w·(y − λ·f)), the weights scaled to a mean
+    of 1 in each set.
 
     Its variance is Var(w_u·λ·f_u)/N + Var(w·(y − λ·f))/n (population variances, as the authors'
     ``ppi_py`` computes them). ``lam`` None tunes λ to that variance's minimum,

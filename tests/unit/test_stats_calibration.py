@@ -35,7 +35,8 @@ def test_rogan_gladen_by_hand():
     assert estimate.details["sensitivity"] == pytest.approx(q1) and estimate.details["specificity"] == pytest.approx(q0)
     assert estimate.details["judge_rate"] == pytest.approx(p)
     youden = q0 + q1 - 1
-    paper = (p * (1 - p) / big_n + (1 - theta) ** 2 * q0 * (1 - q0) / 10 + theta ** 2 * q1 * (1 - q1) / 10) / youden ** 2
+    paper = (p * (1 - p) / big_n + (1 - theta) ** 2 * q0 * (1 - q0) / 10
+             + theta ** 2 * q1 * (1 - q1) / 10) / youden ** 2
     # The labelled problems are counted in p too: p moves with q1 and against q0.
     overlap = (-2 * (1 - theta) * q0 * (1 - q0) / big_n - 2 * theta * q1 * (1 - q1) / big_n) / youden ** 2
     assert estimate.se == pytest.approx(math.sqrt(paper + overlap), rel=1e-12)
@@ -101,10 +102,10 @@ def test_the_bootstrap_resamples_both_sets_and_is_seeded():
     # With 150 labels the two intervals agree to within a fraction of their width.
     assert abs(boot.low - delta.low) < 0.1 * delta.width and abs(boot.high - delta.high) < 0.1 * delta.width
     assert boot.se == pytest.approx(delta.se, rel=0.1)
-    # Resampling the labelled set alone would miss p's share: the bootstrap's spread includes it.
-    fixed_p = cal.rogan_gladen(human, judge, np.r_[unlabelled, unlabelled, unlabelled, unlabelled], interval="bootstrap",
-                               resamples=4000, seed=11)
-    assert fixed_p.se < boot.se
+    # The unlabelled problems are resampled too: four times as many of them (same rate) narrow the spread.
+    more_problems = cal.rogan_gladen(human, judge, np.tile(unlabelled, 4), interval="bootstrap", resamples=4000,
+                                     seed=11)
+    assert more_problems.se < boot.se
 
 
 def test_bad_input_is_refused():

@@ -49,7 +49,35 @@ def judge_lines(summary: dict) -> list[str]:
         f"- Excellent rate (average ≥ 4.5): {_rate(summary['excellent_rate'])}", "",
         table(["dimension", "average", ""],
               [[d, f"{summary['dimensions'][d]:.2f}", text_bar(summary['dimensions'][d] / 5)] for d in JUDGE_DIMENSIONS]),
+        *calibration_lines(summary.get("calibrated")),
     ]
+
+
+def calibration_lines(calibrated: dict | None) -> list[str]:
+    """The judge's figures beside the reviewers' and corrected by them, once problems have been reviewed."""
+    from evalui.review.calibration import figure_rows, why_not_corrected
+
+    if not calibrated:
+        return []
+    if "error" in calibrated:
+        return ["", f"The judge's figures are not corrected by the reviews: {inert(calibrated['error'])}"]
+    if not calibrated["n_labelled"]:
+        return ["", "No problem has been reviewed yet: the figures above are the judge's alone. Once reviewers have "
+                    "checked some, `evalui aime calibrate FILE` corrects them."]
+    method = calibrated["method"]
+    lines = ["", "### Corrected by the reviews", "",
+             f"- Reviewed: {calibrated['n_labelled']} problems · not reviewed: {calibrated['n_unlabelled']} · "
+             f"pass rate by Rogan–Gladen, means and win rate by PPI++, {inert(method['weighting'])}",
+             f"- Human verdict: {inert(method['human_verdict'])}", "",
+             table(["figure", "judge only", "reviewers only", "corrected", "report"],
+                   figure_rows(calibrated)), ""]
+    lines += [f"- Not corrected: {inert(reason)}" for reason in why_not_corrected(calibrated)]
+    following = calibrated["review_next"]
+    if following["problem_ids"]:
+        after = following["half_width_after"]
+        lines.append(f"- Review next: {', '.join(inert(p) for p in following['problem_ids'])}"
+                     + (f" (expected pass-rate interval ±{after:.1%} after them)" if after is not None else ""))
+    return lines
 
 
 def write_judge_report(folder: Path, stem: str, summary: dict, results: list[dict]) -> Path:

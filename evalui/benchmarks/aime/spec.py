@@ -127,12 +127,30 @@ def judge_figures(samples: list, summary: dict) -> dict:
     return {**figures, "average_score": figures["average"], "failures": summary["errors"]}
 
 
+def judge_calibration(input_path: Path, results: list[dict]) -> dict | None:
+    """The judge's figures corrected by the reviews beside the file so far (evalui.review.calibration);
+    None when nothing was judged. Reviews that cannot be read are said, and never stop the export."""
+    from evalui.errors import InputError
+    from evalui.review.calibration import calibrate
+    from evalui.stats.metrics import JUDGE_DIMENSIONS
+
+    judged = {r["problem_id"]: {d: r["scores"][d]["score"] for d in JUDGE_DIMENSIONS} for r in results}
+    if not judged:
+        return None
+    try:
+        return calibrate(input_path, judged=judged)
+    except InputError as exc:
+        return {"error": str(exc)}
+
+
 def export_judge(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
     from evalui.benchmarks.aime import report as aime_report
 
     input_path, target = companion_target(experiment)
     results = [{**s.prediction, "topic": s.group} for s in _judged(samples)]
     summary.update(judge_model=experiment["model"], input=str(input_path))
+    # Reviews usually come after the judge: exporting the run again (rescore, or the same --exp-id) brings them in.
+    summary["calibrated"] = judge_calibration(input_path, results)
     _write_companion(target, target / f"{input_path.stem}_judge.json", summary, results)
     summary["report"] = str(aime_report.write_judge_report(target, input_path.stem, summary, results))
     return {"output": Path(summary["output"]), "report": Path(summary["report"])}
