@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalui.stats import calibration as cal
+from evalui.stats.review_plan import review_plan
 
 
 @dataclass
@@ -198,7 +199,7 @@ def targeted(runs: int, seed: int) -> None:
         first = rng.choice(run["N"], size=20, replace=False)
         rest = np.setdiff1d(np.arange(run["N"]), first)
         strata = judge.astype(int)
-        plan = cal.review_plan(strata[first].tolist(), human[first], strata[rest].tolist(), more=n - 20,
+        plan = review_plan(strata[first].tolist(), human[first], strata[rest].tolist(), more=n - 20,
                                seed=seed + index)
         labelled = np.concatenate([first, rest[list(plan.order)]])
         unlabelled = np.setdiff1d(np.arange(run["N"]), labelled)

@@ -28,6 +28,7 @@ from evalui.review.report import file_reviews, judge_file, judge_scores
 from evalui.review.reviews import PREFERENCE, ProblemReviews
 from evalui.review.uploads import read_json
 from evalui.stats import calibration as cal
+from evalui.stats.review_plan import review_plan
 from evalui.stats.metrics import JUDGE_DIMENSIONS, PASS_THRESHOLD
 
 SCORE_BANDS = (2.5, PASS_THRESHOLD, 4.5)
@@ -187,11 +188,11 @@ def _by_band(pairs: list[Pair]) -> list[dict]:
 
 def review_next(pairs: list[Pair], more: int = REVIEW_NEXT, seed: int = 0) -> dict:
     """The unreviewed problems to review next, best first, by how much each narrows the pass rate's
-    interval (evalui.stats.calibration.review_plan over the judge score bands), and the interval's
+    interval (evalui.stats.review_plan.review_plan over the judge score bands), and the interval's
     expected half-width now and after them."""
     labelled = [p for p in pairs if p.human is not None]
     unlabelled = [p for p in pairs if p.human is None]
-    plan = cal.review_plan([p.band for p in labelled], [float(p.human.passed) for p in labelled],
+    plan = review_plan([p.band for p in labelled], [float(p.human.passed) for p in labelled],
                            [p.band for p in unlabelled], more=more, seed=seed)
     return {"problem_ids": [unlabelled[i].problem_id for i in plan.order],
             "bands": [BAND_NAMES[unlabelled[i].band] for i in plan.order],

@@ -99,15 +99,15 @@ class Figure:
 
 
 # inputs ----------------------------------------------------------------------------------------
-def _values(values: Sequence[float], what: str) -> np.ndarray:
+def as_values(values: Sequence[float], what: str) -> np.ndarray:
     array = np.asarray(values, dtype=float).reshape(-1)
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{what} must be finite numbers")
     return array
 
 
-def _binary(values: Sequence[float], what: str) -> np.ndarray:
-    array = _values(values, what)
+def as_binary(values: Sequence[float], what: str) -> np.ndarray:
+    array = as_values(values, what)
     if not np.all((array == 0) | (array == 1)):
         raise ValueError(f"{what} must be 0 or 1 (fail or pass)")
     return array
@@ -122,7 +122,7 @@ def _weights(weights: Sequence[float] | None, n: int, what: str = "weights") -> 
     """Weights scaled to a mean of 1 (ones without weights): only their ratios mean anything."""
     if weights is None:
         return np.ones(n)
-    array = _values(weights, what)
+    array = as_values(weights, what)
     if len(array) != n:
         raise ValueError(f"{what} needs one value per item: {len(array)} for {n}")
     if n and (np.any(array <= 0)):
@@ -146,13 +146,13 @@ def _empty(method: str, n: int, nu: int, reason: str, flags: tuple[str, ...], de
 def judge_only(judge: Sequence[float], judge_unlabelled: Sequence[float], *, binary: bool, z: float = Z_95,
                bounds: tuple[float, float] | None = None) -> Estimate:
     """The judge's figure over every item: Wilson for a rate, the normal interval for a mean."""
-    labelled, unlabelled = _values(judge, "judge"), _values(judge_unlabelled, "judge_unlabelled")
+    labelled, unlabelled = as_values(judge, "judge"), as_values(judge_unlabelled, "judge_unlabelled")
     everything = np.concatenate([labelled, unlabelled])
     n, nu, total = len(labelled), len(unlabelled), len(labelled) + len(unlabelled)
     if total == 0:
         return _empty("judge_only", n, nu, "no judged items", (NO_ITEMS,))
     if binary:
-        everything = _binary(everything, "judge")
+        everything = as_binary(everything, "judge")
         rate = wilson(int(everything.sum()), total, z)
         return Estimate("judge_only", rate.rate, rate.low, rate.high, math.sqrt(rate.rate * (1 - rate.rate) / total),
                         n, nu, "wilson")
@@ -166,7 +166,7 @@ def human_only(human: Sequence[float], *, binary: bool, weights: Sequence[float]
     """The labelled items alone. Unweighted: Wilson for a rate, the normal interval for a mean.
     Weighted: the weighted mean with its linearised variance, n/(n−1)·Σ ω²(y − ȳ)² (ω summing to 1),
     which is the usual s²/n without weights."""
-    values = _binary(human, "human") if binary else _values(human, "human")
+    values = as_binary(human, "human") if binary else as_values(human, "human")
     n = len(values)
     if n == 0:
         return _empty("human_only", 0, n_unlabelled, "no labelled items", (NO_ITEMS,))
@@ -291,9 +291,9 @@ def rogan_gladen(human: Sequence[float], judge: Sequence[float], judge_unlabelle
     """
     if interval not in ("delta", "bootstrap"):
         raise ValueError(f"interval must be delta or bootstrap, not {interval!r}")
-    h, j = _binary(human, "human"), _binary(judge, "judge")
+    h, j = as_binary(human, "human"), as_binary(judge, "judge")
     _paired(h, j)
-    unlabelled = _binary(judge_unlabelled, "judge_unlabelled")
+    unlabelled = as_binary(judge_unlabelled, "judge_unlabelled")
     n, nu = len(h), len(unlabelled)
     if n + nu == 0:
         return _empty("rogan_gladen", 0, 0, "no items", (NO_ITEMS,), interval=interval)
@@ -376,9 +376,9 @@ def ppi_mean(human: Sequence[float], judge: Sequence[float], judge_unlabelled: S
     that never varies gives λ = 0, the human-only mean. ``bounds`` clips the interval (not the
     estimate) to the values' range.
     """
-    y, f = _values(human, "human"), _values(judge, "judge")
+    y, f = as_values(human, "human"), as_values(judge, "judge")
     _paired(y, f)
-    fu = _values(judge_unlabelled, "judge_unlabelled")
+    fu = as_values(judge_unlabelled, "judge_unlabelled")
     n, nu = len(y), len(fu)
     w, wu = _weights(weights, n), _weights(weights_unlabelled, nu, "weights_unlabelled")
     flags, reasons = [], []
@@ -413,7 +413,7 @@ def ppi_variance(human: Sequence[float], judge: Sequence[float], judge_unlabelle
                  more: int = 0) -> float | None:
     """PPI++'s variance at this λ if ``more`` of the unlabelled items were labelled too, the
     spreads kept as they are now: Var(y − λf)/(n + more) + λ²·Var(f)/(N − more)."""
-    y, f, fu = _values(human, "human"), _values(judge, "judge"), _values(judge_unlabelled, "judge_unlabelled")
+    y, f, fu = as_values(human, "human"), as_values(judge, "judge"), as_values(judge_unlabelled, "judge_unlabelled")
     n, nu = len(y) + more, len(fu) - more
     if n < 1 or nu < 1 or len(y) < 1:
         return None
@@ -477,7 +477,7 @@ def win_rate(human: Sequence[float], judge: Sequence[float], judge_unlabelled: S
     """The share of pairwise comparisons won, each outcome 1 (won), 0 (lost) or ½ (a tie counted
     half), three ways; the correction is PPI++ on the outcomes."""
     for what, values in (("human", human), ("judge", judge), ("judge_unlabelled", judge_unlabelled)):
-        if not np.all(np.isin(_values(values, what), PAIRWISE_VALUES)):
+        if not np.all(np.isin(as_values(values, what), PAIRWISE_VALUES)):
             raise ValueError(f"{what} outcomes must be 0, 0.5 or 1")
     return mean_score(human, judge, judge_unlabelled, strata=strata, strata_unlabelled=strata_unlabelled,
                       min_labels=min_labels, bounds=(0.0, 1.0), z=z)
@@ -530,116 +530,3 @@ def stratum_weights(labelled: Sequence[Hashable], unlabelled: Sequence[Hashable]
         raise ValueError(f"strata without a labelled item: {sorted(map(str, empty))}")
     return (np.array([totals[s] / counts[s] for s in labelled], dtype=float),
             np.array([totals[s] / (totals[s] - counts[s]) for s in unlabelled], dtype=float))
-
-
-@dataclass(frozen=True)
-class ReviewPlan:
-    """Which unlabelled items to label next, best first, and what that would do to the interval.
-
-    ``order``: indices into the unlabelled items. ``narrows_by``: how much each one, in turn,
-    narrows the 95 % interval's half-width (None while a stratum has no label yet: the interval is
-    not defined until it has). ``strata``: per stratum, its items, labels, spread and how much one
-    more label there would lower the variance. The half-widths are those of the post-stratified
-    estimate Σ W_s·mean_s, the items a sample and each stratum's labels a sample of its items:
-    σ²/N + Σ W_s²·σ_s²·(1/n_s − 1/N_s) (a stratum fully labelled adds nothing).
-    """
-
-    order: tuple[int, ...]
-    narrows_by: tuple[float | None, ...]
-    strata: tuple[dict, ...]
-    half_width_now: float | None
-    half_width_after: float | None
-    more: int
-
-    def as_dict(self) -> dict:
-        return {"order": list(self.order), "narrows_by": list(self.narrows_by), "strata": list(self.strata),
-                "half_width_now": self.half_width_now, "half_width_after": self.half_width_after, "more": self.more}
-
-
-def _stratum_spread(outcomes: list[float], binary: bool, pooled: float) -> float:
-    """A stratum's variance: Laplace-smoothed p(1−p) for 0/1 outcomes (never 0 on a few labels, where
-    an all-pass stratum is more likely luck than certainty); otherwise s² shrunk towards the pooled
-    variance by one pseudo-observation."""
-    n = len(outcomes)
-    if binary:
-        rate = (sum(outcomes) + 1) / (n + 2)
-        return rate * (1 - rate)
-    if n == 0:
-        return pooled
-    mean = sum(outcomes) / n
-    return (sum((o - mean) ** 2 for o in outcomes) + pooled) / n
-
-
-def _stratified_variance(items: dict, labels: dict, spreads: dict, base: float) -> float:
-    """``base`` is the first phase's σ²/N, the same whichever items are labelled."""
-    total = sum(items.values())
-    variance = base
-    for s, size in items.items():
-        if labels[s] == 0:
-            return math.inf
-        variance += (size / total) ** 2 * spreads[s] * (1 / labels[s] - 1 / size)
-    return variance
-
-
-def review_plan(labelled_strata: Sequence[Hashable], labelled_outcomes: Sequence[float],
-                unlabelled_strata: Sequence[Hashable], *, more: int = 10, seed: int = 0, binary: bool = True,
-                z: float = Z_95) -> ReviewPlan:
-    """Rank the unlabelled items by how much labelling each would narrow the interval.
-
-    Items are grouped in strata (say, the judge's score band, or whether its dimensions disagree).
-    One more label in stratum s lowers the stratified variance by W_s²·σ_s²·(1/n_s − 1/(n_s + 1)),
-    so the next label goes where that is largest (first to a stratum with none), greedily for
-    ``more`` labels. Within a stratum the order is random (seeded): the labelled items of a stratum
-    must stay a random sample of it for the stratum's weight (``stratum_weights``) to correct the
-    figures for having chosen the strata.
-    """
-    outcomes = _values(labelled_outcomes, "labelled_outcomes")
-    if len(outcomes) != len(labelled_strata):
-        raise ValueError("one outcome per labelled item")
-    if binary:
-        _binary(outcomes, "labelled_outcomes")
-    pooled = float(np.var(outcomes, ddof=1)) if len(outcomes) > 1 else 1.0
-    strata = list(dict.fromkeys([*labelled_strata, *unlabelled_strata]))
-    members = {s: [] for s in strata}
-    for s, o in zip(labelled_strata, outcomes.tolist()):
-        members[s].append(o)
-    rng = np.random.default_rng(seed)
-    waiting = {s: [] for s in strata}
-    for index in rng.permutation(len(unlabelled_strata)).tolist():
-        waiting[unlabelled_strata[index]].append(index)
-    items = {s: len(members[s]) + len(waiting[s]) for s in strata}
-    labels = {s: len(members[s]) for s in strata}
-    spreads = {s: _stratum_spread(members[s], binary, pooled) for s in strata}
-    total = sum(items.values())
-
-    def gain(s) -> float:
-        if not waiting[s]:
-            return -1.0
-        if labels[s] == 0:
-            return math.inf
-        return (items[s] / total) ** 2 * spreads[s] * (1 / labels[s] - 1 / (labels[s] + 1))
-
-    table = [{"stratum": s, "items": items[s], "labelled": labels[s], "spread": spreads[s],
-              "variance_drop": None if math.isinf(gain(s)) else max(gain(s), 0.0)} for s in strata]
-    if binary:
-        rate = sum(items[s] / total * (sum(members[s]) + 1) / (len(members[s]) + 2) for s in strata)
-        base = rate * (1 - rate) / total
-    else:
-        base = pooled / total
-    variance = _stratified_variance(items, labels, spreads, base)
-    now = None if math.isinf(variance) else z * math.sqrt(variance)
-    order, narrows = [], []
-    for _ in range(max(0, more)):
-        candidates = [s for s in strata if waiting[s]]
-        if not candidates:
-            break
-        best = max(candidates, key=lambda s: (gain(s), items[s]))
-        before = _stratified_variance(items, labels, spreads, base)
-        order.append(waiting[best].pop(0))
-        labels[best] += 1
-        after = _stratified_variance(items, labels, spreads, base)
-        narrows.append(None if math.isinf(before) or math.isinf(after)
-                       else z * (math.sqrt(before) - math.sqrt(max(after, 0.0))))
-    variance = _stratified_variance(items, labels, spreads, base)
-    return ReviewPlan(tuple(order), tuple(narrows), tuple(table), now,
-                      None if math.isinf(variance) else z * math.sqrt(max(variance, 0.0)), len(order))

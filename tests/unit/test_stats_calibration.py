@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from evalui.stats import calibration as cal
+from evalui.stats.review_plan import review_plan
 
 Z = 1.959963984540054
 
@@ -284,7 +285,7 @@ def test_a_stratum_without_labels_comes_first_then_the_largest_gain():
     labelled = ["low"] * 3 + ["high"] * 3
     outcomes = [0, 0, 1] + [1, 1, 1]
     unlabelled = ["low"] * 40 + ["high"] * 40 + ["edge"] * 20
-    plan = cal.review_plan(labelled, outcomes, unlabelled, more=5, seed=1)
+    plan = review_plan(labelled, outcomes, unlabelled, more=5, seed=1)
     strata = [unlabelled[i] for i in plan.order]
     assert strata[0] == "edge" and plan.narrows_by[0] is None and plan.half_width_now is None
     # After one label in each, the gain W²·σ²·(1/n − 1/(n+1)) decides: "edge" has one label, the others three.
@@ -299,10 +300,10 @@ def test_a_stratum_without_labels_comes_first_then_the_largest_gain():
 def test_the_plan_is_seeded_random_within_a_stratum_and_stops_when_nothing_is_left():
     labelled, outcomes = ["a", "a", "b", "b"], [0, 1, 1, 1]
     unlabelled = ["a"] * 6 + ["b"] * 2
-    first = cal.review_plan(labelled, outcomes, unlabelled, more=50, seed=4)
-    assert first == cal.review_plan(labelled, outcomes, unlabelled, more=50, seed=4)
+    first = review_plan(labelled, outcomes, unlabelled, more=50, seed=4)
+    assert first == review_plan(labelled, outcomes, unlabelled, more=50, seed=4)
     assert sorted(first.order) == list(range(8)) and first.more == 8
-    orders = {cal.review_plan(labelled, outcomes, unlabelled, more=3, seed=s).order for s in range(6)}
+    orders = {review_plan(labelled, outcomes, unlabelled, more=3, seed=s).order for s in range(6)}
     assert len(orders) > 1
     # Everything labelled: only the first phase's variance is left, at the Laplace-smoothed rates of
     # a (1 pass in 2: 2/4) and b (2 in 2: 3/4), weighted by their 8 and 4 of the 12 items.
@@ -318,7 +319,7 @@ def test_the_plans_expected_width_is_the_intervals_after_the_labels():
     bands = np.digitize(scores, [2.5, 3.5, 4.5])
     first = rng.choice(1200, 40, replace=False)
     rest = np.setdiff1d(np.arange(1200), first)
-    plan = cal.review_plan(bands[first].tolist(), human[first], bands[rest].tolist(), more=160, seed=2)
+    plan = review_plan(bands[first].tolist(), human[first], bands[rest].tolist(), more=160, seed=2)
     labelled = np.r_[first, rest[list(plan.order)]]
     unlabelled = np.setdiff1d(np.arange(1200), labelled)
     estimate = cal.rogan_gladen(human[labelled], judge[labelled], judge[unlabelled], strata=bands[labelled].tolist(),
