@@ -80,15 +80,22 @@ def test_list_transcript_filters_search_sort_keys_and_deep_link(browser, launch_
     detail(page, "simple_python_0", "correct").wait_for(timeout=30_000)
 
 
-def test_the_static_bundle_opens_from_a_file(browser, two_runs, tmp_path):
+def bundle_page(browser, folder):
+    """The candidate run's static bundle written to ``folder``, a page for it, and the errors that
+    page reports (script errors, and any request that leaves the file system)."""
     store = RunStore()
-    write_bundle(store, "cand", tmp_path / "bundle")
+    write_bundle(store, "cand", folder)
     store.close()
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("request", lambda request: errors.append(request.url) if not request.url.startswith("file:") else None)
-    page.goto((tmp_path / "bundle" / "index.html").as_uri())
+    return page, errors, (folder / "index.html").as_uri()
+
+
+def test_the_static_bundle_opens_from_a_file(browser, two_runs, tmp_path):
+    page, errors, index = bundle_page(browser, tmp_path / "bundle")
+    page.goto(index)
     rows = page.locator("#evalui-rows tr[data-id]")
     rows.first.wait_for(timeout=30_000)
     assert rows.count() == 6 and "cand" in page.locator("#evalui-title").inner_text()
@@ -104,7 +111,7 @@ def test_the_static_bundle_opens_from_a_file(browser, two_runs, tmp_path):
     page.select_option("#evalui-verdict", "all")
     page.locator("#evalui-search").fill("factorial")
     assert [r.get_attribute("data-id") for r in rows.all()] == ["simple_python_1"]
-    page.goto((tmp_path / "bundle" / "index.html").as_uri() + "#sample=simple_python_4")  # a deep link
+    page.goto(index + "#sample=simple_python_4")  # a deep link
     page.reload()
     page.locator('#evalui-detail [data-sample="simple_python_4"]').wait_for(timeout=10_000)
     assert errors == []  # no script error, nothing fetched from any network
@@ -112,13 +119,7 @@ def test_the_static_bundle_opens_from_a_file(browser, two_runs, tmp_path):
 
 def test_a_bundle_link_to_a_prototype_member_finds_no_sample(browser, two_runs, tmp_path):
     # Sample ids are keys of the bundle's data: "constructor" once showed Object's source in the pane.
-    store = RunStore()
-    write_bundle(store, "cand", tmp_path / "bundle")
-    store.close()
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    index = (tmp_path / "bundle" / "index.html").as_uri()
+    page, errors, index = bundle_page(browser, tmp_path / "bundle")
 
     def opened(sample: str) -> tuple[list[str], str]:
         page.goto("about:blank")  # a new document: the link is read when the page loads
