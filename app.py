@@ -13,12 +13,12 @@ import threading
 from pathlib import Path
 
 from evalui.config import data_dir, runs_dir
-from evalui.engine.url_policy import SHARED_ENV
+from evalui.endpoint.url_policy import SHARED_ENV
 from evalui.ui import build_demo
-from evalui.ui.strings import i18n
+from evalui.ui.i18n.strings import i18n
 from evalui.ui.style import page_css
-from evalui.ui.verify_tab import KEYBOARD_SHORTCUTS_JS
-from evalui.ui.web_guard import middleware
+from evalui.ui.review.tab import KEYBOARD_SHORTCUTS_JS
+from evalui.ui.web.guard import middleware
 
 MAX_UPLOAD_MB = 50
 MAX_UPLOAD = f"{MAX_UPLOAD_MB}mb"
@@ -91,7 +91,7 @@ def main(argv=None) -> None:
     configure(args)
     ensure_bfcl_eval_on_space()
     # EVALUI_HUB_SYNC: restore the store and run folders before the store opens, then sync them.
-    from evalui.engine.hub_sync import start_from_env
+    from evalui.deploy.hub_sync import start_from_env
 
     start_from_env()
     threading.Thread(target=warm_up_checker, name="evalui-warm-up", daemon=True).start()

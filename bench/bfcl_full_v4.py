@@ -38,10 +38,10 @@ from bfcl_web_server import SERPAPI_KEY, FakeWeb  # noqa: E402
 
 from evalui.benchmarks.bfcl.options import expand_categories  # noqa: E402
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions  # noqa: E402
-from evalui.engine import lifecycle  # noqa: E402
+from evalui.run import lifecycle  # noqa: E402
 from evalui.benchmarks.bfcl.scoring.official import load_official  # noqa: E402
-from evalui.engine.settings import EndpointSettings  # noqa: E402
-from evalui.engine.store import RunStore  # noqa: E402
+from evalui.endpoint.settings import EndpointSettings  # noqa: E402
+from evalui.store.run_store import RunStore  # noqa: E402
 
 MODELS = {"fc": "gpt-4o-2024-11-20-FC", "prompt": "gpt-4o-2024-11-20"}  # registered, OpenAI-style
 WEB = ["web_search_base", "web_search_no_snippet"]

@@ -19,9 +19,9 @@ from pathlib import Path
 from common import PeerProcess
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
-from evalui.engine.settings import EndpointSettings
-from evalui.engine.store import RunStore
+from evalui.run import lifecycle
+from evalui.endpoint.settings import EndpointSettings
+from evalui.store.run_store import RunStore
 from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
 from evalui.benchmarks.bfcl.scoring.official import load_official
 

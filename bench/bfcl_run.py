@@ -15,9 +15,9 @@ from pathlib import Path
 from common import PeerProcess, gold_script
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
-from evalui.engine.settings import EndpointSettings
-from evalui.engine.store import RunStore
+from evalui.run import lifecycle
+from evalui.endpoint.settings import EndpointSettings
+from evalui.store.run_store import RunStore
 from evalui.benchmarks.bfcl.scoring.official import load_official
 
 N = 400

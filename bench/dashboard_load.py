@@ -56,7 +56,7 @@ def store_big_run(folder: Path) -> None:
     """One finished full single-turn BFCL run in the data folder's store, as a real run stores it."""
     from store_scale import entries, write_run
 
-    from evalui.engine.store import RunStore
+    from evalui.store.run_store import RunStore
 
     rows = entries("fc")
     assert len(rows) == 3641, len(rows)

@@ -6,7 +6,7 @@ sends the very same request bodies to the same endpoint at the same concurrency,
    bare), with the requests the endpoint held at once (max and time-weighted mean; target >= 90 % of C).
 3. The whole command, ``evalui bfcl run`` as a subprocess with import, registering and exports
    (target <= 2 x bare + 8 s).
-4. For each evalui run, where its time went (the ``timings`` of its summary line, evalui.engine.phases):
+4. For each evalui run, where its time went (the ``timings`` of its summary line, evalui.run.phases):
    load, first request, run phase and exports, the judge's and the store's summed time, and the
    process's CPU per sample (whole command, and run phase alone): against a fast endpoint, CPU per
    sample is what caps throughput.
@@ -50,8 +50,8 @@ def request_bodies(categories, limit) -> list[bytes]:
     """The exact bodies evalui sends: build_request per entry, framed by ModelClient.request_body."""
     from evalui.benchmarks.bfcl.data import load_category
     from evalui.benchmarks.bfcl.request import build_request
-    from evalui.engine.client import ModelClient, json_bytes
-    from evalui.engine.settings import EndpointSettings
+    from evalui.endpoint.client import ModelClient, json_bytes
+    from evalui.endpoint.settings import EndpointSettings
 
     client = ModelClient(EndpointSettings(base_url="http://127.0.0.1:9/v1", model="bench"))
     try:

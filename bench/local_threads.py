@@ -23,9 +23,9 @@ REQUESTS = 8
 def timed_requests(base_url: str, max_tokens: int) -> tuple[float, int, int]:
     from evalui.benchmarks.bfcl.data import load_category
     from evalui.benchmarks.bfcl.request import build_request
-    from evalui.engine.client import ModelClient
-    from evalui.engine.local_model import MODEL_NAME
-    from evalui.engine.settings import EndpointSettings
+    from evalui.endpoint.client import ModelClient
+    from evalui.endpoint.local.model import MODEL_NAME
+    from evalui.endpoint.settings import EndpointSettings
 
     prompt = completion = 0
     with ModelClient(EndpointSettings(base_url=base_url, model=MODEL_NAME, timeout_s=900, max_retries=0)) as client:
@@ -41,7 +41,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
-    from evalui.engine.local_model import LocalModelServer
+    from evalui.endpoint.local.model import LocalModelServer
 
     with tempfile.TemporaryDirectory() as tmp:
         for repeat in range(args.repeats):

@@ -9,7 +9,7 @@ multi-turn conversation), the raw outputs (the result files' ``result``), and th
 official checker on bfcl's results, evalui's on its own, and the official checker on evalui's).
 
 The endpoint: prompt mode goes to the offline local model (Gemma 3 270M under llama.cpp, see
-evalui.engine.local_model) when it is installed; FC mode, which the local model does not support,
+evalui.endpoint.local.model) when it is installed; FC mode, which the local model does not support,
 and everything with ``--peer`` or without the local model, go to a scripted endpoint that answers
 from the request (support.bfcl_parity.ScriptedModel: gold calls, a rejected call, text).
 Entries: the first ``--per-category`` of every single-turn category and ``--multi-turn`` of every
@@ -251,7 +251,7 @@ def main() -> None:
                         help="the local model's context in tokens (multi-turn prompts hold about 11,000)")
     args = parser.parse_args()
 
-    from evalui.engine import local_model
+    from evalui.endpoint.local import model as local_model
     from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, MULTI_TURN_CATEGORIES
     from support.bfcl_parity import ByFirstTurn
     from support.openai_peer import ScriptedPeer

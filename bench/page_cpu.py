@@ -2,7 +2,7 @@
 (printed, never asserted).
 
 Gradio 6's page re-applies the loading state of every component any event has marked, on every
-status message, and finds each by walking the component tree (evalui/ui/progress_targets.py). This
+status message, and finds each by walking the component tree (evalui/ui/tabs/progress_targets.py). This
 opens the page in headless Chromium and reads Chromium's own counter of main-thread work
 (``Performance.getMetrics``, TaskDuration) for:
 

@@ -45,7 +45,7 @@ from pathlib import Path
 # The scripted peers and oracles live with the tests (tests/support/), outside the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from evalui.engine.store_rows import Sample
+from evalui.store.rows import Sample
 from evalui.scanners.base import ScanContext
 from evalui.scanners.registry import built_in, scan_sample
 
@@ -57,7 +57,7 @@ FIELDS = ("exp_id", "sample_id", "position", "group", "stage", "payload", "reque
 
 
 def _settings(peer, model: str):
-    from evalui.engine.settings import EndpointSettings
+    from evalui.endpoint.settings import EndpointSettings
 
     return EndpointSettings(base_url=peer.base_url, model=model, api_key="sk-bench-not-a-key", timeout_s=10.0,
                             max_retries=0)
@@ -65,7 +65,7 @@ def _settings(peer, model: str):
 
 def _gaia_run(store, folder: Path, cases, script, model: str, exp_id: str) -> None:
     from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
-    from evalui.engine import lifecycle
+    from evalui.run import lifecycle
     from support.openai_peer import ScriptedPeer
     from support.scanner_plants import MAX_STEPS, write_questions
 
@@ -81,7 +81,7 @@ def _gaia_run(store, folder: Path, cases, script, model: str, exp_id: str) -> No
 
 def _bfcl_run(store, model, limit: int, exp_id: str) -> None:
     from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-    from evalui.engine import lifecycle
+    from evalui.run import lifecycle
     from support.openai_peer import ScriptedPeer
 
     with ScriptedPeer(model) as peer:
@@ -95,7 +95,7 @@ def regenerate(path: Path, seed: int) -> int:
     """Real runs against scripted endpoints, stored, then every sample written with its label."""
     work = Path(tempfile.mkdtemp(prefix="evalui-scanner-fixture-"))
     os.environ["EVALUI_DATA_DIR"] = str(work / "data")
-    from evalui.engine.store import RunStore
+    from evalui.store.run_store import RunStore
     from support.scanner_plants import BFCL_KINDS, KINDS, BfclPlantedModel, OtherModel, PlantedModel, cases_for
 
     rng = random.Random(seed)
@@ -130,7 +130,7 @@ def regenerate(path: Path, seed: int) -> int:
 
 def write(path: Path, store, label_of, source_of=lambda exp_id: None) -> int:
     """Every stored sample, as the store keeps it (findings left out), with its scan context and label."""
-    from evalui.engine.findings import context_for
+    from evalui.run.findings import context_for
     from evalui.stats.epochs import split_epoch
 
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -167,7 +167,7 @@ def regenerate_real(path: Path, local: bool) -> int:
 
     work = Path(tempfile.mkdtemp(prefix="evalui-scanner-real-"))
     os.environ["EVALUI_DATA_DIR"] = str(work / "data")
-    from evalui.engine.store import RunStore
+    from evalui.store.run_store import RunStore
 
     store = RunStore()
     labels, generated = scanner_real_runs.scripted_runs(store, work)
@@ -215,7 +215,7 @@ def load(path: Path, *, unreviewed: list | None = None) -> list[tuple[Sample, Sc
     """The fixture's samples, each with the context a run scans it in (its benchmark's declared material
     included) and its label. A local transcript takes its label from the review, where the digest
     matches; the others go to ``unreviewed``."""
-    from evalui.engine.findings import declared_material
+    from evalui.run.findings import declared_material
 
     reviewed = review()
     items = []

@@ -13,7 +13,7 @@ search task's answer sheet and leaked question, which are that test's own cases)
   searching), as in their tests.
 - AIME: generation (with the malformed replies the script interleaves), the judge and the win rate.
 
-The local model (Gemma 3 270M through llama.cpp, evalui.engine.local_model): the bundled GAIA sample
+The local model (Gemma 3 270M through llama.cpp, evalui.endpoint.local.model): the bundled GAIA sample
 inline and with the python and files tools, BFCL simple_python in prompt mode, and the AIME judge over
 the scripted generator's problems. Its transcripts are labelled by a person who read each one
 (bench/data/scanner_local_review.json, keyed by a digest of the transcript, so a transcript that
@@ -42,7 +42,7 @@ WEB_WRONG, WEB_ENDLESS = {"1", "4"}, {"2"}
 
 
 def _settings(base_url: str, model: str, **more):
-    from evalui.engine.settings import EndpointSettings
+    from evalui.endpoint.settings import EndpointSettings
 
     values = {"api_key": "sk-bench-not-a-key", "timeout_s": 30.0, "max_retries": 0, **more}
     return EndpointSettings(base_url=base_url, model=model, **values)
@@ -63,7 +63,7 @@ def _environment(**values):
 
 
 def _run(store, benchmark, options, settings, exp_id: str, concurrency: int = 4) -> dict:
-    from evalui.engine import lifecycle
+    from evalui.run import lifecycle
 
     lifecycle.prepare(store, benchmark, options, settings, exp_id=exp_id, concurrency=concurrency)
     return lifecycle.execute(store, exp_id, settings)
@@ -181,7 +181,7 @@ def local_runs(store, work: Path, generated: Path) -> list[str]:
     from evalui.benchmarks.aime.spec import JUDGING
     from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
     from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
-    from evalui.engine import local_model
+    from evalui.endpoint.local import model as local_model
 
     problems = work / "local-judge" / "problems.json"
     problems.parent.mkdir(parents=True, exist_ok=True)

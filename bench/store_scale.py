@@ -7,7 +7,7 @@ gold reply (every 6th one wrong, every 97th an endpoint error), the one-step tra
 prediction and a verdict holding its scanned findings. No HTTP: this measures the store.
 
 Printed at each size (medians of ``--repeats``; the machine is shared, so the load average too):
-- listing: ``evalui.runs.history.runs_frame`` (the Runs tab and /runs_list read it);
+- listing: ``evalui.ops.history.runs_frame`` (the Runs tab and /runs_list read it);
 - compare: ``evalui.reports.comparison.compare_runs`` of two runs;
 - page: ``store.sample_page`` (50 light rows), and one filtered (wrong answers);
 - transcript: ``store.sample`` of one sample, on a freshly opened store (no part in memory);
@@ -34,7 +34,7 @@ from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.gold import fc_arguments, gold_calls, prompt_text
 from evalui.benchmarks.bfcl.request import build_request, result_from_response, sanitise_name
 from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, RELEVANCE_CATEGORIES, language_of
-from evalui.engine.store import RunStore
+from evalui.store.run_store import RunStore
 
 WRONG_EVERY, ERROR_EVERY = 6, 97
 
@@ -112,7 +112,7 @@ def row_bytes(path: Path) -> float:
 
 def measure(path: Path, runs: list[str], repeats: int, sample_id: str) -> dict:
     from evalui.reports.comparison import compare_runs
-    from evalui.runs.history import runs_frame
+    from evalui.ops.history import runs_frame
 
     store = RunStore(path)
     figures = {

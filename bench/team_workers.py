@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from pg_server import PostgresServer  # noqa: E402  (the tests' throwaway cluster)
 from test_workers import answering_after, finish, start_worker, stopped_at_exit  # noqa: E402
 
-from evalui.engine.store import RunStore  # noqa: E402
+from evalui.store.run_store import RunStore  # noqa: E402
 from support.openai_peer import ScriptedPeer  # noqa: E402
 
 COUNT, CONCURRENCY, LATENCY_S = 400, 4, 0.1

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from gradio_client import Client
 
-from evalui.engine.tls import shared_tls_context
+from evalui.endpoint.tls import shared_tls_context
 
 
 def app_client(src: str, **kwargs) -> Client:

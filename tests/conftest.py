@@ -27,7 +27,7 @@ def official_runner():
 @pytest.fixture()
 def store(tmp_path, monkeypatch):
     """A run store in a fresh data folder (``tmp_path / "data"``), closed after the test."""
-    from evalui.engine.store import RunStore
+    from evalui.store.run_store import RunStore
 
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
     store = RunStore()

@@ -8,7 +8,7 @@ from typing import Callable
 
 from waiting import HANG_S, wait_for
 
-from evalui.engine.settings import EndpointSettings
+from evalui.endpoint.settings import EndpointSettings
 from support.openai_peer import Reply, completion
 
 SENTINEL_KEY = "sk-evalui-sentinel-7f3a9c1e5b"

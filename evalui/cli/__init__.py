@@ -45,7 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from evalui.cli.gate import GATE_FAILED, GATE_INCONCLUSIVE, Gate
-    from evalui.engine import heap
+    from evalui.deploy.hub_sync import listen_for_runs
+    from evalui.run import heap
+
+    listen_for_runs()  # a run that ends here syncs to the Hub when EVALUI_HUB_SYNC asks for it
 
     try:
         gate = Gate.from_args(args)

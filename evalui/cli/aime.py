@@ -58,7 +58,7 @@ def run_evaluate(args) -> int:
     from evalui.benchmarks.aime.spec import GENERATION, JUDGING, WINRATE_SPEC
     from evalui.cli.summary import print_summary
     from evalui.cli.generic import run_to_end, start
-    from evalui.engine.store import RunStore
+    from evalui.store.run_store import RunStore
 
     generator, judge_settings = endpoint_from_args(args), _judge_settings(args)
     generate = GenerateOptions(n=args.n, seed=args.seed, reference_source=args.references,

@@ -26,7 +26,7 @@ def interrupt_on_sigterm() -> None:
 
 
 def add_endpoint_flags(parser, *, model_help: str = "model name at the endpoint") -> None:
-    from evalui.engine.settings import DEFAULT_TEMPERATURE
+    from evalui.endpoint.settings import DEFAULT_TEMPERATURE
 
     parser.add_argument("--base-url", help="OpenAI-compatible base URL (default: $OPENAI_BASE_URL)")
     parser.add_argument("--model", help=model_help)
@@ -52,7 +52,7 @@ DEFAULT_CONCURRENCY = 8
 
 
 def add_run_flags(parser, *, epochs: bool = False) -> None:
-    """``epochs``: the command passes --epochs to evalui.engine.epochs.add_epochs after preparing its run."""
+    """``epochs``: the command passes --epochs to evalui.run.epochs.add_epochs after preparing its run."""
     parser.add_argument("--concurrency", type=int, help=f"requests in flight at once (default {DEFAULT_CONCURRENCY}, "
                         "or what a resumed run was started with)")
     parser.add_argument("--rpm", type=float, help="at most this many requests per minute")
@@ -85,7 +85,7 @@ def _use_prices_file(path: str) -> str:
     # As --database-url: the environment variable every price look-up reads, checked before any run.
     import argparse
 
-    from evalui.engine.pricing import PRICES_ENV, load_prices
+    from evalui.run.pricing import PRICES_ENV, load_prices
 
     try:
         load_prices(path)
@@ -97,18 +97,18 @@ def _use_prices_file(path: str) -> str:
 
 def apply_budget(store, exp_id: str, args) -> None:
     """Give a prepared run the command's --max-cost (ValueError when the run has no price)."""
-    from evalui.engine.pricing import set_budget
+    from evalui.run.pricing import set_budget
 
     set_budget(store, exp_id, getattr(args, "max_cost", None))
 
 
 def endpoint_from_args(args):
-    from evalui.engine.settings import EndpointSettings
+    from evalui.endpoint.settings import EndpointSettings
 
     base_url = args.base_url or os.environ.get("OPENAI_BASE_URL", "")
     if not base_url:
         raise InputError("--base-url is required (or set OPENAI_BASE_URL)")
-    from evalui.engine.url_policy import RefusedURL, check_base_url
+    from evalui.endpoint.url_policy import RefusedURL, check_base_url
 
     try:
         check_base_url(base_url)
@@ -169,7 +169,7 @@ class ProgressBar:
 def stored_run_operation(*refusals: type[Exception]):
     """The run store for one command: closed after it, and a refusal (an unknown run, a bad option)
     said in one line instead of a traceback."""
-    from evalui.engine.store import RunStore
+    from evalui.store.run_store import RunStore
 
     store = RunStore()
     try:

@@ -15,7 +15,7 @@ def register(commands) -> None:
 
 def run_compare(args) -> int:
     from evalui.cli.summary import print_summary
-    from evalui.engine.store import RunStore
+    from evalui.store.run_store import RunStore
     from evalui.reports.comparison import CannotCompare, compare_runs
 
     if args.flips < 0:

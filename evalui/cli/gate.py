@@ -84,7 +84,7 @@ class Gate:
 
     def check(self, summary: dict) -> dict:
         """Judge the finished run, write the JUnit file and the step summary; returns the gate's record."""
-        from evalui.engine.store import RunStore
+        from evalui.store.run_store import RunStore
         from evalui.reports.ci import gate_figures, step_summary, write_junit
 
         if "exp_id" not in summary:  # `aime evaluate` reports three steps; its judge step is the one to gate
@@ -154,7 +154,7 @@ class Gate:
 
 def _valid_samples(store, experiment: dict, samples: list) -> list:
     """The samples no validity scanner finds invalid (scanned now, as `evalui scan` would)."""
-    from evalui.engine.findings import scan
+    from evalui.run.findings import scan
     from evalui.scanners.validity import is_invalid
 
     scan(store, experiment, samples)
@@ -162,7 +162,7 @@ def _valid_samples(store, experiment: dict, samples: list) -> list:
 
 
 def _check_baseline(args, baseline: str) -> None:
-    from evalui.engine.store import RunStore
+    from evalui.store.run_store import RunStore
 
     if args.exp_id and args.exp_id == baseline:
         raise InputError(f"--max-regression-vs {baseline}: a run cannot be its own baseline")

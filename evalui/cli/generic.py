@@ -9,14 +9,14 @@ import typing
 
 from evalui.cli.common import (ProgressBar, add_endpoint_flags, add_run_flags, apply_budget, endpoint_from_args,
                                interrupt_on_sigterm)
-from evalui.engine.benchmark import base_type, option_default
+from evalui.core.benchmark import base_type, option_default
 from evalui.errors import InputError
 
 
 def register(benchmarks, groups: dict) -> None:
     """A run command per registered benchmark, in its group's sub-commands (``groups``: the groups
     already made, by name; a benchmark with a group of its own gets one)."""
-    from evalui.engine import registry
+    from evalui.core import registry
 
     for name in registry.names():
         spec = registry.get(name)
@@ -73,8 +73,8 @@ def settings_for(spec, options, args):
 
 def start(spec, options, args, settings, store, *, exp_id: str | None = None) -> str:
     """Register the command's run (or reopen it to resume); bad input becomes a one-line error."""
-    from evalui.engine import lifecycle
-    from evalui.engine.epochs import add_epochs
+    from evalui.run import lifecycle
+    from evalui.run.epochs import add_epochs
 
     try:
         run_id = lifecycle.prepare(store, spec, options, settings, exp_id=exp_id or args.exp_id,
@@ -88,7 +88,7 @@ def start(spec, options, args, settings, store, *, exp_id: str | None = None) ->
 
 
 def run_to_end(spec, args, settings, store, run_id: str, phases=None) -> dict:
-    from evalui.engine import lifecycle
+    from evalui.run import lifecycle
 
     bar = ProgressBar(f"{spec.name} {run_id}")
     try:
@@ -101,9 +101,9 @@ def run_to_end(spec, args, settings, store, run_id: str, phases=None) -> dict:
 def run_benchmark(args) -> int:
     interrupt_on_sigterm()
     from evalui.cli.summary import print_summary
-    from evalui.engine import registry
-    from evalui.engine.phases import RunPhases
-    from evalui.engine.store import RunStore
+    from evalui.core import registry
+    from evalui.run.phases import RunPhases
+    from evalui.store.run_store import RunStore
 
     phases = RunPhases.since_process_start()  # where the command's time went: its summary's ``timings``
 

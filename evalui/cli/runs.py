@@ -33,7 +33,7 @@ def _when(timestamp: float | None) -> str:
 
 
 def _line(store, experiment: dict) -> dict:
-    from evalui.runs.history import headline
+    from evalui.ops.history import headline
 
     counts = store.progress(experiment["exp_id"])
     label, value = headline(experiment)
@@ -84,7 +84,7 @@ def run_show(args) -> int:
 def run_delete(args) -> int:
     from evalui.cli.summary import print_summary
     from evalui.cli.common import stored_run_operation
-    from evalui.runs.history import delete_run
+    from evalui.ops.history import delete_run
 
     if not args.yes:
         if not sys.stdin.isatty():

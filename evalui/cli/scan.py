@@ -21,7 +21,7 @@ def register(commands) -> None:
 def run_scan(args) -> int:
     from evalui.cli.summary import print_summary
     from evalui.cli.common import stored_run_operation
-    from evalui.runs.scan import scan_run
+    from evalui.ops.scan import scan_run
 
     if args.list < 0:
         raise InputError("--list must be 0 or more")

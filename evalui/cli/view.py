@@ -18,8 +18,8 @@ def register(commands) -> None:
 def run_view(args) -> int:
     from evalui.cli.summary import print_summary
     from evalui.cli.common import stored_run_operation
-    from evalui.runs.viewer_bundle import write_bundle
-    from evalui.runs.viewer_data import UnknownRun
+    from evalui.viewer.bundle import write_bundle
+    from evalui.viewer.data import UnknownRun
 
     with stored_run_operation(UnknownRun) as store:
         done = write_bundle(store, args.exp, args.out)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from evalui.engine.pricing import unpriced
+from evalui.run.pricing import unpriced
 from evalui.stats.cost import pareto_front
 
 PLOTLY_JS = "plotly.min.js"

@@ -3,7 +3,7 @@ gate all show, read from the store and computed by evalui.stats.paired."""
 
 from __future__ import annotations
 
-from evalui.engine.store import RunStore
+from evalui.store.run_store import RunStore
 from evalui.reports.markdown import inert, percent
 from evalui.reports.verdicts import verdict_of
 from evalui.stats.clustered import cluster_key, clustered_accuracy
@@ -19,7 +19,7 @@ _OUTCOMES = {"correct": True, "wrong": False, "error": False}
 
 def outcome(sample) -> bool | None:
     """True, False, or None for "nothing to compare". An endpoint error is False: errors never pass.
-    ``sample``: a stored Sample, or a light row (store_light.SampleRow, store_light.Outcome)."""
+    ``sample``: a stored Sample, or a light row (evalui.store.light.SampleRow, Outcome)."""
     word = sample.verdict if isinstance(sample.verdict, str) else verdict_of(sample)
     return _OUTCOMES.get(word)
 
@@ -94,7 +94,7 @@ def _invalid_ids(store: RunStore, experiment: dict, rows) -> set[str]:
     and samples judged since the last scan) are read in full and scanned now, without the other
     runs' outcomes: those only ever make a warning (``unsolvable``), never an invalid finding, and
     reading them would read every stored run of the benchmark."""
-    from evalui.engine.findings import declared_material
+    from evalui.run.findings import declared_material
     from evalui.scanners.base import ScanContext
     from evalui.scanners.registry import scan_sample, selected
     from evalui.scanners.validity import is_invalid

@@ -1,5 +1,5 @@
 """The report's section on cost: what the run cost at its price, per sample and per correct answer,
-and where the price came from (evalui.engine.pricing)."""
+and where the price came from (evalui.run.pricing)."""
 
 from __future__ import annotations
 

@@ -5,5 +5,5 @@ already in the prompt). See evalui.scanners.registry for the list and evalui.sca
 for the valid-sample score.
 
 Pure functions over stored values: nothing here reads the store or calls a model; the run core
-(evalui.engine.findings) hands each scanner a sample and a context.
+(evalui.run.findings) hands each scanner a sample and a context.
 """

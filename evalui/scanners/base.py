@@ -9,7 +9,7 @@ trajectory step it is about (null for the sample as a whole). Severities:
   reader should know (a refusal, a loop, the step limit, an item every other model fails).
 - ``info``: worth showing, never counted.
 
-A sample is read as the store keeps it (evalui.engine.store_rows.Sample, or any object with its
+A sample is read as the store keeps it (evalui.store.rows.Sample, or any object with its
 attributes): ``sample_id``, ``group``, ``stage``, ``payload``, ``request``, ``response``,
 ``correct``, ``verdict``, ``error`` and ``trajectory`` (a list of step dicts).
 """
@@ -28,7 +28,7 @@ EXCERPT_CHARS = 120
 # The most characters of one text (a reply, a prompt message, a tool result) a scanner reads. Scanners
 # run at every run's end, resume, rescore and scan, over text a model or a web page wrote: the cap
 # bounds their cost whatever a pattern does. It is above the 256 KiB a run keeps of one step's reply by
-# default (evalui.engine.step_limits), so a stored step is read whole; past the cap the head and the
+# default (evalui.run.step_limits), so a stored step is read whole; past the cap the head and the
 # tail are read, as a refusal opens a reply and a final answer or call ends it.
 MAX_SCANNED_CHARS = 300_000
 # Neither whitespace nor a word character nor a dot: no call, template or phrase reads across it (a

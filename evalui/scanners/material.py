@@ -12,7 +12,7 @@ A model is shown text of several kinds, and the gold answer found in each means 
   the answer there is the task: never a finding.
 - ``judge``: a judge's prompt and its reference. The judge is not the model under test: never read.
 
-A benchmark declares these through its spec (evalui.engine.benchmark.Benchmark.material), a function
+A benchmark declares these through its spec (evalui.core.benchmark.Benchmark.material), a function
 of a stored sample returning ``Material``; the run core hands that function to the scanners in the
 scan context (evalui.scanners.base.ScanContext.material), as scanners may not import benchmarks.
 """

@@ -1,6 +1,6 @@
 """Every scanner evalui knows, built in or added, and running them over a sample.
 
-Like the benchmarks' registry (evalui.engine.registry): a scanner outside evalui is added by
+Like the benchmarks' registry (evalui.core.registry): a scanner outside evalui is added by
 an installed distribution's entry point in the group ``evalui.scanners``, by
 ``EVALUI_SCANNERS=name=module:attr[,…]``, or by ``register()`` in the same process; each names an
 evalui.scanners.base.Scanner. An added scanner never replaces a built-in one of the same name.

@@ -1,6 +1,6 @@
 """What a run cost, from its tokens and a price per million tokens; and which runs are worth it.
 
-Pure figures: the price comes in (evalui.engine.pricing finds it), nothing is read or stored here.
+Pure figures: the price comes in (evalui.run.pricing finds it), nothing is read or stored here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ PER_MILLION = 1_000_000
 def tokens_cost(prompt_tokens: int, completion_tokens: int, input_per_m: float, output_per_m: float) -> float:
     """USD for these tokens at these prices (USD per million input and output tokens).
 
-    A negative count costs nothing: replies are checked (evalui.engine.completion), but a store
+    A negative count costs nothing: replies are checked (evalui.endpoint.completion), but a store
     written before they were may hold one, and it must not make a run look cheaper than it was."""
     return (max(prompt_tokens, 0) * input_per_m + max(completion_tokens, 0) * output_per_m) / PER_MILLION
 

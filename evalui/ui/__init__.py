@@ -8,14 +8,15 @@ from evalui.ui.space import on_space
 def build_demo(store=None):
     import gradio as gr
 
-    from evalui.engine import registry
-    from evalui.engine.store import RunStore
-    from evalui.ui import aime_tabs, bfcl_tab, gaia_tab, generic_tab, runs_tab, score_tab, verify_tab, verify_view
-    from evalui.ui.endpoint_panel import build_endpoint_panel
-    from evalui.ui.gradio_queue import quiet_queue_records, relax_idle_polling
-    from evalui.ui.progress_targets import limit_progress_targets
-    from evalui.ui.read_gate import gate_reads
-    from evalui.ui.strings import t
+    from evalui.core import registry
+    from evalui.store.run_store import RunStore
+    from evalui.ui.tabs import aime, bfcl, gaia, generic as generic_tab, runs as runs_tab, score as score_tab
+    from evalui.ui.review import tab as verify_tab, view as verify_view
+    from evalui.ui.tabs.endpoint_panel import build_endpoint_panel
+    from evalui.ui.web.gradio_queue import quiet_queue_records, relax_idle_polling
+    from evalui.ui.tabs.progress_targets import limit_progress_targets
+    from evalui.ui.web.read_gate import gate_reads
+    from evalui.ui.i18n.strings import t
 
     store = store or RunStore()
     quiet_queue_records()
@@ -30,13 +31,13 @@ def build_demo(store=None):
         endpoint = build_endpoint_panel()
         with gr.Tabs() as tabs:
             with gr.Tab(t("tab.bfcl"), id="bfcl", elem_id="tab-bfcl"):
-                bfcl_tab.build(demo, store, endpoint)
+                bfcl.build(demo, store, endpoint)
             with gr.Tab(t("tab.gaia"), id="gaia", elem_id="tab-gaia"):
-                gaia_tab.build(demo, store, endpoint)
+                gaia.build(demo, store, endpoint)
             with gr.Tab(t("tab.aime"), id="aime", elem_id="tab-aime"):
-                aime_tabs.build_generation(demo, store, endpoint)
+                aime.build_generation(demo, store, endpoint)
             with gr.Tab(t("tab.aime_results"), id="aime-results", elem_id="tab-aime-results"):
-                review_button, chosen_file = aime_tabs.build_results(demo, store, endpoint)
+                review_button, chosen_file = aime.build_results(demo, store, endpoint)
             with gr.Tab(t("tab.verify"), id="verify", elem_id="tab-verify"):
                 verify_file = verify_tab.build(demo)
             with gr.Tab(t("tab.runs"), id="runs", elem_id="tab-runs"):
@@ -62,7 +63,7 @@ def review_in_panel(chosen: str | None, choices: list[tuple[str, str]]):
     import gradio as gr
 
     from evalui.config import data_dir, runs_dir
-    from evalui.ui.aime_tabs import generated_path
+    from evalui.ui.tabs.aime import generated_path
 
     target = generated_path(chosen)
     value = next((v for _, v in choices

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import time
 
-from evalui.engine.experiment import summary_of
-from evalui.engine.in_flight import live_run
-from evalui.engine.store import RunStore
+from evalui.run.experiment import summary_of
+from evalui.endpoint.in_flight import live_run
+from evalui.store.run_store import RunStore
 from evalui.reports.markdown import inert
-from evalui.ui.access import say
+from evalui.ui.web.access import say
 from evalui.ui.run_view import is_running, status_line
 
 SHOWN_REQUESTS = 3  # requests in flight named in the status; the rest are counted

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from evalui.engine.background import background_runs
-from evalui.engine.pricing import unpriced
-from evalui.engine.store import RunStore
+from evalui.run.background import background_runs
+from evalui.run.pricing import unpriced
+from evalui.store.run_store import RunStore
 from evalui.reports.markdown import epoch_texts, inert
-from evalui.ui.access import say
+from evalui.ui.web.access import say
 
 STATES = ("running", "cancelling", "cancelled", "finished", "incomplete", "interrupted", "failed", "created",
           "budget_spent")
@@ -15,8 +15,8 @@ STATES = ("running", "cancelling", "cancelled", "finished", "incomplete", "inter
 def success_word(benchmark: str) -> str:
     """What a successful sample is called in its own task (a generated problem is valid, a judged one
     passes), in the visitor's language where strings.py has the word."""
-    from evalui.runs.history import spec_of
-    from evalui.ui.strings import STRINGS
+    from evalui.ops.history import spec_of
+    from evalui.ui.i18n.strings import STRINGS
 
     spec = spec_of(benchmark)
     word = spec.verdict_words[0] if spec else "correct"

@@ -22,8 +22,8 @@ from evalui.benchmarks.aime.options import GenerateOptions
 from evalui.benchmarks.aime.spec import GENERATION
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
-from evalui.engine import lifecycle
-from evalui.engine.store import RunStore
+from evalui.run import lifecycle
+from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion
 
 pytestmark = pytest.mark.browser

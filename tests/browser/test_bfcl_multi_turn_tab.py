@@ -8,7 +8,7 @@ import pytest
 from peers import settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.openai_peer import ScriptedPeer, completion
 
@@ -21,7 +21,7 @@ def seed_run(data_dir) -> str:
     hostile HTML reply, so its view shows a state difference and inert text."""
     import os
 
-    from evalui.engine.store import RunStore
+    from evalui.store.run_store import RunStore
 
     def drop_for_entry_1(entry, turn, calls):
         return calls[:-1] if entry.id.endswith("_1") and turn == 1 else calls

@@ -15,8 +15,8 @@ from peers import settings_for
 
 from browser.pages import choose
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
-from evalui.engine import lifecycle
-from evalui.engine.store import RunStore
+from evalui.run import lifecycle
+from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer
 from support.scanner_plants import MAX_STEPS, PlantedModel, cases_for, write_questions
 
@@ -118,7 +118,7 @@ def test_findings_are_shown_filtered_labelled_and_counted(browser, launch_app, p
     assert labelled.first.get_attribute("data-label") == "false_alarm" and "Ada Reviewer" in labelled.first.inner_text()
 
     # `evalui scan` finds the same findings again: the labels stay and summary.json reports the precision.
-    from evalui.runs.scan import scan_run
+    from evalui.ops.scan import scan_run
 
     store = RunStore()
     try:

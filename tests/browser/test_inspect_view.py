@@ -14,7 +14,7 @@ import pytest
 from inspect_runs import QUESTIONS, run_gaia
 from waiting import wait_for
 
-from evalui.runs.inspect_export import export_inspect
+from evalui.export.inspect_log import export_inspect
 
 pytestmark = pytest.mark.browser
 

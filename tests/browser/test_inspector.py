@@ -11,8 +11,8 @@ from peers import settings_for
 
 from browser.pages import choose
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
-from evalui.engine.store import RunStore
+from evalui.run import lifecycle
+from evalui.store.run_store import RunStore
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, completion, error
 

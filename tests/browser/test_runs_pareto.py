@@ -12,8 +12,10 @@ from peers import settings_for
 from toy_benchmark import ToyOptions, ask
 from waiting import HANG_S
 
-from evalui.engine import lifecycle, registry
-from evalui.engine.store import RunStore
+from evalui.run import lifecycle
+
+from evalui.core import registry
+from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion
 
 pytestmark = pytest.mark.browser

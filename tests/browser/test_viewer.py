@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from viewer_runs import HOSTILE, store_two_runs
 
-from evalui.engine.store import RunStore
-from evalui.runs.viewer_bundle import write_bundle
+from evalui.store.run_store import RunStore
+from evalui.viewer.bundle import write_bundle
 
 pytestmark = pytest.mark.browser
 

@@ -19,7 +19,7 @@ from app_client import app_client
 from gradio_client import Client, handle_file
 
 from evalui.benchmarks.gaia.data import BUNDLED_SAMPLE
-from evalui.engine.store import RunStore
+from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion
 from integration.test_verification import write_problems
 
@@ -117,7 +117,7 @@ def refusal_of(client: Client, name: str, args: list) -> str:
 
 
 def test_every_endpoint_that_does_work_refuses_an_anonymous_caller(locked_app):
-    from evalui.engine import local_model
+    from evalui.endpoint.local import model as local_model
 
     client = app_client(locked_app["url"], verbose=False)
     endpoints = client.view_api(return_format="dict", print_info=False)["named_endpoints"]

@@ -12,8 +12,8 @@ from peers import Held
 from waiting import wait_for
 
 from support.openai_peer import ScriptedPeer, completion
-from evalui.ui import visitor_runs
-from evalui.ui.web_guard import MAX_BODY_BYTES
+from evalui.ui.web import visitor_runs
+from evalui.ui.web.guard import MAX_BODY_BYTES
 
 BIG = 60 * 2**20
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from toy_benchmark import ToyOptions, ask, samples
 
-from evalui.engine import registry
+from evalui.core import registry
 from support.openai_peer import ScriptedPeer, completion
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -53,7 +53,7 @@ def test_entry_points_cannot_replace_a_built_in_and_a_broken_one_says_what_faile
                                          "broken": "evalui_no_such_module:SPEC"})
     script = """
 import json
-from evalui.engine import registry
+from evalui.core import registry
 try:
     registry.get("broken")
 except ImportError as exc:
@@ -73,7 +73,7 @@ print(json.dumps({"extra": registry.extra_names(), "toy": registry.get("toy").ti
 
     # EVALUI_BENCHMARKS is the operator's word: it overrides an installed benchmark of the same name.
     overridden = subprocess.run(
-        [sys.executable, "-c", "from evalui.engine import registry; registry.get('toy')"],
+        [sys.executable, "-c", "from evalui.core import registry; registry.get('toy')"],
         env=environment(site, tmp_path, **{registry.EXTRA_ENV: "toy=toy_benchmark:NOPE"}),
         capture_output=True, text=True, timeout=300)
     assert overridden.returncode == 1

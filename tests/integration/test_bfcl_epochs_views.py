@@ -9,9 +9,9 @@ from peers import settings_for
 from evalui.benchmarks.bfcl.data import entries_by_id
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.turns import stored_sample_turns
-from evalui.engine import lifecycle
-from evalui.engine.epochs import add_epochs
-from evalui.runs.inspector_data import gold_answer
+from evalui.run import lifecycle
+from evalui.run.epochs import add_epochs
+from evalui.viewer.inspector_data import gold_answer
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.openai_peer import ScriptedPeer
 
@@ -19,7 +19,7 @@ CATEGORY = "multi_turn_base"
 
 
 def test_every_repeat_of_a_multi_turn_sample_opens_with_its_gold_calls(store):
-    from evalui.ui.bfcl_tab import sample_table
+    from evalui.ui.tabs.bfcl import sample_table
 
     oracle = MultiTurnOracle([CATEGORY], limit=2)
     with ScriptedPeer(lambda body, n: oracle.reply(body)) as peer:

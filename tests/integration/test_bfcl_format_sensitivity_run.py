@@ -14,7 +14,7 @@ from peers import settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.scoring.format_sensitivity import CATEGORY, configurations
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from evalui.errors import InputError
 from support.bfcl_format_oracle import WRONG_KINDS, FormatOracle
 from support.openai_peer import ScriptedPeer

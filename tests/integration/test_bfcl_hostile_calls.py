@@ -16,7 +16,7 @@ from unit.test_bfcl_hostile_calls import SLOW_ROUND  # noqa: F401  (shared with 
 
 from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from evalui.sandbox.call_worker import close_pools
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.openai_peer import ScriptedPeer, completion

@@ -12,7 +12,7 @@ from peers import settings_for
 from waiting import HANG_S, wait_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.openai_peer import ScriptedPeer, completion
 

@@ -12,7 +12,7 @@ from peers import settings_for
 
 from evalui.benchmarks.bfcl.agentic.backends import MAX_MEMORY_CHARS
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from support.openai_peer import ScriptedPeer, completion
 
 CATEGORY = "memory_rec_sum"

@@ -21,7 +21,7 @@ from evalui.benchmarks.bfcl.data import entries_by_id
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.score_file import score_result_file
 from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.bfcl_oracle import gold_turns
 from support.openai_peer import ScriptedPeer

@@ -21,7 +21,7 @@ from evalui.benchmarks.bfcl.scoring.multi_turn import (
     BACKEND_CLASSES,
     backend_class,
 )
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.openai_peer import ScriptedPeer, completion
 from integration.test_bfcl_multi_turn import official_verdict

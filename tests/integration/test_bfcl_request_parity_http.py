@@ -17,7 +17,7 @@ from peers import settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, MULTI_TURN_CATEGORIES
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from evalui.jsonl import iter_jsonl
 from support.bfcl_parity import (
     PARITY_MODEL,

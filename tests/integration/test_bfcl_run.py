@@ -15,7 +15,7 @@ from bfcl_official_cli import run_bfcl
 from peers import SENTINEL_KEY, settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, error
 

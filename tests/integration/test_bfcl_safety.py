@@ -18,8 +18,8 @@ from unit.test_bfcl_safety import hostile_lines  # noqa: F401  (shared with the 
 
 from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
-from evalui.engine.store import RunStore
+from evalui.run import lifecycle
+from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion
 
 

@@ -16,9 +16,9 @@ from peers import Held, settings_for
 from toy_benchmark import ToyOptions, ask, samples
 from waiting import HANG_S, wait_for
 
-from evalui.engine import lifecycle
-from evalui.engine.pricing import set_budget
-from evalui.engine.store import RunStore
+from evalui.run import lifecycle
+from evalui.run.pricing import set_budget
+from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -113,7 +113,7 @@ def test_samples_in_flight_when_the_budget_is_spent_finish_and_are_stored(tmp_pa
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("EVALUI_BENCHMARKS", "toy=toy_benchmark:BENCHMARK")
     monkeypatch.delenv("EVALUI_PRICES", raising=False)
-    from evalui.engine import registry
+    from evalui.core import registry
 
     spec = registry.get("toy")
     store = RunStore(tmp_path / "runs.sqlite")
@@ -143,7 +143,7 @@ def test_the_whole_runs_cost_is_estimated_after_the_first_five_samples(tmp_path,
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("EVALUI_BENCHMARKS", "toy=toy_benchmark:BENCHMARK")
     monkeypatch.delenv("EVALUI_PRICES", raising=False)
-    from evalui.engine import registry
+    from evalui.core import registry
 
     store = RunStore(tmp_path / "runs.sqlite")
     events = []

@@ -6,7 +6,7 @@ import pytest
 from peers import SENTINEL_KEY, Held, settings_for
 from waiting import finishes
 
-from evalui.engine.client import EndpointError, ModelClient
+from evalui.endpoint.client import EndpointError, ModelClient
 from support.openai_peer import Reply, ScriptedPeer, completion, error
 
 MESSAGES = [{"role": "user", "content": "hi"}]

@@ -13,7 +13,7 @@ from app_client import app_client
 from waiting import wait_for
 
 from evalui.config import runs_dir
-from evalui.engine.store import RunStore
+from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion
 
 # Not in evalui's price table; gpt-4o-mini is (0.15 / 0.60 USD per million tokens).

@@ -14,9 +14,9 @@ import pytest
 from peers import settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
-from evalui.engine.store import RunStore
-from evalui.engine.store_parts import references
+from evalui.run import lifecycle
+from evalui.store.run_store import RunStore
+from evalui.store.parts import references
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer

@@ -16,10 +16,10 @@ from peers import settings_for
 from waiting import HANG_S, wait_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
-from evalui.engine.circuit import DEFAULT_THRESHOLD
-from evalui.engine.client import EndpointError, ModelClient
-from evalui.engine.in_flight import live_run
+from evalui.run import lifecycle
+from evalui.endpoint.circuit import DEFAULT_THRESHOLD
+from evalui.endpoint.client import EndpointError, ModelClient
+from evalui.endpoint.in_flight import live_run
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer
 

@@ -11,9 +11,9 @@ from peers import SENTINEL_KEY, Held, cancel_when_asked, settings_for
 from waiting import finishes
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
-from evalui.engine.client import Cancelled, EndpointError, ModelClient
-from evalui.engine.runner import run_experiment
+from evalui.run import lifecycle
+from evalui.endpoint.client import Cancelled, EndpointError, ModelClient
+from evalui.run.runner import run_experiment
 from support.openai_peer import Reply, ScriptedPeer, completion, error
 from integration.test_runner import EchoTask
 

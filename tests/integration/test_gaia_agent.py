@@ -45,7 +45,7 @@ def run_cli(*args, data_dir: Path, env: dict | None = None) -> subprocess.Comple
 
 
 def store_rows(data_dir: Path, exp_id: str) -> dict:
-    from evalui.engine.store import RunStore  # a column may hold references to stored parts
+    from evalui.store.run_store import RunStore  # a column may hold references to stored parts
 
     store = RunStore(data_dir / "evalui.sqlite")
     try:

@@ -11,7 +11,7 @@ from peers import settings_for
 
 from evalui.benchmarks.gaia.budget import CALLS_PER_STEP, SAMPLE_CHARS
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from support.openai_peer import (
     ScriptedPeer,
     completion,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evalui.engine import local_model
+from evalui.endpoint.local import model as local_model
 from integration.test_local_model import local_server, run_cli  # noqa: F401  (local_server is a fixture)
 from integration.test_local_model import trajectories as stored_trajectories
 

@@ -11,7 +11,7 @@ from evalui.benchmarks.gaia.data import GaiaQuestion
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
 from evalui.benchmarks.gaia.tools.base import ToolContext
 from evalui.benchmarks.gaia.tools.files_tool import files_tool
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from evalui.sandbox.base import Limits
 from support.openai_peer import (
     ScriptedPeer,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalui.ui import gradio_queue
+from evalui.ui.web import gradio_queue
 
 
 def test_gradio_still_names_the_intervals_so():

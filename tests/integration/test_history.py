@@ -7,9 +7,9 @@ import pytest
 from peers import settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
-from evalui.engine.store import RunStore
-from evalui.runs import history
+from evalui.run import lifecycle
+from evalui.store.run_store import RunStore
+from evalui.ops import history
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, error
 

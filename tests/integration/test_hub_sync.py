@@ -14,9 +14,9 @@ from fake_hub import FakeHub
 from peers import SENTINEL_KEY
 from waiting import wait_for
 
-from evalui.engine import hub_sync
-from evalui.engine.hub_sync import STORE_IN_REPO, HubSync, start_from_env
-from evalui.engine.store import RunStore
+from evalui.deploy import hub_sync
+from evalui.deploy.hub_sync import STORE_IN_REPO, HubSync, start_from_env
+from evalui.store.run_store import RunStore
 from evalui.review.reviews import make_review, save_review, verifications_path
 from support.openai_peer import ScriptedPeer, completion
 

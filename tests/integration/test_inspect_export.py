@@ -14,8 +14,8 @@ import pytest
 from inspect_runs import run_gaia
 from peers import settings_for
 
-from evalui.engine.registry import get
-from evalui.engine import epochs, lifecycle
+from evalui.core.registry import get
+from evalui.run import epochs, lifecycle
 from evalui.stats.epochs import split_epoch
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.bfcl_oracle import BfclOracle
@@ -34,7 +34,7 @@ def run(store, name: str, options: dict, settings, *, exp_id: str, runs: int = 1
 
 
 def export_and_read(store, exp_id: str, path: Path):
-    from evalui.runs.inspect_export import export_inspect
+    from evalui.export.inspect_log import export_inspect
 
     done = export_inspect(store, exp_id, path)
     assert Path(done["out"]) == path and path.is_file()
@@ -155,7 +155,7 @@ def assert_transcript(sample, stored) -> None:
 
 
 def test_a_gaia_agent_run(store, tmp_path):
-    from evalui.engine.findings import stored_findings
+    from evalui.run.findings import stored_findings
 
     summary = run_gaia(store, tmp_path, "gaia-inspect")
     assert summary["judged"] == 5 and summary["correct"] == 2
@@ -204,7 +204,7 @@ def test_a_gaia_agent_run(store, tmp_path):
     assert hidden.target == "" and not hidden.scores and hidden.metadata["unscored"] is True
     assert not events_of(hidden, "score") and events_of(hidden, "model")
     # Without --out, the log goes into the run's folder, as a .eval file.
-    from evalui.runs.inspect_export import export_inspect
+    from evalui.export.inspect_log import export_inspect
 
     default = export_inspect(store, "gaia-inspect")
     assert Path(default["out"]) == Path(summary["out_dir"]) / "gaia-inspect.eval" and default["format"] == "eval"
@@ -218,7 +218,7 @@ def test_inspect_score_rescores_a_gaia_export_with_inspect_evals_gaia_scorer(sto
 
     run_gaia(store, tmp_path, "gaia-score")
     path, scored = tmp_path / "gaia.eval", tmp_path / "gaia-scored.eval"
-    from evalui.runs.inspect_export import export_inspect
+    from evalui.export.inspect_log import export_inspect
 
     export_inspect(store, "gaia-score", path)
     # Inspect builds the model the log names before it scores: an OpenAI-compatible service wants its
@@ -289,7 +289,7 @@ def test_without_inspect_ai_the_command_says_how_to_install_it(tmp_path):
 
 
 def test_an_unknown_run_or_format_is_one_line(store, tmp_path):
-    from evalui.runs.inspect_export import export_inspect
+    from evalui.export.inspect_log import export_inspect
 
     code = ("import sys; from evalui.cli import main; rc = main(sys.argv[1:]); "
             "print('gradio' in sys.modules); sys.exit(rc)")

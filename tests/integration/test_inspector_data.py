@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from unit.test_inspector_data import AGENT_STEPS, sample  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 
-from evalui.runs import inspector_data as data
+from evalui.viewer import inspector_data as data
 
 
 def test_model_text_is_escaped_in_the_html():

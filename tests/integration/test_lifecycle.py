@@ -15,9 +15,9 @@ from peers import SENTINEL_KEY, settings_for
 
 from evalui.benchmarks.bfcl.data import bfcl_data_dir, load_category
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
-from evalui.engine.lifecycle import ChangedRun
-from evalui.engine.store import RunStore
+from evalui.run import lifecycle
+from evalui.run.lifecycle import ChangedRun
+from evalui.store.run_store import RunStore
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer
 

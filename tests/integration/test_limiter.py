@@ -9,10 +9,10 @@ from collections import Counter
 from peers import settings_for
 from waiting import HANG_S
 
-from evalui.engine.client import ModelClient
-from evalui.engine.limiter import endpoint_limiter
-from evalui.engine.runner import run_experiment
-from evalui.engine.store import RunStore
+from evalui.endpoint.client import ModelClient
+from evalui.endpoint.limiter import endpoint_limiter
+from evalui.run.runner import run_experiment
+from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion
 from integration.test_runner import EchoTask
 

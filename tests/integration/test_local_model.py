@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evalui.engine import local_model
+from evalui.endpoint.local import model as local_model
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +33,8 @@ def run_cli(*args, data_dir: Path):
 
 
 def _stored(data_dir: Path, exp_id: str) -> list:
-    # Through the store: a column may hold references to stored parts (evalui.engine.store_parts).
-    from evalui.engine.store import RunStore
+    # Through the store: a column may hold references to stored parts (evalui.store.parts).
+    from evalui.store.run_store import RunStore
 
     store = RunStore(data_dir / "evalui.sqlite")
     try:
@@ -56,8 +56,8 @@ def test_the_model_is_shown_the_function_docs(local_server):
     system prompt) costs many more prompt tokens than the bare question; FC requests are refused."""
     from evalui.benchmarks.bfcl.data import entries_by_id
     from evalui.benchmarks.bfcl.request import build_request
-    from evalui.engine.client import EndpointError, ModelClient
-    from evalui.engine.settings import EndpointSettings
+    from evalui.endpoint.client import EndpointError, ModelClient
+    from evalui.endpoint.settings import EndpointSettings
 
     entry = entries_by_id("simple_python")["simple_python_0"]
     request = build_request(entry, "prompt")
@@ -108,8 +108,8 @@ def test_the_same_request_gets_the_same_reply(local_server):
     whatever the server answered in between: bfcl generate and evalui get the same replies."""
     from evalui.benchmarks.bfcl.data import entries_by_id
     from evalui.benchmarks.bfcl.request import build_request
-    from evalui.engine.client import ModelClient
-    from evalui.engine.settings import EndpointSettings
+    from evalui.endpoint.client import ModelClient
+    from evalui.endpoint.settings import EndpointSettings
 
     settings = EndpointSettings(base_url=local_server.base_url, model=local_model.MODEL_NAME, timeout_s=300,
                                 max_retries=0)
@@ -122,7 +122,7 @@ def test_the_same_request_gets_the_same_reply(local_server):
 
 def test_the_server_ends_with_the_process_that_started_it(tmp_path):
     """A parent that crashes leaves no llama.cpp server behind holding a core and gigabytes."""
-    starter = ("import os; from evalui.engine.local_model import LocalModelServer; "
+    starter = ("import os; from evalui.endpoint.local.model import LocalModelServer; "
                "s = LocalModelServer(); s.start(); print(s._process.pid, flush=True); os._exit(1)")
     done = subprocess.run([sys.executable, "-c", starter], capture_output=True, text=True, timeout=600)
     pid = int(done.stdout.split()[-1])

@@ -10,8 +10,9 @@ import sys
 import pytest
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle, local_model
-from evalui.engine.settings import EndpointSettings
+from evalui.run import lifecycle
+from evalui.endpoint.local import model as local_model
+from evalui.endpoint.settings import EndpointSettings
 
 
 def test_an_fc_run_with_the_local_model_is_refused(store):

@@ -8,10 +8,10 @@ import socket
 import pytest
 from peers import SENTINEL_KEY, settings_for
 
-from evalui.engine.client import EndpointError, ModelClient
-from evalui.engine.runner import run_experiment
-from evalui.engine.settings import EndpointSettings
-from evalui.engine.store import RunStore
+from evalui.endpoint.client import EndpointError, ModelClient
+from evalui.run.runner import run_experiment
+from evalui.endpoint.settings import EndpointSettings
+from evalui.store.run_store import RunStore
 from support.openai_peer import Reply, ScriptedPeer, error
 
 HELLO = [{"role": "user", "content": "hello"}]

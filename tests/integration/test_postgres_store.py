@@ -10,11 +10,11 @@ from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
 from unit.test_postgres_store import _register, store_url  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 from waiting import HANG_S, wait_for
 
-from evalui.engine.background import BackgroundRuns
-from evalui.engine.client import ModelClient
-from evalui.engine.runner import run_experiment
-from evalui.engine.store import MIGRATIONS, RunStore
-from evalui.engine.store_sql import redact_database_url
+from evalui.run.background import BackgroundRuns
+from evalui.endpoint.client import ModelClient
+from evalui.run.runner import run_experiment
+from evalui.store.run_store import MIGRATIONS, RunStore
+from evalui.store.sql import redact_database_url
 from support.openai_peer import ScriptedPeer, completion
 
 

@@ -6,9 +6,9 @@ import socket
 import pytest
 from peers import SENTINEL_KEY, settings_for
 
-from evalui.engine.preflight import PreflightError, check_endpoint
-from evalui.engine.settings import EndpointSettings
-from evalui.engine.url_policy import RefusedURL, allow_server_host
+from evalui.endpoint.preflight import PreflightError, check_endpoint
+from evalui.endpoint.settings import EndpointSettings
+from evalui.endpoint.url_policy import RefusedURL, allow_server_host
 from support.openai_peer import Reply, ScriptedPeer, completion, error
 
 

@@ -11,7 +11,7 @@ import pytest
 from peers import settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, completion, error
@@ -57,7 +57,7 @@ def test_rescoring_a_bfcl_run_changes_no_verdict_and_asks_nothing(store, tmp_pat
     assert result["scorer"] == "bfcl_checker" and result["scorer_version"] == "bfcl-eval 2026.3.23"
     assert result["changed"] == 0 and result["rescored"] == 7  # 4 + 4 samples, less the endpoint error
     store.close()
-    from evalui.engine.store import RunStore
+    from evalui.store.run_store import RunStore
 
     again = RunStore()
     after = verdicts(again, exp_id)
@@ -104,7 +104,7 @@ def test_an_unknown_run_or_scorer_is_one_line(tmp_path):
     env = {"EVALUI_DATA_DIR": str(tmp_path / "data")}
     missing = evalui("rescore", "nope", env=env)
     assert missing.returncode == 2 and "no stored run 'nope'" in missing.stderr
-    from evalui.engine.registry import get
+    from evalui.core.registry import get
 
     with pytest.raises(ValueError, match="its scorers are bfcl_checker"):
         get("bfcl").scorer("nope")

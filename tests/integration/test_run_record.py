@@ -8,8 +8,8 @@ from pathlib import Path
 
 from peers import settings_for
 
-from evalui.engine import lifecycle
-from evalui.engine.record import (
+from evalui.run import lifecycle
+from evalui.core.record import (
     RUN_SUMMARY_VERSION,
     SAMPLE_RECORD_VERSION,
     read_samples_file,
@@ -34,7 +34,7 @@ def test_a_run_writes_records_that_validate_against_the_published_schemas(store,
     from toy_benchmark import ask
 
     monkeypatch.setenv("EVALUI_BENCHMARKS", "toy=toy_benchmark:BENCHMARK")
-    from evalui.engine.registry import get
+    from evalui.core.registry import get
 
     def script(body, n):
         question = body["messages"][-1]["content"]

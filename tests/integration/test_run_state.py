@@ -11,7 +11,7 @@ import pytest
 from peers import SENTINEL_KEY, Held
 from waiting import HANG_S, wait_for
 
-from evalui.engine.store import RunBusy, RunStore
+from evalui.store.run_store import RunBusy, RunStore
 from support.openai_peer import ScriptedPeer
 
 

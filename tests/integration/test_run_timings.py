@@ -1,4 +1,4 @@
-"""The timings a run command prints (evalui.engine.phases): every phase of a real ``evalui bfcl
+"""The timings a run command prints (evalui.run.phases): every phase of a real ``evalui bfcl
 run`` against a scripted endpoint, each present, non-negative, and adding up to the command's own
 total, which fits in the wall time this test measured around it."""
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 import pytest
 from peers import Held, cancel_when_asked, settings_for
 
-from evalui.engine.client import ModelClient
-from evalui.engine.runner import run_experiment
-from evalui.engine.store import RunStore
+from evalui.endpoint.client import ModelClient
+from evalui.run.runner import run_experiment
+from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion
 
 

@@ -12,7 +12,7 @@ import pytest
 from peers import settings_for
 
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from support.openai_peer import ScriptedPeer, completion, first_user_text, tool_outputs
 
 # The bundled sample's questions, by a phrase of each; task 0005's cities.json holds "Marseille".

@@ -13,7 +13,7 @@ from pathlib import Path
 from peers import settings_for
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from support.openai_peer import ScriptedPeer
 from support.scanner_plants import BFCL_KINDS, BfclPlantedModel
 

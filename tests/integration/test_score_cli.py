@@ -63,8 +63,8 @@ def test_cli_paths_do_not_import_gradio():
         "import sys; from evalui.cli import build_parser; build_parser(); "
         "import evalui.benchmarks.bfcl.score_file, evalui.benchmarks.gaia.score_file; "
         "import evalui.benchmarks.bfcl.spec, evalui.benchmarks.gaia.spec, evalui.benchmarks.aime.spec; "
-        "import evalui.engine.lifecycle; "
-        "import evalui.review.reviews, evalui.runs.history, evalui.engine.local_model; "
+        "import evalui.run.lifecycle; "
+        "import evalui.review.reviews, evalui.ops.history, evalui.endpoint.local.model; "
         "print('gradio' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -10,8 +10,8 @@ from app_client import app_client
 from integration.test_store_search import SLOW_QUERY, matching, store_slow_run
 from waiting import HANG_S, wait_for
 
-from evalui.engine import store_search
-from evalui.engine.store import RunStore
+from evalui.store import search as store_search
+from evalui.store.run_store import RunStore
 
 
 @pytest.fixture()

@@ -153,7 +153,7 @@ def test_launch_options_put_the_guards_in_front_of_every_route(monkeypatch, tmp_
     page is served by the Python app that has them (not by server-side rendering in Node)."""
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path))
     import app
-    from evalui.ui.web_guard import BodyCap, SecurityHeaders, StoredFileGate
+    from evalui.ui.web.guard import BodyCap, SecurityHeaders, StoredFileGate
 
     options = app.launch_options()
     assert options["ssr_mode"] is False

@@ -17,7 +17,7 @@ from unit.test_store import (
     _register,  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 )
 
-from evalui.engine.store import RunStore
+from evalui.store.run_store import RunStore
 
 HERE = Path(__file__).resolve().parents[1]
 
@@ -56,9 +56,9 @@ def test_a_reported_sample_survives_kill_9(tmp_path):
 
 def _child(database: str, base_url: str) -> None:
     sys.path.insert(0, str(HERE))
-    from evalui.engine.client import ModelClient
-    from evalui.engine.runner import run_experiment
-    from evalui.engine.settings import EndpointSettings
+    from evalui.endpoint.client import ModelClient
+    from evalui.run.runner import run_experiment
+    from evalui.endpoint.settings import EndpointSettings
     from integration.test_runner import EchoTask
 
     store = RunStore(database)

@@ -1,4 +1,4 @@
-"""The per-run counts kept in the run's row (evalui.engine.store_counts) equal a recount of its
+"""The per-run counts kept in the run's row (evalui.store.counts) equal a recount of its
 samples after everything that changes samples: endpoint errors, retries, a resume, epochs, a
 rescore, a flipped verdict, a deleted run, and several workers judging one run at once; on SQLite
 and on PostgreSQL."""
@@ -13,10 +13,10 @@ from peers import settings_for
 from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
-from evalui.engine.epochs import add_epochs
-from evalui.engine.store import RunStore
-from evalui.runs.rescore import rescore
+from evalui.run import lifecycle
+from evalui.run.epochs import add_epochs
+from evalui.store.run_store import RunStore
+from evalui.ops.rescore import rescore
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, error
 

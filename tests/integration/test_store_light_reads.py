@@ -1,4 +1,4 @@
-"""Light reads (evalui.engine.store_light): a sample page, its filters and facets, one sample, and
+"""Light reads (evalui.store.light): a sample page, its filters and facets, one sample, and
 ``compare_runs`` agree with what the full samples say, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from peers import settings_for
 from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
-from evalui.engine.findings import scan, stored_findings
-from evalui.engine.store import RunStore
-from evalui.engine.store_light import ANY_INVALID
+from evalui.run import lifecycle
+from evalui.run.findings import scan, stored_findings
+from evalui.store.run_store import RunStore
+from evalui.store.light import ANY_INVALID
 from evalui.reports.comparison import compare_runs, outcome
 from evalui.reports.verdicts import verdict_of
-from evalui.runs.inspector_data import error_type_of
+from evalui.viewer.inspector_data import error_type_of
 from evalui.scanners.validity import is_invalid
 from evalui.stats.paired import compare_outcomes, flipped
 from support.bfcl_oracle import BfclOracle

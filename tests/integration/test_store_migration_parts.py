@@ -15,9 +15,9 @@ from peers import settings_for
 from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
-from evalui.engine.store import MIGRATIONS, RunStore
-from evalui.engine.store_parts import PREFIX, REFERENCE
+from evalui.run import lifecycle
+from evalui.store.run_store import MIGRATIONS, RunStore
+from evalui.store.parts import PREFIX, REFERENCE
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, error
 
@@ -137,7 +137,7 @@ def test_an_old_store_migrates_reads_back_identical_and_exports_the_same_bytes(w
 
 
 def test_an_old_postgresql_store_migrates_and_reads_back_identical(written, pg_url):
-    from evalui.engine.store_sql import PostgresConnection, _statements
+    from evalui.store.sql import PostgresConnection, _statements
 
     old = PostgresConnection(pg_url)
     for step in MIGRATIONS[:OLD_VERSION]:

@@ -14,7 +14,7 @@ from peers import settings_for
 
 from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, completion

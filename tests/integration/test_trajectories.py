@@ -12,7 +12,7 @@ from peers import settings_for
 from evalui.benchmarks.aime.options import GenerateOptions
 from evalui.benchmarks.aime.spec import GENERATION
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, completion
 

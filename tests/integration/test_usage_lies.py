@@ -19,10 +19,10 @@ from toy_benchmark import ToyOptions, ask, samples
 from unit.test_postgres_store import _register, store_url  # noqa: F401  (fixtures are used by name)
 from waiting import HANG_S
 
-from evalui.engine.client import EndpointError, ModelClient
-from evalui.engine.completion import MAX_REPLY_TOKENS
-from evalui.engine.store import MIGRATIONS, RunStore
-from evalui.engine.store_counts import MAX_SAMPLE_TOKENS
+from evalui.endpoint.client import EndpointError, ModelClient
+from evalui.endpoint.completion import MAX_REPLY_TOKENS
+from evalui.store.run_store import MIGRATIONS, RunStore
+from evalui.store.counts import MAX_SAMPLE_TOKENS
 from support.openai_peer import Reply, ScriptedPeer, completion
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -174,8 +174,8 @@ def test_a_stores_token_counts_hold_what_a_run_can_sum_and_no_more(store_url):
 def test_a_postgresql_store_from_before_widens_its_counts_and_keeps_counting(pg_url):
     """A store written before the counts were 64-bit: its counts survive the change of type, and the
     trigger that keeps them, made again around it, still counts the next write."""
-    from evalui.engine.store_counts import wide_token_counts
-    from evalui.engine.store_sql import PostgresConnection, _run_step
+    from evalui.store.counts import wide_token_counts
+    from evalui.store.sql import PostgresConnection, _run_step
 
     before = MIGRATIONS.index(wide_token_counts)
     old = PostgresConnection(pg_url)

@@ -12,7 +12,7 @@ import pytest
 from app_client import app_client
 from viewer_runs import HOSTILE, store_two_runs
 
-from evalui.engine.store import RunStore
+from evalui.store.run_store import RunStore
 
 
 @pytest.fixture()

@@ -15,7 +15,7 @@ from evalui.benchmarks.gaia.data import GaiaQuestion
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
 from evalui.benchmarks.gaia.tools.base import ToolContext
 from evalui.benchmarks.gaia.tools.web import HttpWebBackend, web_tools
-from evalui.engine import lifecycle
+from evalui.run import lifecycle
 from evalui.sandbox.base import Limits
 from support.openai_peer import (
     ScriptedPeer,

@@ -22,7 +22,7 @@ from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
 from waiting import HANG_S, wait_for
 
 from evalui.benchmarks.bfcl.data import load_category
-from evalui.engine.store import RunStore
+from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion
 
 

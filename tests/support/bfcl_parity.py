@@ -249,8 +249,8 @@ class OfflineClient:
     """evalui's ModelClient building each body and reading each reply, with no HTTP between them."""
 
     def __init__(self, settings=None):
-        from evalui.engine.client import ModelClient
-        from evalui.engine.settings import EndpointSettings
+        from evalui.endpoint.client import ModelClient
+        from evalui.endpoint.settings import EndpointSettings
 
         self.client = ModelClient(settings or EndpointSettings(base_url="http://evalui-parity.invalid/v1",
                                                                model=PARITY_MODEL))
@@ -260,14 +260,14 @@ class OfflineClient:
         self.bodies: list[dict] = []
 
     def body(self, messages, tools=None, extra_body=None, **overrides) -> dict:
-        from evalui.engine.completion import json_bytes
+        from evalui.endpoint.completion import json_bytes
 
         body = orjson.loads(json_bytes(self.client.request_body(messages, tools, overrides, extra_body)))
         self.bodies.append(body)
         return body
 
     def chat(self, messages, *, tools=None, extra_body=None, **overrides):
-        from evalui.engine.completion import parse_completion
+        from evalui.endpoint.completion import parse_completion
 
         return parse_completion(self.script(self.body(messages, tools, extra_body, **overrides)))
 
@@ -289,7 +289,7 @@ def evalui_bodies(client: OfflineClient, category: str, entry_id: str, mode: str
     """evalui's requests for one entry, made by its BFCL tasks: (the bodies, the result-file value)."""
     from evalui.benchmarks.bfcl.data import entries_by_id
     from evalui.benchmarks.bfcl.request import build_request, result_from_response
-    from evalui.engine.trajectory import reply_output
+    from evalui.run.trajectory import reply_output
 
     client.script, client.bodies = script, []
     entry = entries_by_id(category)[entry_id]

@@ -7,7 +7,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from evalui.engine.benchmark import Benchmark
+from evalui.core.benchmark import Benchmark
 
 
 @dataclass

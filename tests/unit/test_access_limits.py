@@ -2,7 +2,7 @@
 are capped before they are parsed or queued, and one visitor may have only so many runs going."""
 from __future__ import annotations
 
-from evalui.ui import visitor_runs
+from evalui.ui.web import visitor_runs
 
 
 def test_the_cap_is_two_on_shared_deployments_and_none_on_ones_own(monkeypatch):

@@ -21,7 +21,7 @@ PACKAGE = ROOT / "evalui"
 BASELINE = Path(__file__).with_name("benchmark_names_baseline.json")
 NAME = re.compile(r"(?<![a-z0-9])(bfcl|gaia|aime)(?![a-z0-9])", re.IGNORECASE)
 # A benchmark's own places: its package, and the tab that is its front end.
-OWN = ("benchmarks/", "ui/bfcl_tab.py", "ui/gaia_tab.py", "ui/aime_tabs.py")
+OWN = ("benchmarks/", "ui/tabs/bfcl.py", "ui/tabs/gaia.py", "ui/tabs/aime.py")
 
 
 def names_in_code(source: str) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalui.engine import registry
+from evalui.core import registry
 from evalui.benchmarks.gaia.agent import load_agent
 from evalui.benchmarks.gaia.tools.web import load_backend
 from evalui.errors import InputError

@@ -1,9 +1,9 @@
-"""The circuit breaker's state machine (evalui.engine.circuit.Breaker): no I/O, its clock given."""
+"""The circuit breaker's state machine (evalui.endpoint.circuit.Breaker): no I/O, its clock given."""
 
 import pytest
 
-from evalui.engine.circuit import Breaker
-from evalui.engine.in_flight import RequestInFlight, describe
+from evalui.endpoint.circuit import Breaker
+from evalui.endpoint.in_flight import RequestInFlight, describe
 
 pytestmark = pytest.mark.unit
 

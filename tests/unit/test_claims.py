@@ -10,8 +10,8 @@ import threading
 
 import pytest
 
-from evalui.engine.claims import RunWorker
-from evalui.engine.store import RunStore
+from evalui.run.claims import RunWorker
+from evalui.store.run_store import RunStore
 
 
 def _store_with(tmp_path, count: int) -> RunStore:

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from evalui.engine import pricing
-from evalui.engine.pricing import BudgetGate, CostMeter, load_prices, model_key, resolve, run_cost
+from evalui.run import pricing
+from evalui.run.pricing import BudgetGate, CostMeter, load_prices, model_key, resolve, run_cost
 from evalui.stats.cost import cost_figures, estimate_total, pareto_front, tokens_cost
 
 pytestmark = pytest.mark.unit

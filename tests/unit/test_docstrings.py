@@ -14,8 +14,8 @@ about it, and are out of scope:
   placeholder (``*``, ``<run>``, ``{name}``, ``$VAR``, ``...``) are not repository paths and are
   skipped, as are paths inside another distribution (their first part is an importable top-level
   module other than evalui, e.g. bfcl_eval/...). A path passes when it exists relative to the
-  repository root, to the evalui package (docstrings often say engine/store.py for
-  evalui/engine/store.py) or to the module's own folder.
+  repository root, to the evalui package (docstrings often say store/run_store.py for
+  evalui/store/run_store.py) or to the module's own folder.
 - A measured time is a number with a unit of time (ms, s, sec, seconds, min, minutes) that follows,
   within a few words of the same sentence, a word that reports a measurement: took, takes, taking,
   cost, costs, spent, measured, about; or that is followed by "of CPU". A bound or a default ("a
@@ -41,7 +41,7 @@ PACKAGE = ROOT / "evalui"
 
 # Files that fail here but that another session is editing: listed (with a TODO naming the issue)
 # instead of being fixed under its feet. Empty when this test landed: the files other sessions held
-# then (stats/calibration.py, cli/aime.py, engine/phases.py, lifecycle.py, runner.py) all passed.
+# then (stats/calibration.py, cli/aime.py, run/phases.py, lifecycle.py, runner.py) all passed.
 SKIPPED: set[str] = set()
 
 EXTENSIONS = (".py", ".md", ".json", ".txt", ".toml")
@@ -154,13 +154,13 @@ def problems(module: Path) -> list[str]:
 
 
 def test_rules_catch_what_they_should():
-    here = PACKAGE / "engine" / "store.py"
+    here = PACKAGE / "store" / "run_store.py"
     assert list(path_tokens("see `tests/test_layers.py`, then docs/index.md.")) == [
         "tests/test_layers.py", "docs/index.md"]
     assert not list(path_tokens("and/or https://x.org/a.py <run>/summary.json evalui/*.py /etc/x.py"))
     assert not path_exists("tests/test_layers.py", here)
     assert path_exists("tests/integration/test_layers.py", here)
-    assert path_exists("engine/registry.py", here)  # relative to the package
+    assert path_exists("core/registry.py", here)  # relative to the package
     assert TIME.search("one joined query took 2.6 s on 3,641 samples")
     assert TIME.search("the import costs about 8 s of CPU")
     assert not TIME.search("a 5 s deadline, checked every 2 s")

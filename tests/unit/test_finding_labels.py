@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from evalui.engine.finding_labels import (CONFIRMED, FALSE_ALARM, finding_key, label_precision, labels_path,
+from evalui.scanners.labels import (CONFIRMED, FALSE_ALARM, finding_key, label_precision, labels_path,
                                           read_labels, save_label)
 from evalui.errors import InputError
 
@@ -74,7 +74,7 @@ def test_concurrent_reviewers_lose_no_label(tmp_path):
 def test_the_inspector_filters_by_finding_and_shows_each_with_its_label_as_text():
     from types import SimpleNamespace
 
-    from evalui.runs import inspector_data as data
+    from evalui.viewer import inspector_data as data
 
     def sample(sample_id, correct):
         return SimpleNamespace(sample_id=sample_id, group="g", stage="judged", correct=correct, error=None,

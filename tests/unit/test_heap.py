@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from evalui.engine import heap
+from evalui.run import heap
 
 
 def test_full_collections_are_rarer_inside_and_the_defaults_return_after_an_error():

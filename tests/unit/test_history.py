@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from evalui.runs import history
+from evalui.ops import history
 
 
 def test_task_words_for_generated_judged_and_paired_problems():
-    from evalui.engine.store import Sample
+    from evalui.store.run_store import Sample
 
     def judged(correct, **verdict):
         return Sample("e", "s", 0, "", "judged", {}, correct=correct, verdict=verdict)
@@ -19,8 +19,8 @@ def test_task_words_for_generated_judged_and_paired_problems():
 
 
 def test_a_run_whose_url_carried_credentials_cannot_be_resumed_with_the_redacted_url():
-    from evalui.engine.settings import EndpointSettings
-    from evalui.runs.history import stored_endpoint
+    from evalui.endpoint.settings import EndpointSettings
+    from evalui.ops.history import stored_endpoint
 
     saved = EndpointSettings("http://bob:pw1234@api.example.com/v1?key=abcd1234", "m").public()
     experiment = {"model": "m", "config": {"endpoint": saved}}

@@ -2,8 +2,8 @@
 trajectory with tool calls and results, and HTML in which model text stays text."""
 from __future__ import annotations
 
-from evalui.engine.store_rows import Sample
-from evalui.runs import inspector_data as data
+from evalui.store.rows import Sample
+from evalui.viewer import inspector_data as data
 
 
 def sample(sample_id, group, *, stage="judged", correct=None, verdict=None, error=None, prediction=None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def test_two_runs_started_in_the_same_second_get_their_own_ids(store):
-    from evalui.engine.experiment import new_exp_id
+    from evalui.run.experiment import new_exp_id
 
     ids = {new_exp_id("bfcl", "org/My Model") for _ in range(200)}
     assert len(ids) == 200 and all(i.startswith("bfcl-my-model-") for i in ids)

@@ -6,7 +6,7 @@ import threading
 
 from waiting import HANG_S, wait_for
 
-from evalui.engine.limiter import endpoint_key, endpoint_limiter, join_endpoint
+from evalui.endpoint.limiter import endpoint_key, endpoint_limiter, join_endpoint
 
 
 def test_a_call_waiting_for_a_slot_stops_on_cancel():

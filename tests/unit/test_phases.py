@@ -1,4 +1,4 @@
-"""evalui.engine.phases: a phase not reached is null, concurrent sums lose nothing, and the
+"""evalui.run.phases: a phase not reached is null, concurrent sums lose nothing, and the
 process's age is known on Linux."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from evalui.engine.phases import RunPhases, cpu_seconds, process_age_s
+from evalui.run.phases import RunPhases, cpu_seconds, process_age_s
 
 
 def test_phases_not_reached_are_null_and_the_rest_are_spans():

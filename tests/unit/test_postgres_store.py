@@ -9,7 +9,7 @@ import time
 import pytest
 from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
 
-from evalui.engine.store import RunStore
+from evalui.store.run_store import RunStore
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

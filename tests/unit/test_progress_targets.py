@@ -1,9 +1,9 @@
 """Events mark few components with their progress: Gradio 6's page pays for every marked one on
-every status message (see evalui/ui/progress_targets.py)."""
+every status message (see evalui/ui/tabs/progress_targets.py)."""
 
 import gradio as gr
 
-from evalui.ui.progress_targets import limit_progress_targets
+from evalui.ui.tabs.progress_targets import limit_progress_targets
 
 
 def _targets(demo: gr.Blocks) -> dict[str, list | None]:

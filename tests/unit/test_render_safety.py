@@ -49,7 +49,7 @@ def test_the_text_still_reads_as_written_and_latex_keeps_its_delimiters():
 
 def test_score_tab_figures_escape_a_hostile_level(tmp_path):
     from evalui.benchmarks.gaia.score_file import score_submission
-    from evalui.ui.score_tab import gaia_figures
+    from evalui.ui.tabs.score import gaia_figures
 
     level = f'<img src="{BEACON}"> ![m]({BEACON})'
     metadata = tmp_path / "metadata.jsonl"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from evalui.engine import lifecycle
-from evalui.engine.record import (
+from evalui.run import lifecycle
+from evalui.core.record import (
     SAMPLE_RECORD_VERSION,
     NewerRecord,
     SampleRecord,
@@ -19,14 +19,14 @@ from evalui.engine.record import (
     read_run_summary,
     read_sample_record,
 )
-from evalui.engine.store_rows import Sample
-from evalui.engine.trajectory import Step
+from evalui.store.rows import Sample
+from evalui.run.trajectory import Step
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 
 
 def test_the_published_schemas_are_the_models_schemas():
-    """Regenerate with: python -m evalui.engine.record"""
+    """Regenerate with: python -m evalui.core.record"""
     published = {p.name.removesuffix(".schema.json"): json.loads(p.read_text()) for p in SCHEMAS.glob("*.schema.json")}
     assert published == json_schemas()
 

@@ -1,7 +1,7 @@
 """The generic runner: a task that fails on one sample's data does not stop the run."""
 from __future__ import annotations
 
-from evalui.engine.store import RunStore
+from evalui.store.run_store import RunStore
 
 
 def test_a_runs_charts_link_the_one_plotly_copy(tmp_path, monkeypatch):

@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from evalui.engine.store_rows import Sample
+from evalui.store.rows import Sample
 from evalui.scanners.base import MAX_SCANNED_CHARS, ScanContext, text_of
 from evalui.scanners.registry import built_in, scanners
 from evalui.scanners.replies import _CALL_LIKE

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from evalui.engine.group_commit import GroupCommit
-from evalui.engine.store import RunStore
+from evalui.store.group_commit import GroupCommit
+from evalui.store.run_store import RunStore
 
 HERE = Path(__file__).resolve().parents[1]
 

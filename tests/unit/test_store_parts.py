@@ -1,13 +1,13 @@
-"""Content-addressed parts (evalui.engine.store_parts): what is packed reads back exactly, byte for
+"""Content-addressed parts (evalui.store.parts): what is packed reads back exactly, byte for
 byte in its JSON, including hostile text that looks like a reference; repeated parts are stored once."""
 
 from __future__ import annotations
 
 import pytest
 
-from evalui.engine.store import RunStore
-from evalui.engine.store_parts import MARKER, PREFIX, pack
-from evalui.engine.store_rows import _dumps, _loads
+from evalui.store.run_store import RunStore
+from evalui.store.parts import MARKER, PREFIX, pack
+from evalui.store.rows import _dumps, _loads
 
 DOCS = [{"type": "function", "function": {"name": f"tool_{k}", "description": "d" * 300,
                                           "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}}}}
@@ -40,7 +40,7 @@ def test_packed_text_joins_back_to_the_same_json(value):
     plain = _dumps(value)
     if not parts:
         assert text == plain
-    from evalui.engine.store_parts import _joined
+    from evalui.store.parts import _joined
 
     if parts:
         assert _joined(text, parts.__getitem__) == plain

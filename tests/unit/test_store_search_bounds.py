@@ -8,10 +8,10 @@ import threading
 
 import pytest
 
-from evalui.engine import store_search
-from evalui.engine.store_search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchRefused, checked_phrases
+from evalui.store import search as store_search
+from evalui.store.search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchRefused, checked_phrases
 from evalui.errors import InputError
-from evalui.runs import viewer_data
+from evalui.viewer import data as viewer_data
 
 
 def test_a_query_within_the_caps_is_parsed_and_one_over_them_is_refused_with_the_cap_named():

@@ -1,8 +1,8 @@
 """The run summary's error types count wrong samples only: a judged sample whose answer is hidden
 (GAIA's test split, verdict ``scored: False``) is no ``endpoint_error``."""
 
-from evalui.engine.experiment import summary_of
-from evalui.engine.store_rows import Sample
+from evalui.run.experiment import summary_of
+from evalui.store.rows import Sample
 
 
 def judged(sample_id: str, correct: bool, verdict: dict) -> Sample:

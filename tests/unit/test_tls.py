@@ -2,7 +2,7 @@
 
 import ssl
 
-from evalui.engine.tls import shared_tls_context
+from evalui.endpoint.tls import shared_tls_context
 
 
 def test_one_verifying_context_with_a_real_trust_store():

@@ -9,9 +9,9 @@ import math
 
 import pytest
 
-from evalui.engine.completion import MAX_REPLY_TOKENS, _Failure, parse_completion, usage_tokens
-from evalui.engine.pricing import MAX_PRICE_PER_M, CostMeter, load_prices, resolve
-from evalui.engine.store_counts import MAX_SAMPLE_TOKENS, stored_tokens
+from evalui.endpoint.completion import MAX_REPLY_TOKENS, _Failure, parse_completion, usage_tokens
+from evalui.run.pricing import MAX_PRICE_PER_M, CostMeter, load_prices, resolve
+from evalui.store.counts import MAX_SAMPLE_TOKENS, stored_tokens
 from evalui.stats.cost import cost_figures, tokens_cost
 
 pytestmark = pytest.mark.unit

@@ -182,7 +182,7 @@ def test_an_upload_over_the_size_cap_is_refused_unread(tmp_path):
 
 
 def test_the_page_says_each_file_problem_as_the_cli_does():
-    from evalui.ui.strings import STRINGS
+    from evalui.ui.i18n.strings import STRINGS
 
     for reason, english in uploads_module.REASONS.items():
         assert STRINGS[f"file.{reason}"][0] == english
@@ -190,7 +190,7 @@ def test_the_page_says_each_file_problem_as_the_cli_does():
 
 
 def test_the_panel_lists_generated_files_and_uploads_but_no_companion(monkeypatch, tmp_path):
-    from evalui.ui.verify_view import file_choices
+    from evalui.ui.review.view import file_choices
 
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path))
     folder, uploads = tmp_path / "runs" / "gen", tmp_path / "uploads"

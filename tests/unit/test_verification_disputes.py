@@ -7,7 +7,7 @@ import json
 
 from evalui.review import export as hub_export
 from evalui.review import reviews as v
-from evalui.ui import verify_view
+from evalui.ui.review import view as verify_view
 from unit.test_verification import SCORES, write_problems
 
 

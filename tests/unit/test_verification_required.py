@@ -138,7 +138,7 @@ def test_reviews_saved_without_a_name_still_load_each_under_its_own_label(tmp_pa
 
 
 def test_the_panel_names_what_is_missing_and_shows_unnamed_reviews_as_such(tmp_path):
-    from evalui.ui.verify_view import incomplete, reviews_markdown, viewer_name
+    from evalui.ui.review.view import incomplete, reviews_markdown, viewer_name
 
     full = dict(SCORES)
     assert incomplete("ana", full, "approved") is None

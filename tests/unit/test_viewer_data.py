@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from evalui.engine.store_rows import Sample
-from evalui.runs import viewer_pair as pair
-from evalui.runs import viewer_rows as rows
-from evalui.runs.viewer_transcript import transcript_html
+from evalui.store.rows import Sample
+from evalui.viewer import pair
+from evalui.viewer import rows
+from evalui.viewer.transcript import transcript_html
 
 pytestmark = pytest.mark.unit
 

@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from evalui.engine.url_policy import RefusedURL, check_web_address
+from evalui.endpoint.url_policy import RefusedURL, check_web_address
 
 SECRET = "the admin page of a private service"
 

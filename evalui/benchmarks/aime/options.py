@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalui.benchmarks.aime.prompts import TOPICS
-from evalui.engine.benchmark import option
+from evalui.core.benchmark import option
 
 SOURCES = ("auto", "hub", "bundled")
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from evalui.engine.benchmark import Scorer
+from evalui.core.benchmark import Scorer
 from evalui.stats.metrics import EXCELLENT_THRESHOLD, JUDGE_DIMENSIONS, PASS_THRESHOLD
 
 

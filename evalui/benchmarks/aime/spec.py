@@ -15,7 +15,7 @@ from evalui.benchmarks.aime.options import (GenerateOptions, JudgeOptions, Winra
                                             judge_summary, winrate_summary)
 from evalui.benchmarks.aime.prompts import TOPICS
 from evalui.benchmarks.aime.scorers import GENERATED_PROBLEM, LLM_JUDGE, LLM_JUDGE_EXCELLENT, PAIRWISE_PREFERENCE
-from evalui.engine.benchmark import Benchmark
+from evalui.core.benchmark import Benchmark
 
 GENERATE, JUDGE, WINRATE = "aime-generate", "aime-judge", "aime-winrate"
 

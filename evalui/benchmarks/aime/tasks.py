@@ -15,9 +15,9 @@ from evalui.benchmarks.aime.dedupe import find_duplicate
 from evalui.benchmarks.aime.parse import InvalidOutput, parse_generated_problem, parse_judgement, parse_preference
 from evalui.benchmarks.aime.prompts import comparison_messages, generation_messages, judge_messages
 from evalui.benchmarks.aime.references import RealProblem
-from evalui.engine.client import EndpointError
-from evalui.engine.store import Sample
-from evalui.engine.trajectory import Recorder, TaskResult
+from evalui.endpoint.client import EndpointError
+from evalui.store.run_store import Sample
+from evalui.run.trajectory import Recorder, TaskResult
 from evalui.stats.metrics import JUDGE_DIMENSIONS, PASS_THRESHOLD
 
 EXAMPLES_PER_PROBLEM = 3

@@ -1,5 +1,5 @@
 """Calls and answers as a person reads them: ``f(a=1)`` for a call, BFCL's possible answers with
-their accepted values. Shared by the run listings (evalui.runs.history) and the reports below them."""
+their accepted values. Shared by the run listings (evalui.ops.history) and the reports below them."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalui.engine.benchmark import option
+from evalui.core.benchmark import option
 
 MODES = ("fc", "prompt")
 
@@ -40,7 +40,7 @@ class BfclOptions:
 
 def check_options(options: BfclOptions, settings, stored: dict | None) -> tuple[BfclOptions, dict]:
     """Refuse, before anything is registered, what cannot run here; ``all`` becomes its categories."""
-    from evalui.engine import local_model
+    from evalui.endpoint.local import model as local_model
 
     if options.limit is not None and options.limit < 0:
         raise ValueError("the limit must be 0 (all samples) or more")

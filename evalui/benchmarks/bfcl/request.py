@@ -22,7 +22,7 @@ import orjson
 from evalui.benchmarks.bfcl.data import BfclEntry
 
 # What the handler sends besides messages and tools: ``bfcl generate``'s default temperature is
-# evalui's default too (evalui.engine.settings), and every request says ``store: false``.
+# evalui's default too (evalui.endpoint.settings), and every request says ``store: false``.
 BFCL_EXTRA_BODY = {"store": False}
 
 

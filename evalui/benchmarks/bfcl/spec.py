@@ -8,7 +8,7 @@ from pathlib import Path
 from evalui.benchmarks.bfcl.data import VERSION_PREFIX, bfcl_data_dir, check_category
 from evalui.benchmarks.bfcl.options import MODES, BfclOptions, check_options, cli_summary
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
-from evalui.engine.benchmark import Benchmark, Scorer
+from evalui.core.benchmark import Benchmark, Scorer
 from evalui.jsonl import write_jsonl
 from evalui.benchmarks.bfcl.scoring.single_turn import (
     AGENTIC_CATEGORIES, FORMAT_SENSITIVITY_CATEGORIES, MEMORY_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES,
@@ -90,7 +90,7 @@ def memory_folder(run_folder: Path) -> Path:
 
 def make_task(options: BfclOptions, store, exp_id: str, cancel=None) -> BfclRunTask:
     from evalui.benchmarks.bfcl.scoring.official import load_official
-    from evalui.engine.experiment import run_folder
+    from evalui.run.experiment import run_folder
 
     load_official()  # the checker's slow first import, before the run phase's clock starts
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from evalui.engine.store import RunStore
+from evalui.store.run_store import RunStore
 
 
 def samples_frame(store: RunStore, exp_id: str):

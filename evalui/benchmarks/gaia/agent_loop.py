@@ -23,10 +23,10 @@ from evalui.benchmarks.gaia.tools.base import Tool, ToolContext, ToolResult, par
 from evalui.benchmarks.gaia.tools.files_tool import files_tool
 from evalui.benchmarks.gaia.tools.python_tool import limits_note, python_tool
 from evalui.benchmarks.gaia.tools.web import load_backend, web_tools
-from evalui.engine.client import EndpointError
-from evalui.engine.step_limits import StepLimitExceeded, shrink_step
-from evalui.engine.store import Sample
-from evalui.engine.trajectory import Recorder, TaskResult
+from evalui.endpoint.client import EndpointError
+from evalui.run.step_limits import StepLimitExceeded, shrink_step
+from evalui.store.run_store import Sample
+from evalui.run.trajectory import Recorder, TaskResult
 from evalui.sandbox.base import Limits
 
 PROTOCOLS = ("auto", "native", "text")

@@ -3,14 +3,14 @@
 A reply is hostile input. Without caps, 3,000 calls in one step were each run and answered, and
 forty calls of 45,000 characters grew one sample to a gigabyte in memory. Past a cap the sample
 stops at that step with ``too_many_calls`` or ``too_large``; the step is stored as a short note and
-a preview, never the flood. The variables are the engine's (evalui.engine.step_limits) with
+a preview, never the flood. The variables are the engine's (evalui.run.step_limits) with
 defaults sized for GAIA: its agents make one to three calls per step, each tool's result is cut
 at about 20,000 characters, and a task has at most a few dozen steps.
 """
 
 from __future__ import annotations
 
-from evalui.engine.step_limits import SampleBudget, StepLimits
+from evalui.run.step_limits import SampleBudget, StepLimits
 
 CALLS_PER_STEP = 16  # each call may run a program for the tool timeout: 16 x 30 s is already 8 minutes
 STEP_CHARS = 256 * 1024  # the model's reply: its text and its calls' names and arguments

@@ -82,7 +82,7 @@ def write_gaia_files(folder: Path, experiment: dict, summary: dict, samples: lis
     """The leaderboard submission (in task order, answers exactly as given), the task table, the
     guide and the report."""
     rows = task_rows(samples)
-    # The run's cost is the lifecycle's (evalui.engine.pricing: the run's prices, a prices file or the table).
+    # The run's cost is the lifecycle's (evalui.run.pricing: the run's prices, a prices file or the table).
     cost = (summary.get("cost") or {}).get("usd")
     summary["cost_per_task"] = cost / len(rows) if cost is not None and rows else None
     submission = folder / "submission.jsonl"

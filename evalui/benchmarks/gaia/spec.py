@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalui.benchmarks.gaia import command_line
-from evalui.engine.benchmark import Benchmark, Scorer, option
+from evalui.core.benchmark import Benchmark, Scorer, option
 
 SOURCES = "sample, hf:<split>, folder:<path>[@<split>] or questions:<path>"
 

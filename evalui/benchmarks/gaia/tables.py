@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from evalui.benchmarks.gaia.results import task_rows
-from evalui.engine.store import RunStore
+from evalui.store.run_store import RunStore
 
 
 def tasks_frame(store: RunStore, exp_id: str):

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 from evalui.benchmarks.gaia.data import GaiaQuestion
 from evalui.benchmarks.gaia.prompt import build_messages
-from evalui.engine.client import ChatReply, EndpointError
-from evalui.engine.store import Sample
-from evalui.engine.trajectory import Recorder, TaskResult, reply_output, single_reply
+from evalui.endpoint.client import ChatReply, EndpointError
+from evalui.store.run_store import Sample
+from evalui.run.trajectory import Recorder, TaskResult, reply_output, single_reply
 from evalui.benchmarks.gaia.scoring import extract_final_answer, lenient_match, question_scorer
 
 BENCHMARK = "gaia"

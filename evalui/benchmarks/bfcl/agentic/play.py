@@ -18,7 +18,7 @@ import time
 from evalui.benchmarks.bfcl.agentic.backends import AgenticBackend, with_memory_instructions
 from evalui.benchmarks.bfcl.data import BfclEntry
 from evalui.benchmarks.bfcl.multi_turn.play import Conversation, play_turns
-from evalui.engine.trajectory import TaskResult
+from evalui.run.trajectory import TaskResult
 
 
 async def play_agentic(client, entry: BfclEntry, mode: str, backend) -> TaskResult:

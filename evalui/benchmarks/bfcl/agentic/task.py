@@ -23,7 +23,7 @@ from evalui.benchmarks.bfcl.isolated import IsolatedMemory
 from evalui.benchmarks.bfcl.multi_turn.play import model_name_of
 from evalui.benchmarks.bfcl.scoring.agentic import score_agentic
 from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
-from evalui.engine.store import Sample
+from evalui.store.run_store import Sample
 
 PREREQ_LOCK_WAIT_S = 6 * 3600.0  # another worker playing the chain: a bound that only catches a hang
 

@@ -33,7 +33,7 @@ from evalui.benchmarks.bfcl.agentic.web_record import WebStore, recording_files,
 from evalui.benchmarks.bfcl.agentic.web_sources import (
     ModuleProvider, SearxngProvider, SerpApiProvider, WebSource, scrub, serpapi_key)
 from evalui.benchmarks.gaia.tools.web import SEARCH_URL_ENV, HttpWebBackend
-from evalui.engine.url_policy import url_secrets
+from evalui.endpoint.url_policy import url_secrets
 from evalui.errors import InputError
 
 PROVIDER_ENV = "EVALUI_BFCL_WEB_SEARCH"

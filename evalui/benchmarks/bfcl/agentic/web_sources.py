@@ -24,7 +24,7 @@ from evalui.benchmarks.bfcl.agentic.web_record import (
     REDACTED, WebReplayMiss, WebStore, decode_body, encode_body, fetch_key, search_key)
 from evalui.benchmarks.gaia.tools import web_http
 from evalui.benchmarks.gaia.tools.web import HttpWebBackend
-from evalui.engine.url_policy import RefusedURL
+from evalui.endpoint.url_policy import RefusedURL
 from evalui.errors import InputError
 
 # A SearXNG or plug-in search returns every result it has: bfcl slices to max_results afterwards,

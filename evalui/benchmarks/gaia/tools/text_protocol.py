@@ -11,7 +11,7 @@ import json
 import re
 
 from evalui.benchmarks.gaia.tools.base import Tool
-from evalui.engine.client import ToolCall
+from evalui.endpoint.client import ToolCall
 
 _CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 BAD_CALL = "_malformed"  # the name a call gets when its JSON cannot be read

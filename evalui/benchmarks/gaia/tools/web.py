@@ -17,7 +17,7 @@ from urllib.parse import quote_plus, urlsplit
 
 from evalui.benchmarks.gaia.tools import web_http
 from evalui.benchmarks.gaia.tools.base import WEB_BACKEND_ENV, Tool, ToolContext, ToolResult
-from evalui.engine.url_policy import RefusedURL
+from evalui.endpoint.url_policy import RefusedURL
 from evalui.errors import InputError
 
 SEARCH_URL_ENV = "EVALUI_WEB_SEARCH_URL"

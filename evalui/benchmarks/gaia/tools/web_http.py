@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
-from evalui.engine.url_policy import RefusedURL, check_web_address
+from evalui.endpoint.url_policy import RefusedURL, check_web_address
 
 READ_TIMEOUT_S = 10.0  # connecting, and each read
 DEADLINE_S = 20.0  # the whole download, redirects included

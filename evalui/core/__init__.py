@@ -1,0 +1,1 @@
+"""The core vocabulary every layer shares: the benchmark spec and its hooks, the run record's types, the benchmark registry."""

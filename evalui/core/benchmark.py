@@ -1,0 +1,190 @@
+"""What a benchmark is to the rest of evalui: a spec that the lifecycle, the CLI and the tabs read.
+
+A benchmark gives its name, a dataclass of options, the samples an option set selects, the task
+that asks and judges one sample, the figures it adds to the common summary, the files it exports,
+and its headline figure. Everything else (registering the run, resuming it, running it, the common
+exports and the provenance) is written once, in ``evalui.run.lifecycle``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SampleSpec = tuple[str, str, dict]  # (sample_id, group, payload)
+
+
+def _no_figures(samples: list, summary: dict) -> dict:
+    return {}
+
+
+def _no_files(folder: Path, experiment: dict, summary: dict, samples: list) -> dict:
+    return {}
+
+
+def accuracy_headline(summary: dict) -> tuple[str, float | None]:
+    return "accuracy", summary.get("accuracy")
+
+
+def accept_options(options, settings, stored: dict | None) -> tuple[Any, dict]:
+    return options, {}
+
+
+def given_options(args, values: dict) -> dict:
+    return values
+
+
+def common_cli_summary(summary: dict) -> dict:
+    return {key: summary[key] for key in ("exp_id", "total", "correct", "accuracy", "errors", "duration_s", "out_dir",
+                                          "status", "headline", "epochs", "cost") if key in summary}
+
+
+def option(default: Any = dataclasses.MISSING, *, default_factory: Any = dataclasses.MISSING, help: str = "",
+           flag: str | None = None, choices: tuple | None = None, required: bool = False, shown: bool = True,
+           label: str | None = None):
+    """An option field that says how it is asked for: its help text, its CLI flag (by default
+    ``--name-with-dashes``), the values it takes, whether the CLI requires it, and whether it is
+    asked for at all (``shown=False``: set by the benchmark itself, such as a generated file name).
+    The CLI's flags and the tabs' inputs are built from these; a plain dataclass field works too."""
+    return dataclasses.field(default=default, default_factory=default_factory, metadata={
+        "help": help, "flag": flag, "choices": choices, "required": required, "shown": shown, "label": label})
+
+
+def task_judge(task, sample, response) -> tuple[object, bool, dict]:
+    return task.judge(sample, response)
+
+
+def evalui_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"evalui {version('evalui')}"
+    except PackageNotFoundError:
+        return "evalui (not installed)"
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """A named way to judge a stored reply, with no model call: the run judges with the first one,
+    and ``evalui rescore`` judges a stored run again with any (after an upgrade of the official
+    checker, say). ``version`` names what judged, and goes into every verdict it writes."""
+
+    name: str
+    description: str
+    judge: Callable[[Any, Any, Any], tuple[object, bool, dict]] = task_judge  # (task, sample, response)
+    version: Callable[[], str] = evalui_version
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    title: str
+    options: type  # a dataclass; its fields are the run's options, its defaults the CLI's and the tab's
+    samples: Callable[[Any], list[SampleSpec]]  # options -> the samples they select
+    task: Callable[[Any, Any, str], Any]  # (options, store, exp_id) -> a runner Task
+    # Options a resumed run must keep, because finished samples depend on them; the others may
+    # change on resume, and the run then adopts them (new samples added, the config updated).
+    fixed: tuple[str, ...] = ()
+    summarise: Callable[[list, dict], dict] = _no_figures  # (samples, common summary) -> more figures
+    export: Callable[[Path, dict, dict, list], dict] = _no_files  # (folder, experiment, summary, samples) -> {what: path}
+    headline: Callable[[dict], tuple[str, float | None]] = accuracy_headline
+    data_files: Callable[[Any], list[Path]] = lambda options: []  # hashed into the summary's provenance
+    verdict_words: tuple[str, str] = ("correct", "wrong")
+    group_name: str = "group"
+    needs_endpoint: bool = True  # False where something else can answer (GAIA's user agents)
+    default_concurrency: int = 8
+    # True: the run's ``out`` is its folder. False: ``out`` is where the benchmark's own files go
+    # (AIME writes beside the generated file), and the common files stay in the run's own folder.
+    out_is_run_folder: bool = True
+    metrics: dict[str, str] = dataclasses.field(default_factory=lambda: {
+        "accuracy": "share of judged samples that are correct, with a Wilson 95% interval"})
+    scorers: tuple[Scorer, ...] = ()  # none declared: the task's own judge, under the benchmark's name
+    # Before a run is registered: refuse options that cannot run (ValueError) and normalise them;
+    # returns (options, notes for the run's config). ``stored``: a resumed run's options, else None.
+    check: Callable[[Any, Any, dict | None], tuple[Any, dict]] = accept_options
+    # Who answers when no endpoint is given (GAIA: the user's agent, module:attr); None: the endpoint must.
+    answered_by: Callable[[Any], str | None] = lambda options: None
+    # The CLI: ``evalui GROUP COMMAND`` (default ``evalui NAME run``), its flags from the options,
+    # extra flags that are not options, how they become option values, and the summary it prints.
+    command: tuple[str, str] | None = None
+    cli_flags: Callable[[Any], None] | None = None  # (parser) -> None
+    cli_options: Callable[[Any, dict], dict] = given_options  # (parsed args, option values) -> option values
+    cli_summary: Callable[[dict], dict] = common_cli_summary
+    epochs: bool = True  # whether the run commands offer --epochs (and the tabs an Epochs input)
+    # (stored sample) -> evalui.scanners.material.Material: its gold answer, and which of what the model
+    # was shown is the question, the task's own material (an attachment, a search's pages) or a judge's.
+    # The validity scanners read it, so the task's material never counts as a leaked answer. None: the
+    # whole prompt is read as the question.
+    material: Callable[[Any], Any] | None = None
+    # (stored sample) -> (question, target), for logs other tools read (Inspect AI's sample input and
+    # target, which Inspect's own scorers score against): the question as the task states it (None: the
+    # first user message the model was sent stands for it) and the answer the sample is held to ("" when
+    # there is none or it is hidden). None: no target.
+    question_and_target: Callable[[Any], tuple[str | None, str]] | None = None
+    model_help: str = "model name at the endpoint"
+
+    def scorer_list(self) -> tuple[Scorer, ...]:
+        return self.scorers or (Scorer(self.name, "the benchmark's own judge"),)
+
+    def scorer(self, name: str | None = None) -> Scorer:
+        """The named scorer (the first one when ``name`` is None); ValueError names the known ones."""
+        found = self.scorer_list()
+        for scorer in found:
+            if name in (None, scorer.name):
+                return scorer
+        raise ValueError(f"{self.name} has no scorer {name!r}; its scorers are {', '.join(s.name for s in found)}")
+
+    def option_fields(self) -> list[dataclasses.Field]:
+        return list(dataclasses.fields(self.options))
+
+    def asked_fields(self) -> list[dataclasses.Field]:
+        """The options a user sets (a CLI flag, a tab input): every field not declared ``shown=False``."""
+        return [f for f in self.option_fields() if f.metadata.get("shown", True)]
+
+    def cli_command(self) -> tuple[str, str]:
+        return self.command or (self.name, "run")
+
+    def make_options(self, values: dict) -> Any:
+        """Options from stored or typed values: unknown names are refused, missing ones defaulted."""
+        known = {f.name for f in self.option_fields()}
+        unknown = set(values) - known
+        if unknown:
+            raise ValueError(f"{self.name} has no option {', '.join(sorted(unknown))}; its options are "
+                             f"{', '.join(sorted(known))}")
+        hints = typing.get_type_hints(self.options)
+        return self.options(**{k: coerce(v, hints.get(k)) for k, v in values.items()})
+
+
+def base_type(kind):
+    """``int`` for ``int | None``: the type an option's typed text is read as."""
+    args = [a for a in typing.get_args(kind) if a is not type(None)]
+    return args[0] if typing.get_origin(kind) in (typing.Union, types.UnionType) and args else kind
+
+
+def option_default(field: dataclasses.Field):
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return None if field.default is dataclasses.MISSING else field.default
+
+
+def coerce(value, kind):
+    """A value typed as text (CLI, page) in the option's type: int, float, bool, str or list[str]."""
+    if value is None or kind is None:
+        return value
+    origin = typing.get_origin(kind)
+    args = [a for a in typing.get_args(kind) if a is not type(None)]
+    if origin in (typing.Union, types.UnionType) and args:
+        return coerce(value, args[0])
+    if origin in (list, tuple) or kind in (list, tuple):
+        items = value.split(",") if isinstance(value, str) else list(value)
+        return [str(i).strip() for i in items if str(i).strip()]
+    if kind is bool:
+        return value if isinstance(value, bool) else str(value).strip().lower() in ("1", "true", "yes", "on")
+    if kind in (int, float):
+        return kind(value)
+    return value

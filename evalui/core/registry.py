@@ -1,0 +1,91 @@
+"""Every benchmark evalui knows: one line each. The CLI, the tabs, the Runs tab and resume read it.
+
+A benchmark outside this package is added in one of three ways, each naming a ``module:attr``
+(resolved by ``pkgutil.resolve_name``, so ``module:attr.inner`` works too):
+
+- an installed distribution's entry point in the group ``evalui.benchmarks``
+  (``[project.entry-points."evalui.benchmarks"] toy = "toy_benchmark:BENCHMARK"``);
+- ``EVALUI_BENCHMARKS=name=module:attr[,…]`` (the module must be importable);
+- ``register()`` in the same process.
+
+A later way overrides an earlier one of the same name, except that an entry point never replaces a
+built-in benchmark: installing a package cannot silently swap what ``bfcl`` means.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import pkgutil
+from importlib.metadata import entry_points
+
+from evalui.core.benchmark import Benchmark
+
+EXTRA_ENV = "EVALUI_BENCHMARKS"
+ENTRY_POINT_GROUP = "evalui.benchmarks"
+
+BUILT_IN: dict[str, str] = {
+    "bfcl": "evalui.benchmarks.bfcl.spec:BENCHMARK",
+    "gaia": "evalui.benchmarks.gaia.spec:BENCHMARK",
+    "aime-generate": "evalui.benchmarks.aime.spec:GENERATION",
+    "aime-judge": "evalui.benchmarks.aime.spec:JUDGING",
+    "aime-winrate": "evalui.benchmarks.aime.spec:WINRATE_SPEC",
+}
+
+_registered: dict[str, str] = {}
+log = logging.getLogger(__name__)
+
+
+def register(name: str, target: str) -> None:
+    _registered[name] = target
+
+
+@functools.cache
+def installed() -> dict[str, str]:
+    """Benchmarks that installed distributions declare. Read once per process: scanning every
+    distribution takes tens of milliseconds, and the Runs tab asks for a spec per row."""
+    found = {}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name in BUILT_IN:
+            log.warning("ignored the entry point %s = %s: %r is a built-in benchmark", entry.name, entry.value,
+                        entry.name)
+            continue
+        found[entry.name] = entry.value
+    return found
+
+
+def _extra() -> dict[str, str]:
+    entries = {}
+    for item in os.environ.get(EXTRA_ENV, "").split(","):
+        name, _, target = item.strip().partition("=")
+        if name and target:
+            entries[name.strip()] = target.strip()
+    return entries
+
+
+def targets() -> dict[str, str]:
+    return {**BUILT_IN, **installed(), **_extra(), **_registered}
+
+
+def names() -> list[str]:
+    return list(targets())
+
+
+def extra_names() -> list[str]:
+    """Benchmarks that are not built in: they get the generic CLI command and tab."""
+    return [name for name in targets() if name not in BUILT_IN]
+
+
+def get(name: str) -> Benchmark:
+    target = targets().get(name)
+    if target is None:
+        raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(names())}")
+    try:
+        spec = pkgutil.resolve_name(target)
+    except (ImportError, AttributeError, ValueError) as exc:
+        # One kind of failure for callers (the Runs tab shows such a run without its spec).
+        raise ImportError(f"benchmark {name!r}: cannot load {target!r} ({type(exc).__name__}: {exc})") from exc
+    if not isinstance(spec, Benchmark) or spec.name != name:
+        raise TypeError(f"{target} is not the Benchmark spec named {name!r}")
+    return spec

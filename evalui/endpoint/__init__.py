@@ -1,0 +1,1 @@
+"""The model client: an OpenAI-compatible endpoint, its retries, breaker, limiter, TLS, URL policy and preflight check."""

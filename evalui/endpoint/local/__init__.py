@@ -1,0 +1,1 @@
+"""The offline model: a llama.cpp server started on this machine."""

@@ -1,1 +1,0 @@
-"""The run engine shared by every launcher: model client, run store and concurrent runner."""

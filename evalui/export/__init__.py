@@ -1,0 +1,1 @@
+"""Stored runs in other tools' formats (Inspect AI's eval log)."""

@@ -1,0 +1,1 @@
+"""Operations on stored runs of any benchmark: history, rescoring, scanning."""

@@ -1,0 +1,127 @@
+"""One worker's share of a run: it claims samples a few at a time, keeps its leases alive, and
+stops when any dashboard or process cancels the run.
+
+Several workers (CLI processes, dashboards on one PostgreSQL, or both) may run one exp_id at once:
+each asks only the samples it claimed, so none is asked twice and a judged one never again. A
+worker that runs out of claimable samples while others still hold some waits for them, so that the
+samples of a worker that died come back to it when their lease runs out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from collections import deque
+
+from evalui.store.run_store import RunStore, Sample
+from evalui.store.claims import process_owner
+
+HEARTBEAT_S = 1.0  # also how soon a cancel from another replica is seen
+WAIT_POLL_S = 0.25
+
+
+class RunWorker:
+    """Joins ``exp_id`` on creation; iterate it (``next(worker, None)``, or ``await worker.take()``
+    on an event loop) for the samples it claimed; ``leave()`` at the end."""
+
+    def __init__(self, store: RunStore, exp_id: str, cancel: threading.Event, batch: int = 8):
+        self.store, self.exp_id, self.cancel = store, exp_id, cancel
+        self.worker_id = f"{process_owner()}:{uuid.uuid4().hex[:8]}"
+        self.batch = max(1, batch)
+        self._claimed: deque[Sample] = deque()
+        self._refilling: asyncio.Future | None = None  # a claim under way for take()
+        self._drained = False  # take() found nothing left to claim
+        self._claim_error: BaseException | None = None
+        self._lock = threading.Lock()
+        self._cancel_seen = store.join_run(exp_id, self.worker_id)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"evalui-worker-{exp_id}", daemon=True)
+        self._thread.start()
+
+    # the samples -------------------------------------------------------------------------------
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> Sample:
+        while True:
+            try:
+                return self._claimed.popleft()
+            except IndexError:
+                if not self._fill():
+                    raise StopIteration from None
+
+    def _fill(self, ahead: bool = False) -> bool:
+        """Claim more samples, waiting while other workers hold the only ones left; False when
+        there is nothing left to claim (or the run was cancelled). ``ahead``: claim a batch even
+        though some claimed samples are left; it waits only when none are."""
+        with self._lock:
+            while not self.cancel.is_set():
+                if self._claimed and not ahead:
+                    return True
+                claimed = self.store.claim_samples(self.exp_id, self.worker_id, self.batch)
+                if claimed:
+                    self._claimed.extend(claimed)
+                    return True
+                if self._claimed:
+                    return True  # none free now; the claimed ones keep the worker busy meanwhile
+                expiry = self.store.held_elsewhere(self.exp_id, self.worker_id)
+                if expiry is None:
+                    return False  # nothing left that anyone holds: this worker is done
+                # Another worker holds samples: they are either judged soon or, if it died, free
+                # again when their lease runs out.
+                self.cancel.wait(min(WAIT_POLL_S, max(0.0, expiry - time.time()) + 0.01))
+        return False
+
+    async def take(self) -> Sample | None:
+        """The next claimed sample, for a worker on an event loop. The store is asked in a thread,
+        and before the claimed samples run out: a loop whose every coroutine waited for the next
+        claim at once would leave the endpoint idle meanwhile."""
+        while True:
+            if self._claimed:
+                sample = self._claimed.popleft()
+                if len(self._claimed) < self.batch // 2 and not self._drained:
+                    self._refill()
+                return sample
+            if self._drained:
+                if self._claim_error is not None:
+                    raise self._claim_error  # the store failed under the run: the runner says so
+                return None
+            refill = self._refill()
+            await asyncio.shield(refill)
+            self._refilled(refill)  # awaiting a finished claim does not yield: its callback may not have run
+
+    def _refill(self) -> asyncio.Future:
+        """One claim at a time, in a thread, shared by every coroutine that waits for it."""
+        if self._refilling is None:
+            self._refilling = asyncio.ensure_future(asyncio.to_thread(self._fill, True))
+            self._refilling.add_done_callback(self._refilled)
+        return self._refilling
+
+    def _refilled(self, done: asyncio.Future) -> None:
+        if self._refilling is done:
+            self._refilling = None
+        if done.cancelled():
+            self._drained = True
+        elif done.exception() is not None:
+            self._claim_error, self._drained = done.exception(), True
+        elif not done.result():
+            self._drained = True
+
+    # life and cancel ---------------------------------------------------------------------------
+    def _beat(self) -> None:
+        while not self._stop.wait(HEARTBEAT_S):
+            try:
+                if self.store.beat(self.exp_id, self.worker_id) > self._cancel_seen:
+                    self.cancel.set()  # cancelled from another process or dashboard replica
+            except Exception:  # a busy or closed store: the next beat tries again
+                pass
+
+    def leave(self) -> int:
+        """Stop beating and give back unfinished claims; returns how many other workers still work."""
+        self._stop.set()
+        self._thread.join(timeout=5)
+        with self._lock:
+            self._claimed.clear()
+        return self.store.leave_run(self.exp_id, self.worker_id)

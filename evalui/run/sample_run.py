@@ -1,0 +1,319 @@
+"""One run's samples, executed: build, call, judge, store, count; on threads or on the client's loop.
+
+``run_on_threads`` is the general way: one thread per unit of concurrency, since a task's
+``call`` is synchronous (an agent may make several model calls in it). ``run_on_loop`` is for a
+task that also has ``async def acall``: its samples run as coroutines on the client's own event
+loop, so that no thread waits per request and no reply crosses threads (at thousands of samples
+a second those hand-offs cost as much as the HTTP itself; see bench/engine_ceiling.py).
+
+Writes go to the store without waiting; the callbacks that count a sample run on the store's
+writer thread once its verdict is committed, so a sample reported finished survives ``kill -9``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Iterable
+
+from evalui.endpoint.client import Cancelled, ChatReply, EndpointError
+from evalui.endpoint.in_flight import LiveRun, describe
+from evalui.endpoint.limiter import Lease
+from evalui.run.phases import RunPhases
+from evalui.store.run_store import RunStore, Sample
+from evalui.run.trajectory import Step, single_reply
+
+CANCEL_POLL_S = 0.1
+TICK_S = 0.5  # how often the waiting thread looks at the run: pauses, and the requests in flight
+HEARTBEAT_S = 10.0  # the log names the requests in flight when it has said nothing for this long
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
+def _steps(steps: list) -> list:
+    """Steps as the store writes them: Step dataclasses go to orjson as they are (a deep copy
+    through dataclasses.asdict cost a tenth of a sample's time); anything else as its dict."""
+    return list(steps) if all(type(s) is Step for s in steps) else [s.as_dict() for s in steps]
+
+
+class SampleRun:
+    """What every worker of one run shares: the task, the store, the counts and the progress."""
+
+    def __init__(self, store: RunStore, exp_id: str, task, client, lease: Lease, cancel: threading.Event,
+                 counts: dict, progress: Callable, secrets: tuple[str, ...], live: LiveRun,
+                 phases: RunPhases | None = None):
+        self.store, self.exp_id, self.task, self.client, self.lease = store, exp_id, task, client, lease
+        self.phases = phases or RunPhases()
+        self.cancel, self.counts, self._say, self.secrets, self.live = cancel, counts, progress, secrets, live
+        self._said_at = time.monotonic()
+        self._paused = ""  # what the log last said of a pause
+        # What a success is called differs by task: a valid problem, a passing judgement, a win.
+        self.words = getattr(task, "verdict_words", ("correct", "wrong"))
+        self.lock = threading.Lock()
+        self.done_here = 0
+        self.failures: list[BaseException] = []  # store writes that failed, and worker crashes
+
+    def _progress(self, message: str, done_here: int) -> None:
+        self._said_at = time.monotonic()
+        self._say(message, done_here)
+
+    def tick(self) -> None:
+        """Called every TICK_S by the thread that waits for the workers: a pause or a resume is
+        said at once, and a run that goes quiet names its requests in flight every HEARTBEAT_S."""
+        paused = self.live.paused()
+        if paused != self._paused:
+            host = getattr(getattr(self.live.circuit, "breaker", None), "host", "?")
+            self._paused = paused
+            with self.lock:
+                self._progress(paused or f"resumed: the endpoint at {host} answers again", self.done_here)
+        elif time.monotonic() - self._said_at >= HEARTBEAT_S and len(self.live.board):
+            with self.lock:
+                self._progress(describe(self.live.requests()), self.done_here)
+
+    def _outage(self, exc: EndpointError) -> bool:
+        """A failure the endpoint's outage caused: the sample waits for it instead of failing."""
+        circuit = self.live.circuit
+        return exc.unreachable and circuit is not None and circuit.breaker.is_open and not self.cancel.is_set()
+
+    # callbacks: on the store's writer thread, once the write is committed ------------------
+    def _judged(self, sample_id: str, correct: bool, tokens: int, had_error: bool, error) -> None:
+        with self.lock:
+            if error is not None:
+                self.failures.append(error)
+                self._progress(f"{sample_id}: not stored: {error}", self.done_here)
+                return
+            self.done_here += 1
+            counts = self.counts
+            counts["judged"] += 1
+            counts["correct"] += correct
+            counts["errors"] -= 1 if had_error else 0
+            counts["tokens"] += tokens
+            self._progress(f"{sample_id}: {self.words[0] if correct else self.words[1]}", self.done_here)
+
+    def _errored(self, sample_id: str, message: str, had_error: bool, error) -> None:
+        with self.lock:
+            if error is not None:
+                self.failures.append(error)
+            self.counts["errors"] += 0 if had_error or error is not None else 1
+            self._progress(f"{sample_id}: {message}", self.done_here)
+
+    # the steps of a sample ---------------------------------------------------------------------
+    def judge(self, sample: Sample, response: dict, tokens: int, had_error: bool, after: int | None = None) -> None:
+        began = time.perf_counter()
+        prediction, correct, verdict = self.task.judge(sample, response)
+        self.phases.add_judge(time.perf_counter() - began)
+        self._record_verdict(sample, prediction, bool(correct), verdict, tokens, had_error, after)
+
+    def _record_verdict(self, sample: Sample, prediction, correct: bool, verdict, tokens: int, had_error: bool,
+                        after: int | None) -> None:
+        began = time.perf_counter()
+        self.store.record_judgement(
+            self.exp_id, sample.sample_id, prediction=prediction, correct=correct, verdict=verdict, wait=False,
+            on_done=lambda error: self._judged(sample.sample_id, correct, tokens, had_error, error), after=after)
+        self.phases.add_store(time.perf_counter() - began)
+
+    def fail(self, sample: Sample, request, error: str, attempts: int, had_error: bool, steps=None,
+             plain: str | None = None) -> None:
+        """Store the error (its full text); the log and the status get ``plain``, one sentence."""
+        message = redact(error, self.secrets)
+        said = redact(plain, self.secrets) + f" (after {attempts} tr{'ies' if attempts != 1 else 'y'})" if plain else message
+        self.live.last_error = f"{sample.sample_id}: {said}"
+        began = time.perf_counter()
+        self.store.record_error(
+            self.exp_id, sample.sample_id, request=request, error=message, attempts=attempts,
+            trajectory=_steps(steps) if steps else None, wait=False,
+            on_done=lambda failure: self._errored(sample.sample_id, said, had_error, failure))
+        self.phases.add_store(time.perf_counter() - began)
+
+    def _keep_answer(self, sample: Sample, request: dict, result):
+        if isinstance(result, ChatReply):  # a task that makes one call may return its reply
+            result = single_reply(result, (request or {}).get("messages"))
+        # Not waited for: the answer is kept as soon as its group commits (a slow judge cannot lose
+        # it), and the verdict, folded into the same write if that is still queued, is what marks
+        # the sample finished.
+        began = time.perf_counter()
+        ticket = self.store.record_rollout(self.exp_id, sample.sample_id, request=request, response=result.output,
+                                           latency_s=result.wall_s, prompt_tokens=result.prompt_tokens,
+                                           completion_tokens=result.completion_tokens, attempts=result.attempts,
+                                           trajectory=_steps(result.steps), wait=False)
+        self.phases.add_store(time.perf_counter() - began)
+        return result, ticket
+
+    def answered(self, sample: Sample, request: dict, result, had_error: bool) -> None:
+        result, ticket = self._keep_answer(sample, request, result)
+        self.judge(sample, result.output, result.total_tokens, had_error, after=ticket)
+
+    async def ajudge(self, sample: Sample, response, tokens: int, had_error: bool, after: int | None = None) -> None:
+        """``judge`` for the loop: a task whose judge may take long (it executes calls) gives ``ajudge``."""
+        ajudge = getattr(self.task, "ajudge", None)
+        if ajudge is None:
+            self.judge(sample, response, tokens, had_error, after)
+            return
+        began = time.perf_counter()
+        prediction, correct, verdict = await ajudge(sample, response)
+        self.phases.add_judge(time.perf_counter() - began)
+        self._record_verdict(sample, prediction, bool(correct), verdict, tokens, had_error, after)
+
+    def work(self, sample: Sample) -> None:
+        had_error, request = sample.error is not None, None
+        try:
+            if sample.stage == "rollout":  # answered before a crash: judge it, never ask again
+                self.judge(sample, sample.response, 0, had_error)
+                return
+            request = self.task.build_request(sample)
+            if not self.lease.acquire(self.cancel):
+                return
+            self.phases.mark_first_request()
+            try:
+                while True:
+                    try:
+                        with self.live.board.track(sample.sample_id):
+                            result = self.task.call(self.client, sample, request)
+                        break
+                    except EndpointError as exc:
+                        if not self._outage(exc):
+                            raise
+                        # The endpoint went away during this sample's call: it asks again once the
+                        # endpoint answers (the client waits for that), never counted as an error.
+            except Cancelled:
+                return  # not the sample's fault: it waits for a resume, as it was
+            except EndpointError as exc:
+                self.fail(sample, request, str(exc), exc.attempts, had_error, getattr(exc, "steps", None), exc.plain)
+                return
+            finally:
+                self.lease.release()
+            self.answered(sample, request, result, had_error)
+        except Exception as exc:  # one sample's bad data or a task bug must not stop the run
+            self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
+
+    async def awork(self, sample: Sample) -> None:
+        """``work`` for a task with ``acall``, on the client's loop. A cancel cancels the coroutine
+        (CancelledError is not an Exception): the sample then waits for a resume, as it was."""
+        had_error, request = sample.error is not None, None
+        try:
+            if sample.stage == "rollout":
+                await self.ajudge(sample, sample.response, 0, had_error)
+                return
+            request = self.task.build_request(sample)
+            if not await self._acquire():
+                return
+            self.phases.mark_first_request()
+            try:
+                while True:
+                    try:
+                        with self.live.board.track(sample.sample_id):
+                            result = await self.task.acall(self.client, sample, request)
+                        break
+                    except EndpointError as exc:
+                        if not self._outage(exc):
+                            raise
+            except Cancelled:
+                return
+            except EndpointError as exc:
+                self.fail(sample, request, str(exc), exc.attempts, had_error, getattr(exc, "steps", None), exc.plain)
+                return
+            finally:
+                self.lease.release()
+            result, ticket = self._keep_answer(sample, request, result)
+            await self.ajudge(sample, result.output, result.total_tokens, had_error, after=ticket)
+        except Exception as exc:
+            self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
+
+    async def _acquire(self) -> bool:
+        delay = self.lease.try_acquire()
+        if delay is None:  # the endpoint's slots are taken (by other runs): wait in a thread
+            waiting = asyncio.ensure_future(asyncio.to_thread(self.lease.acquire, self.cancel))
+            try:
+                return await asyncio.shield(waiting)
+            except asyncio.CancelledError:
+                # The slot may still be granted after we stopped waiting: give it back then.
+                waiting.add_done_callback(lambda done: done.result() and self.lease.release())
+                raise
+        if delay > 0:
+            try:
+                await asyncio.sleep(delay)  # the RPM's spacing; the slot is held meanwhile
+            except asyncio.CancelledError:
+                self.lease.release()
+                raise
+        return True
+
+
+def run_on_threads(run: SampleRun, pending: list[Sample], workers: int) -> None:
+    queue, taking = iter(pending), threading.Lock()
+
+    def worker() -> None:
+        try:
+            while not run.cancel.is_set():
+                with taking:
+                    sample = next(queue, None)
+                if sample is None:
+                    return
+                run.work(sample)
+        except BaseException as exc:  # e.g. the store closed under the run: stop, and say so
+            run.failures.append(exc)
+            run.cancel.set()
+
+    threads = [threading.Thread(target=worker, name=f"evalui-run-{run.exp_id}-{i}", daemon=True)
+               for i in range(workers)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(TICK_S)
+                run.tick()
+    except BaseException:
+        # Set first: queued samples are then never started, and requests in flight end within a
+        # fraction of a second.
+        run.cancel.set()
+        for thread in threads:
+            thread.join()
+        raise
+
+
+def run_on_loop(run: SampleRun, pending: list[Sample], workers: int) -> None:
+    future = run.client.submit(_all_samples(run, pending, workers))
+    try:
+        while True:
+            try:
+                future.result(timeout=TICK_S)
+                return
+            except TimeoutError:
+                run.tick()
+    except KeyboardInterrupt:
+        run.cancel.set()  # the watcher cancels the samples in flight within CANCEL_POLL_S
+        future.result()
+        raise
+
+
+async def _all_samples(run: SampleRun, pending: list[Sample], workers: int) -> None:
+    queue = iter(pending)
+    take = getattr(pending, "take", None)  # a RunWorker claims from the store off the loop
+
+    async def worker() -> None:
+        while not run.cancel.is_set():
+            sample = await take() if take else next(queue, None)
+            if sample is None:
+                return
+            await run.awork(sample)
+
+    tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
+    watcher = asyncio.ensure_future(_cancel_when_set(run.cancel, tasks))
+    await asyncio.wait(tasks)
+    watcher.cancel()
+    for task in tasks:
+        if not task.cancelled() and task.exception() is not None:
+            run.failures.append(task.exception())
+
+
+async def _cancel_when_set(cancel: threading.Event, tasks: list[asyncio.Task]) -> None:
+    while not cancel.is_set():
+        await asyncio.sleep(CANCEL_POLL_S)
+    for task in tasks:
+        task.cancel()

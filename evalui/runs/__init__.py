@@ -1,1 +1,0 @@
-"""Operations on stored runs: exports to other tools' formats (inspect_export)."""

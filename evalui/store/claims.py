@@ -1,0 +1,145 @@
+"""Workers that share a run: who works on it, which samples each has claimed, and cancel requests.
+
+A worker (a CLI process, or a dashboard's run thread) joins a run, then claims a few samples at a
+time before it asks the model about them. A claim is a lease: the worker renews it while it lives
+(evalui.run.claims), so the samples of a worker killed with ``kill -9`` become claimable again
+once their lease runs out. PostgreSQL claims with ``SELECT … FOR UPDATE SKIP LOCKED`` (claimers
+never wait for each other); SQLite with one conditional ``UPDATE``, which SQLite runs under its
+write lock, so two claimers can never take the same sample.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+
+from evalui.store.rows import Sample
+
+LEASE_ENV = "EVALUI_LEASE_S"
+DEFAULT_LEASE_S = 60.0
+# A worker on another machine whose heartbeat is older than this is taken for dead.
+STALE_AFTER_S = 30.0
+_UNFINISHED = "stage IN ('init', 'rollout')"
+
+
+def lease_seconds() -> float:
+    return float(os.environ.get(LEASE_ENV) or DEFAULT_LEASE_S)
+
+
+def process_owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def owner_alive(owner: str | None, heartbeat_at: float | None, now: float | None = None) -> bool:
+    """Whether the process named ``host:pid[:tag]`` still works: on this machine its pid says so at
+    once; elsewhere its heartbeat must be recent."""
+    if not owner:
+        return False
+    host, _, rest = owner.partition(":")
+    pid = rest.split(":", 1)[0]
+    fresh = heartbeat_at is not None and (now or time.time()) - heartbeat_at < STALE_AFTER_S
+    if host == socket.gethostname() and pid.isdigit():
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass  # alive, and someone else's
+        return heartbeat_at is None or fresh
+    return fresh
+
+
+class ClaimsMixin:
+    """The run store's part for shared runs (mixed into RunStore, which provides _db, _lock, _read…)."""
+
+    def join_run(self, exp_id: str, worker_id: str) -> int:
+        """Register ``worker_id`` as working on the run (status running); returns the run's cancel
+        count, so that a later cancel from any dashboard is noticed."""
+        self.flush()
+        now = time.time()
+        with self._lock:
+            try:
+                self._db.execute("UPDATE experiments SET status = 'running', owner = ?, heartbeat_at = ?, updated_at = ?"
+                                 " WHERE exp_id = ?", (worker_id, now, now, exp_id))
+                self._db.execute("INSERT INTO workers (exp_id, worker_id, heartbeat_at) VALUES (?, ?, ?)"
+                                 " ON CONFLICT (exp_id, worker_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at",
+                                 (exp_id, worker_id, now))
+                row = self._db.execute("SELECT cancel_seq FROM experiments WHERE exp_id = ?", (exp_id,)).fetchone()
+                self._db.commit()
+            except BaseException:
+                self._db.rollback()
+                raise
+        self._joined[exp_id] = worker_id
+        return row["cancel_seq"] if row else 0
+
+    def worker_on(self, exp_id: str) -> str | None:
+        """The worker this store last joined to ``exp_id`` (this process's worker on it)."""
+        return self._joined.get(exp_id)
+
+    def beat(self, exp_id: str, worker_id: str) -> int:
+        """Show life and renew the leases of this worker's unfinished claims; returns the cancel count."""
+        now = time.time()
+        self._writer.submit([
+            ("UPDATE workers SET heartbeat_at = ? WHERE exp_id = ? AND worker_id = ?", (now, exp_id, worker_id)),
+            ("UPDATE experiments SET heartbeat_at = ? WHERE exp_id = ?", (now, exp_id)),
+            (f"UPDATE samples SET lease_until = ? WHERE exp_id = ? AND claimed_by = ? AND {_UNFINISHED}",
+             (now + lease_seconds(), exp_id, worker_id)),
+        ])
+        return self.cancel_count(exp_id)
+
+    def cancel_count(self, exp_id: str) -> int:
+        rows = self._read("SELECT cancel_seq FROM experiments WHERE exp_id = ?", (exp_id,))
+        return rows[0]["cancel_seq"] if rows else 0
+
+    def request_cancel(self, exp_id: str) -> bool:
+        """Ask every worker of the run, in any process or replica, to stop; False if none works on it."""
+        if not self.live_workers(exp_id):
+            return False
+        self._write("UPDATE experiments SET cancel_seq = cancel_seq + 1, updated_at = ? WHERE exp_id = ?",
+                    (time.time(), exp_id))
+        return True
+
+    def claim_samples(self, exp_id: str, worker_id: str, limit: int) -> list[Sample]:
+        """Lease up to ``limit`` unfinished samples nobody holds (or whose lease ran out), in order."""
+        now = time.time()
+        pick = (f"SELECT sample_id FROM samples WHERE exp_id = ? AND {_UNFINISHED}"
+                " AND (claimed_by IS NULL OR lease_until < ?) ORDER BY position LIMIT ?")
+        if self.dialect == "postgresql":
+            pick += " FOR UPDATE SKIP LOCKED"  # a row another claimer is taking is skipped, not waited for
+            # ARRAY(...) runs the pick once. As a plain IN, the planner may rescan it for every row the
+            # UPDATE visits (a nested-loop semi join), each rescan locking the next free rows: a claim
+            # of 1 took every unclaimed sample.
+            pick = f"SELECT unnest(ARRAY({pick}))"
+        with self._lock:
+            try:
+                rows = self._db.execute(
+                    f"UPDATE samples SET claimed_by = ?, lease_until = ? WHERE exp_id = ? AND sample_id IN ({pick})"
+                    " RETURNING *", (worker_id, now + lease_seconds(), exp_id, exp_id, now, limit)).fetchall()
+                self._db.commit()
+            except BaseException:
+                self._db.rollback()
+                raise
+        return sorted((self._sample(row) for row in rows), key=lambda sample: sample.position)
+
+    def held_elsewhere(self, exp_id: str, worker_id: str) -> float | None:
+        """When the first lease held by another worker on an unfinished sample runs out (None: no such lease)."""
+        rows = self._read(f"SELECT MIN(lease_until) AS next_expiry FROM samples WHERE exp_id = ? AND {_UNFINISHED}"
+                          " AND claimed_by IS NOT NULL AND claimed_by != ? AND lease_until >= ?",
+                          (exp_id, worker_id, time.time()))
+        return rows[0]["next_expiry"] if rows else None
+
+    def leave_run(self, exp_id: str, worker_id: str) -> int:
+        """Release this worker's unfinished claims and leave; returns how many other workers still live."""
+        self.flush()
+        self._writer.submit([
+            (f"UPDATE samples SET claimed_by = NULL, lease_until = NULL WHERE exp_id = ? AND claimed_by = ?"
+             f" AND {_UNFINISHED}", (exp_id, worker_id)),
+            ("DELETE FROM workers WHERE exp_id = ? AND worker_id = ?", (exp_id, worker_id)),
+        ])
+        return len(self.live_workers(exp_id))
+
+    def live_workers(self, exp_id: str) -> list[str]:
+        rows = self._read("SELECT worker_id, heartbeat_at FROM workers WHERE exp_id = ?", (exp_id,))
+        now = time.time()
+        return [row["worker_id"] for row in rows if owner_alive(row["worker_id"], row["heartbeat_at"], now)]

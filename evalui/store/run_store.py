@@ -1,0 +1,384 @@
+"""The run store: experiments and their samples in SQLite or PostgreSQL, so runs resume, can be
+compared, and can be shared by several workers (evalui.store.claims).
+
+Each sample moves init → rollout → judged, as in the utu eval framework. A rollout that failed
+for good stays at init with its error recorded, and is retried when the run resumes.
+
+Writes go through one writer thread that commits them in groups (evalui.store.group_commit);
+a write has returned (or its callback has run) only once it is committed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from evalui.config import data_dir
+from evalui.errors import DamagedRun
+from evalui.store.group_commit import Done, GroupCommit
+from evalui.store.claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
+from evalui.store.counts import COUNT_COLUMNS, stored_tokens
+from evalui.store.light import LightReadsMixin, findings_text, verdict_columns
+from evalui.store.parts import (INSERT_PART, PACKED_COLUMNS, LostPart, PartCache, pack, part_statements,
+                                      rows_references)
+from evalui.store.rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
+from evalui.store.schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
+from evalui.store.sql import (database_url, is_postgres, migrate_postgres, migrate_sqlite, open_sqlite,
+                                     open_sqlite_reader, postgres_version, redact_database_url, sqlite_path,
+                                     sqlite_version)
+
+# A sample's answer and its verdict in one row update (record_judgement folds them when it can).
+_ANSWER_AND_VERDICT = (
+    "UPDATE samples SET stage = 'judged', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
+    " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?,"
+    " prediction = ?, correct = ?, verdict = ?, error_type = ?, unscored = ?, findings = ? WHERE exp_id = ? AND sample_id = ?")
+# Read connections kept open between reads (``RunStore.reader``): a PostgreSQL connection costs a
+# round of authentication to open, and a few cover the searches a dashboard runs at once.
+IDLE_READERS = 4
+
+
+class RunBusy(ValueError):
+    """The run is being executed by a live process: it cannot be deleted or started twice."""
+
+
+class RunStore(ClaimsMixin, LightReadsMixin):
+    """Thread-safe access to one store; a write is committed when it returns (or, with
+    ``wait=False``, before its ``on_done`` runs).
+
+    ``path``: a SQLite file. Otherwise ``url`` or ``$EVALUI_DATABASE_URL`` (``postgresql://…`` or
+    ``sqlite:///…``), else ``$EVALUI_DATA_DIR/evalui.sqlite``."""
+
+    def __init__(self, path: str | Path | None = None, *, url: str | None = None):
+        url = url or (None if path else database_url())
+        self._lock = threading.RLock()
+        self._joined: dict[str, str] = {}  # exp_id -> this store's worker on it (see record_judgement)
+        self._readers: list = []  # idle connections of reader(), guarded by _readers_lock
+        self._readers_lock = threading.Lock()
+        self._readers_closed = False
+        if is_postgres(url):
+            from evalui.store.sql import PostgresConnection
+
+            self.path, self.dialect = None, "postgresql"
+            self.location = redact_database_url(url)
+            self._db = PostgresConnection(url)
+            self._open_reader = lambda: PostgresConnection(url)  # a closure: the password stays out of attributes
+            with self._lock:
+                migrate_postgres(self._db)
+        else:
+            self.path = Path(path) if path else sqlite_path(url) if url else data_dir() / "evalui.sqlite"
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.dialect, self.location = "sqlite", str(self.path)
+            self._db = open_sqlite(self.path)
+            self._open_reader = lambda: open_sqlite_reader(self.path)
+            with self._lock:
+                migrate_sqlite(self._db)
+        self._writer = GroupCommit(self._db, self._lock)
+        self._parts = PartCache(self._read)
+
+    @property
+    def schema_version(self) -> int:
+        with self._lock:
+            return postgres_version(self._db) if self.dialect == "postgresql" else sqlite_version(self._db)
+
+    def close(self) -> None:
+        self._writer.close()
+        with self._readers_lock:
+            self._readers_closed, idle, self._readers = True, self._readers, []
+        for db in idle:
+            db.close()
+        with self._lock:
+            self._db.close()
+
+    @contextlib.contextmanager
+    def reader(self) -> Iterator:
+        """A read connection of its own, used without the store's lock: a long read (a visitor's
+        full-text search) then holds up no other read or write of this store. It sees what the
+        store has committed; the caller ends any transaction it opens. One that raised is closed,
+        not kept: it may be mid-transaction or broken."""
+        with self._readers_lock:
+            db = self._readers.pop() if self._readers else None
+        if db is None:
+            db = self._open_reader()
+        try:
+            yield db
+            db.rollback()  # nothing was written; a PostgreSQL read left open would hold its snapshot
+        except BaseException:
+            db.close()
+            raise
+        with self._readers_lock:
+            if not self._readers_closed and len(self._readers) < IDLE_READERS:
+                self._readers.append(db)
+                return
+        db.close()
+
+    def flush(self) -> None:
+        """Wait until every write queued so far (``wait=False``) is committed."""
+        self._writer.flush()
+
+    def commit_seconds(self) -> float:
+        """Seconds the store's writer has spent committing so far (evalui.run.phases)."""
+        return self._writer.commit_s
+
+    def _write(self, sql: str, params: Iterable = (), *, wait: bool = True, on_done: Done | None = None) -> None:
+        self._writer.submit([(sql, tuple(params))], wait=wait, on_done=on_done)
+
+    def _read(self, sql: str, params: Iterable = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            rows = self._db.execute(sql, tuple(params)).fetchall()
+            if self.dialect == "postgresql":
+                self._db.commit()  # no transaction left open between reads: it would hold locks
+            return rows
+
+    # experiments ------------------------------------------------------------------------------
+    def create_or_get_experiment(self, exp_id: str, benchmark: str, model: str, endpoint_host: str, config: dict) -> dict:
+        """The experiment ``exp_id``; created when new. An existing one must be the same benchmark."""
+        existing = self.experiment(exp_id)
+        if existing is None:
+            now = time.time()
+            # DO NOTHING: two workers started with one new exp_id at once both get the one run.
+            self._write(
+                "INSERT INTO experiments (exp_id, benchmark, model, endpoint_host, config, status, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, 'created', ?, ?) ON CONFLICT (exp_id) DO NOTHING",
+                (exp_id, benchmark, model, endpoint_host, _dumps(config), now, now),
+            )
+            existing = self.experiment(exp_id)
+        if existing["benchmark"] != benchmark:
+            raise ValueError(f"exp_id {exp_id!r} already holds a {existing['benchmark']} run, not {benchmark}")
+        return existing
+
+    def experiment(self, exp_id: str) -> dict | None:
+        rows = self._read("SELECT * FROM experiments WHERE exp_id = ?", (exp_id,))
+        return self._experiment_dict(rows[0]) if rows else None
+
+    def experiments(self, benchmark: str | None = None) -> list[dict]:
+        sql = "SELECT * FROM experiments"
+        params: tuple = ()
+        if benchmark:
+            sql += " WHERE benchmark = ?"
+            params = (benchmark,)
+        return [self._experiment_dict(r) for r in self._read(sql + " ORDER BY created_at DESC", params)]
+
+    def _experiment_dict(self, row: sqlite3.Row) -> dict:
+        record = dict(row)
+        record["config"] = _loads(record["config"]) or {}
+        record["summary"] = _loads(record["summary"])
+        record["stored_status"] = record["status"]
+        # What progress() returns, read with the row: a listing needs no query per run.
+        record["counts"] = {name[2:]: int(record.pop(name, 0) or 0) for name in COUNT_COLUMNS}
+        # Running while any of its workers lives (in any process, on any machine sharing the store).
+        if record["status"] == "running" and not self.live_workers(record["exp_id"]) \
+                and not owner_alive(record.get("owner"), record.get("heartbeat_at")):
+            record["status"] = "interrupted"
+        return record
+
+    # who executes a run ------------------------------------------------------------------------
+    def claim_run(self, exp_id: str) -> None:
+        """Join the run as this process (evalui.run.claims joins with a worker id of its own)."""
+        self.join_run(exp_id, process_owner())
+
+    def heartbeat(self, exp_id: str) -> None:
+        self._write("UPDATE experiments SET heartbeat_at = ? WHERE exp_id = ? AND owner = ?",
+                    (time.time(), exp_id, process_owner()))
+
+    def is_executing(self, exp_id: str) -> bool:
+        experiment = self.experiment(exp_id)
+        return bool(experiment and experiment["status"] == "running")
+
+    def set_status(self, exp_id: str, status: str, *, summary: dict | None = None, out_dir: str | None = None) -> None:
+        fields, params = ["status = ?", "updated_at = ?"], [status, time.time()]
+        if summary is not None:
+            fields.append("summary = ?")
+            params.append(_dumps(summary))
+        if out_dir is not None:
+            fields.append("out_dir = ?")
+            params.append(out_dir)
+        self._write(f"UPDATE experiments SET {', '.join(fields)} WHERE exp_id = ?", (*params, exp_id))
+
+    def update_config(self, exp_id: str, config: dict) -> None:
+        """Replace a run's config (a resume that adopted a changed selection)."""
+        self._write("UPDATE experiments SET config = ?, updated_at = ? WHERE exp_id = ?",
+                    (_dumps(config), time.time(), exp_id))
+
+    def delete_experiment(self, exp_id: str) -> None:
+        """Delete the run and its samples; RunBusy while any live process executes it."""
+        self.flush()
+        with self._lock:
+            if self.is_executing(exp_id):
+                raise RunBusy(f"run {exp_id!r} is running; cancel it (or wait for it to end) before deleting it")
+            try:
+                for table in ("samples", "workers", "experiments"):
+                    self._db.execute(f"DELETE FROM {table} WHERE exp_id = ?", (exp_id,))
+                self._db.commit()
+            except BaseException:
+                self._db.rollback()
+                raise
+
+    # samples ----------------------------------------------------------------------------------
+    def add_samples(self, exp_id: str, samples: Iterable[tuple[str, str, dict]]) -> int:
+        """Register (sample_id, group, payload) at stage init; samples already known are kept as they are."""
+        now = time.time()
+        self.flush()
+        with self._lock:
+            try:
+                start = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE exp_id = ?",
+                                         (exp_id,)).fetchone()[0]
+                parts: dict[str, str] = {}
+                rows = []
+                for i, (sid, group, payload) in enumerate(samples):
+                    text, found = pack(payload)
+                    parts.update(found)
+                    rows.append((exp_id, sid, start + i, group, text, now))
+                if parts:
+                    self._db.executemany(INSERT_PART, sorted(parts.items()))
+                cursor = self._db.executemany(
+                    "INSERT INTO samples (exp_id, sample_id, position, grp, payload, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT (exp_id, sample_id) DO NOTHING", rows)
+                self._db.commit()
+            except BaseException:
+                self._db.rollback()
+                raise
+            return cursor.rowcount
+
+    def samples(self, exp_id: str, stages: Iterable[str] | None = None) -> list[Sample]:
+        sql = "SELECT * FROM samples WHERE exp_id = ?"
+        params: list = [exp_id]
+        if stages is not None:
+            stages = list(stages)
+            sql += f" AND stage IN ({','.join('?' * len(stages))})"
+            params += stages
+        rows = self._read(sql + " ORDER BY position", params)
+        self._parts.fetch(rows_references(rows, PACKED_COLUMNS))  # every part the rows lack, in a few reads
+        return [self._sample(r) for r in rows]
+
+    def _sample(self, row: sqlite3.Row) -> Sample:
+        # A missing part or a column that is not JSON is said with the run and the sample it is in,
+        # not as a traceback from the middle of whatever was reading.
+        try:
+            return self._sample_of(row)
+        except LostPart as exc:
+            raise DamagedRun(row["exp_id"], row["sample_id"], str(exc)) from None
+        except ValueError as exc:
+            raise DamagedRun(row["exp_id"], row["sample_id"], f"a stored column is not JSON ({exc})") from None
+
+    def _sample_of(self, row: sqlite3.Row) -> Sample:
+        load = self._parts.load
+        return Sample(
+            exp_id=row["exp_id"],
+            sample_id=row["sample_id"],
+            position=row["position"],
+            group=row["grp"],
+            stage=row["stage"],
+            payload=load(row["payload"]) or {},
+            request=load(row["request"]),
+            response=load(row["response"]),
+            prediction=_loads(row["prediction"]),
+            latency_s=row["latency_s"],
+            prompt_tokens=row["prompt_tokens"],
+            completion_tokens=row["completion_tokens"],
+            attempts=row["attempts"],
+            correct=None if row["correct"] is None else bool(row["correct"]),
+            verdict=_loads(row["verdict"]),
+            error=row["error"],
+            trajectory=load(row["trajectory"]),
+            updated_at=row["updated_at"],
+            claimed_by=row["claimed_by"],
+        )
+
+    def record_rollout(self, exp_id: str, sample_id: str, *, request, response, latency_s: float,
+                       prompt_tokens: int, completion_tokens: int, attempts: int, trajectory: list | None = None,
+                       wait: bool = True, on_done: Done | None = None) -> int:
+        """Keep the answer (stage rollout). Returns the write's ticket, for ``record_judgement(after=)``."""
+        (request, response, trajectory), parts = self._pack(request, response, trajectory)
+        return self._writer.submit([(
+            "UPDATE samples SET stage = 'rollout', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
+            " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?"
+            " WHERE exp_id = ? AND sample_id = ?",
+            (request, response, latency_s, stored_tokens(prompt_tokens), stored_tokens(completion_tokens), attempts,
+             trajectory, time.time(), exp_id, sample_id)), *parts], wait=wait, on_done=on_done)
+
+    def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int,
+                     trajectory: list | None = None, wait: bool = True, on_done: Done | None = None) -> None:
+        """The call failed for good: back to init (a resume starts it again), with what it did kept."""
+        (request, trajectory), parts = self._pack(request, trajectory)
+        self._writer.submit([(
+            "UPDATE samples SET stage = 'init', request = ?, error = ?, attempts = attempts + ?, trajectory = ?,"
+            " updated_at = ? WHERE exp_id = ? AND sample_id = ?",
+            (request, error, attempts, trajectory, time.time(), exp_id, sample_id)), *parts],
+            wait=wait, on_done=on_done)
+
+    def _pack(self, *values) -> tuple[list, list]:
+        """Column texts of ``values`` with their large parts stored apart (evalui.store.parts),
+        and the statements that store those parts."""
+        texts, parts = [], {}
+        for value in values:
+            text, found = pack(value)
+            texts.append(text)
+            parts.update(found)
+        self._parts.remember(parts)
+        return texts, part_statements(parts)
+
+    def record_judgement(self, exp_id: str, sample_id: str, *, prediction, correct: bool, verdict: dict,
+                         wait: bool = True, on_done: Done | None = None, after: int | None = None) -> None:
+        """Judge one sample. The last verdict marks the run finished in the same transaction, so a
+        crash between it and the summary cannot leave a complete run looking unfinished.
+
+        ``after``: the ticket of this sample's ``record_rollout(wait=False)``; while that write is
+        still queued, the verdict is folded into it (one row update instead of two)."""
+        now = time.time()
+        verdict_values = (_dumps(prediction), int(bool(correct)), _dumps(verdict), *verdict_columns(verdict))
+        # IN, not !=: two seeks on the (exp_id, stage) index instead of a scan of the judged rows.
+        # Keyed: once per group of writes, after the others.
+        # finished_by: the worker whose verdict was the last one writes the summary and exports.
+        finish = ("UPDATE experiments SET status = 'finished', finished_by = ?, updated_at = ? WHERE exp_id = ?"
+                  " AND status != 'finished' AND NOT EXISTS"
+                  " (SELECT 1 FROM samples WHERE exp_id = ? AND stage IN ('init', 'rollout'))",
+                  (self._joined.get(exp_id) or process_owner(), now, exp_id, exp_id), ("finished", exp_id))
+
+        def fold(statements: list) -> list:
+            (_, params), *parts = statements  # the rollout's update, then its parts
+            return [(_ANSWER_AND_VERDICT, (*params[:8], *verdict_values, *params[8:])), *parts, *checks]
+
+        # PostgreSQL: two workers judging the last two samples at once would each see the other's
+        # as unfinished. Locking the run's row first orders them: the second one's check runs after
+        # the first commits, and sees every verdict. (SQLite writers are serialised already.)
+        checks = [("UPDATE experiments SET updated_at = ? WHERE exp_id = ?", (now, exp_id), ("lock", exp_id)),
+                  finish] if self.dialect == "postgresql" else [finish]
+        if after and not wait and self._writer.amend(after, fold, on_done):
+            return
+        self._writer.submit([
+            ("UPDATE samples SET stage = 'judged', prediction = ?, correct = ?, verdict = ?, error_type = ?,"
+             " unscored = ?, findings = ?, updated_at = ? WHERE exp_id = ? AND sample_id = ?",
+             (*verdict_values, now, exp_id, sample_id)),
+            *checks,
+        ], wait=wait, on_done=on_done)
+
+    def record_findings(self, exp_id: str, verdicts: dict[str, dict]) -> None:
+        """Write judged samples' verdicts again, now holding their ``findings`` (evalui.run.findings):
+        kept in the verdict, so no column is added and a new verdict (a rescore) starts without them."""
+        if verdicts:
+            # The run's row marks the change too: findings leave the samples' counts and times as they were,
+            # and readers that keep a run's rows (run_version) must see that it changed.
+            self._writer.submit([*((
+                "UPDATE samples SET verdict = ?, findings = ? WHERE exp_id = ? AND sample_id = ? AND stage = 'judged'",
+                (_dumps(verdict), findings_text(verdict.get("findings")), exp_id, sample_id))
+                for sample_id, verdict in verdicts.items()),
+                ("UPDATE experiments SET updated_at = ? WHERE exp_id = ?", (time.time(), exp_id))], wait=True)
+
+    def judged_outcomes(self, exp_ids: Iterable[str]) -> list[tuple[str, str, bool]]:
+        """(exp_id, sample_id, correct) of the judged samples of these runs; nothing else is read."""
+        exp_ids = list(exp_ids)
+        if not exp_ids:
+            return []
+        rows = self._read("SELECT exp_id, sample_id, correct FROM samples WHERE stage = 'judged' AND exp_id IN"
+                          f" ({','.join('?' * len(exp_ids))})", exp_ids)
+        return [(r["exp_id"], r["sample_id"], bool(r["correct"])) for r in rows]
+
+    def progress(self, exp_id: str) -> dict:
+        """Counts for a progress bar: total, judged, correct, errors (pending with an error), tokens.
+        One row: the counts the store keeps in the run's row (evalui.store.counts)."""
+        rows = self._read(f"SELECT {', '.join(COUNT_COLUMNS)} FROM experiments WHERE exp_id = ?", (exp_id,))
+        return {name[2:]: int(rows[0][name] or 0) if rows else 0 for name in COUNT_COLUMNS}

@@ -1,0 +1,1 @@
+"""The dashboard's strings, in English and Chinese."""

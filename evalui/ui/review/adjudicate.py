@@ -1,0 +1,87 @@
+"""The adjudication part of the verification panel: the disputed problems of the open file, every
+review of the chosen one, and the adjudicator's final review, which becomes the entry's seed fields.
+
+Who may adjudicate: everyone allowed to review, or only the names in EVALUI_ADJUDICATORS. In blind
+mode only listed adjudicators, or reviewers who have reviewed a problem, see its reviews here.
+"""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from evalui.review import reviews as reviews_file
+from evalui.review import queue as assignment
+from evalui.review import report as report
+from evalui.stats.metrics import JUDGE_DIMENSIONS
+from evalui.ui.web.access import require_access, say
+from evalui.ui.latex import inert_markdown
+from evalui.ui.i18n.strings import t
+from evalui.ui.review.view import SCORE_CHOICES, UNSET, incomplete, problems_of, reviews_markdown, viewer_name
+
+
+def _visible_disputes(path: str, viewer: str) -> tuple[list[str], dict]:
+    _, parsed, _ = report.file_reviews(path)
+    blind = assignment.read_settings(path)["blind"]
+    disputed = [d["problem_id"] for d in report.reviewer_agreement(parsed, {}, top=1000)["most_disputed"]
+                if assignment.may_see_others(parsed.get(d["problem_id"]), viewer, blind)]
+    return disputed, parsed
+
+
+def list_disputes(state, name=""):
+    if not problems_of(state.get("file")):
+        raise gr.Error(say("verify.open_first"))
+    disputed, _ = _visible_disputes(state["file"], viewer_name(name))
+    note = "" if disputed else say("verify.no_disputes")
+    return note, gr.update(choices=disputed, value=disputed[0] if disputed else None), \
+        *(show(state, disputed[0], name)[1:] if disputed else ("", *UNSET, None, ""))
+
+
+def show(state, problem_id, name=""):
+    """The chosen problem's reviews, and the final review's values (when it may be seen) as the starting point."""
+    if not problems_of(state.get("file")) or not problem_id:
+        return ("", "", *UNSET, None, "")
+    parsed, _ = reviews_file.read_all(reviews_file.verifications_path(state["file"]))
+    reviews = parsed.get(problem_id)
+    visible = assignment.may_see_others(reviews, viewer_name(name), assignment.read_settings(state["file"])["blind"])
+    final = reviews.final if reviews and visible else None
+    scores = final["scores"] if final else dict.fromkeys(JUDGE_DIMENSIONS)
+    return ("", reviews_markdown(reviews, visible), *(scores[d] for d in JUDGE_DIMENSIONS),
+            final["status"] if final else None, "")
+
+
+def settle(state, problem_id, name, *values):
+    require_access("adjudicate")
+    *scores, status_value, comment = values
+    if not problems_of(state.get("file")):
+        raise gr.Error(say("verify.open_first"))
+    scores = dict(zip(JUDGE_DIMENSIONS, scores))
+    refusal = incomplete(name, scores, status_value)
+    if refusal:
+        raise gr.Error(refusal)
+    adjudicator = viewer_name(name)
+    assignment.record_review(state["file"], problem_id or "", scores, status_value, comment, adjudicator, final=True)
+    note = say("verify.adjudicated", problem_id=inert_markdown(problem_id), name=inert_markdown(adjudicator))
+    disputed, parsed = _visible_disputes(state["file"], adjudicator)
+    return note, gr.update(choices=disputed, value=None), reviews_markdown(parsed.get(problem_id), True)
+
+
+def build(position, reviewer, message, listen) -> None:
+    with gr.Accordion(t("verify.adjudication"), open=False):
+        with gr.Row():
+            disputed = gr.Dropdown(choices=[], label=t("verify.disputed"), elem_id="verify-disputed", scale=4)
+            refresh = gr.Button(t("run.refresh"), elem_id="verify-disputed-refresh", scale=1)
+        reviews = gr.Markdown(elem_id="verify-adjudicate-reviews")
+        with gr.Row():
+            score_radios = [gr.Radio(SCORE_CHOICES, value=None, label=d, elem_id=f"verify-adjudicate-{d}")
+                       for d in JUDGE_DIMENSIONS]
+        with gr.Row():
+            status = gr.Radio(list(reviews_file.STATUSES), label=t("verify.status"), elem_id="verify-adjudicate-status")
+            comments = gr.Textbox(label=t("verify.comments"), lines=2, elem_id="verify-adjudicate-comments")
+            save = gr.Button(t("verify.adjudicate_save"), variant="primary", elem_id="verify-adjudicate-save")
+    form = [reviews, *score_radios, status, comments]
+    listen(refresh.click, list_disputes, [position, reviewer], [message, disputed, *form], message,
+           api_name="verify_disputed")
+    listen(disputed.input, show, [position, disputed, reviewer], [message, *form], message,
+           api_name="verify_adjudicate_show")
+    listen(save.click, settle, [position, disputed, reviewer, *score_radios, status, comments],
+           [message, disputed, reviews], message, api_name="verify_adjudicate")

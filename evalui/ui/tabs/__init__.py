@@ -1,0 +1,1 @@
+"""The dashboard's tabs: one per benchmark where it wants one, the generic tab, runs, score and compare."""

@@ -1,0 +1,214 @@
+"""The AIME tabs: generate problems (shown as they are made), then judge them and measure their
+win rate against real AIME problems, with charts and the report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gradio as gr
+
+from evalui.benchmarks.aime import companions
+from evalui.benchmarks.aime.options import GenerateOptions, JudgeOptions, WinrateOptions
+from evalui.benchmarks.aime.spec import GENERATE, GENERATION, JUDGE, JUDGING, WINRATE, WINRATE_SPEC
+from evalui.run import lifecycle
+from evalui.benchmarks.aime.spec import generated_problems
+from evalui.benchmarks.aime.prompts import TOPICS
+from evalui.config import runs_dir
+from evalui.store.run_store import RunStore
+from evalui.reports.charts import judge_dimension_bars, score_distribution, win_loss_tie
+from evalui.ui import launcher
+from evalui.ui.viewer import page as viewer
+from evalui.ui.web.access import say
+from evalui.ui.tabs.option_inputs import option_input
+from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.latex import LATEX_DELIMITERS, problem_markdown
+from evalui.ui.refresh import files_refresh_s
+from evalui.ui.i18n.strings import t
+
+REFERENCE_SOURCES = {"Hub, else bundled": "auto", "Hugging Face Hub": "hub", "Bundled sample": "bundled"}
+SHOWN_PROBLEMS = 20
+
+
+def generation_view(store: RunStore, exp_id: str | None):
+    experiment = store.experiment(exp_id) if exp_id else None
+    if experiment is None:
+        return "", None
+    problems = generated_problems(experiment, store.samples(exp_id, stages=("judged",)))
+    text = "\n\n---\n\n".join(problem_markdown(p) for p in reversed(problems[-SHOWN_PROBLEMS:]))
+    summary = experiment.get("summary") or {}
+    files = [summary[k] for k in ("output", "report") if summary.get(k) and Path(summary[k]).exists()]
+    return text or "_No problem yet._", files or None
+
+
+def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
+    gr.Markdown(t("aime.intro"))
+    with gr.Row():
+        count = option_input(GENERATION, "n", value=5, minimum=1, label=t("aime.count"), elem_id="aime-count")
+        topics = option_input(GENERATION, "topics", choices=list(TOPICS), label=t("aime.topics"), elem_id="aime-topics")
+        seed = option_input(GENERATION, "seed", label=t("aime.seed"), elem_id="aime-seed")
+        references = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label=t("aime.references"),
+                              elem_id="aime-references")
+        concurrency = gr.Slider(1, 16, value=4, step=1, label=t("run.concurrency"))
+    exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"),
+                        elem_id="aime-exp-id")
+    parts = launcher.build_controls("aime", t("aime.start"))
+    problems = gr.Markdown(latex_delimiters=LATEX_DELIMITERS, elem_id="aime-problems")
+    downloads = gr.File(label=t("aime.downloads"), file_count="multiple", elem_id="aime-downloads")
+
+    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, count_value, topic_values, seed_value,
+                reference_label, concurrency_value, exp_id_value, prices=(None, None)):
+        settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, *prices)
+        preflight(settings)
+        options = GenerateOptions(n=int(count_value or 0), topics=list(topic_values or []), seed=int(seed_value or 0),
+                                  reference_source=REFERENCE_SOURCES[reference_label])
+        run_id = lifecycle.prepare(store, GENERATION, options, settings, exp_id=(exp_id_value or "").strip() or None)
+
+        def work(run):
+            run.say(f"generating {int(count_value)} problems with {settings.model}")
+            return lifecycle.execute(store, run_id, settings, concurrency=int(concurrency_value), cancel=run.cancel,
+                                     on_progress=lambda p: run.say(p.message))
+
+        return run_id, work
+
+    launcher.wire(demo, store, parts, benchmark=GENERATE,
+                  inputs=[*endpoint.components(), count, topics, seed, references, concurrency, exp_id],
+                  prepare=prepare, results=[problems, downloads],
+                  results_view=lambda run_id: generation_view(store, run_id), api_prefix="aime_generate",
+                  live_results=True, prices=endpoint.price_components())
+    viewer.include(demo, store, parts)
+
+
+def file_choices() -> list[tuple[str, str]]:
+    """Generated files, named relative to the runs folder: the page never learns the server's paths."""
+    root = runs_dir()
+    return [(name, name) for name in (str(p.relative_to(root)) for p in companions.generated_files(root))]
+
+
+def generated_path(path: str | None) -> Path | None:
+    """The file a choice names (relative to the runs folder; an absolute path from an API caller is
+    taken as it is), or None when it lies outside the runs folder."""
+    if not path:
+        return None
+    root = runs_dir().resolve()
+    resolved = (root / path).resolve()
+    return resolved if root in resolved.parents else None
+
+
+def checked_file(path: str | None) -> Path:
+    if not path:
+        raise gr.Error(say("msg.need_file"))
+    resolved = generated_path(path)
+    if resolved is None:
+        raise gr.Error(say("msg.file_outside"))
+    return resolved
+
+
+def generation_summary(store: RunStore, generated: Path) -> dict | None:
+    for experiment in store.experiments(GENERATE):
+        summary = experiment.get("summary") or {}
+        if summary.get("output") and Path(summary["output"]).resolve() == generated.resolve():
+            return summary
+    return None
+
+
+def file_view(store: RunStore, path: str | None):
+    """(judge dimensions, score distribution, win/loss/tie, files) for a generated file."""
+    if not path:
+        return None, None, None, None
+    generated = Path(path)
+    judge = companions.read_companion_summary(generated, "_judge.json")
+    winrate = companions.read_companion_summary(generated, "_winrate.json")
+    generation = generation_summary(store, generated)
+    files = [generated]
+    if judge and winrate and generation:
+        files.append(Path(companions.write_evaluation_report(generation, judge, winrate)))
+    files += [companions.companion(generated, s) for s in ("_judge_report.md", "_winrate_report.md", "_judge.json",
+                                                     "_winrate.json")]
+    return (judge_dimension_bars(judge["dimensions"]) if judge else None,
+            score_distribution(judge["score_distribution"]) if judge else None,
+            win_loss_tie(winrate) if winrate else None,
+            [str(f) for f in files if f.exists()])
+
+
+def build_results(demo, store: RunStore, endpoint: EndpointInputs):
+    gr.Markdown(t("aime.results_intro"))
+    with gr.Row():
+        generated = gr.Dropdown(choices=[], label=t("aime.file"), elem_id="aime-file", scale=4)
+        refresh = gr.Button(t("run.refresh"), scale=1, elem_id="aime-file-refresh")
+    with gr.Row():
+        judge_model = gr.Textbox(label=t("aime.judge_model"), placeholder="e.g. gpt-4o", elem_id="aime-judge-model")
+        real_source = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label=t("aime.real"))
+        seed = gr.Number(value=0, precision=0, label=t("aime.pair_seed"))
+    with gr.Row():
+        with gr.Column():
+            judge_parts = launcher.build_controls("aime-judge", t("aime.judge_start"))
+        with gr.Column():
+            winrate_parts = launcher.build_controls("aime-winrate", t("aime.winrate_start"))
+    with gr.Row():
+        dimensions = gr.Plot(label=t("aime.dimensions"), elem_id="aime-judge-plot")
+        distribution = gr.Plot(label=t("aime.distribution"), elem_id="aime-score-plot")
+        outcomes = gr.Plot(label=t("aime.outcomes"), elem_id="aime-winrate-plot")
+    downloads = gr.File(label=t("aime.results_downloads"), file_count="multiple", elem_id="aime-results-downloads")
+    review = gr.Button(t("aime.review"), elem_id="aime-review")
+    results = [dimensions, distribution, outcomes, downloads]
+
+    def judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model, judge_name, prices):
+        # The panel's prices are its model's: a judge of another name is costed at the table's price.
+        if (judge_name or "").strip() != (model or "").strip():
+            prices = (None, None)
+        settings = endpoint_settings(base_url, judge_name, api_key, min(float(temperature or 0), 0.2), max_tokens,
+                                     timeout, *prices)
+        preflight(settings)
+        return settings
+
+    def prepare_judge(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, *_,
+                      prices=(None, None)):
+        generated_file = checked_file(path)
+        settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model, judge_name, prices)
+        run_id = lifecycle.prepare(store, JUDGING, JudgeOptions(input=str(generated_file)), settings)
+
+        def work(run):
+            return lifecycle.execute(store, run_id, settings, cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+
+        return run_id, work
+
+    def prepare_winrate(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, source, seed_value,
+                        prices=(None, None)):
+        generated_file = checked_file(path)
+        settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model, judge_name, prices)
+        options = WinrateOptions(input=str(generated_file), seed=int(seed_value or 0), real_source=REFERENCE_SOURCES[source])
+        run_id = lifecycle.prepare(store, WINRATE_SPEC, options, settings)
+
+        def work(run):
+            return lifecycle.execute(store, run_id, settings, cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+
+        return run_id, work
+
+    def view_for_run(run_id):
+        experiment = store.experiment(run_id) if run_id else None
+        return file_view(store, experiment["config"]["options"]["input"]) if experiment else (None, None, None, None)
+
+    inputs = [*endpoint.components(), generated, judge_model, real_source, seed]
+    choices = {generated: file_choices}
+    launcher.wire(demo, store, judge_parts, benchmark=JUDGE, inputs=inputs, prepare=prepare_judge,
+                  results=results, results_view=view_for_run, api_prefix="aime_judge", input_choices=choices,
+                  prices=endpoint.price_components())
+    launcher.wire(demo, store, winrate_parts, benchmark=WINRATE, inputs=inputs, prepare=prepare_winrate,
+                  results=results, results_view=view_for_run, api_prefix="aime_winrate", input_choices=choices,
+                  prices=endpoint.price_components())
+    viewer.include(demo, store, judge_parts, title=t("aime.judge_samples"))
+    viewer.include(demo, store, winrate_parts, title=t("aime.winrate_samples"))
+    refresh.click(lambda: gr.update(choices=file_choices()), None, [generated], api_name="aime_files")
+    generated.input(lambda path: file_view(store, str(checked_file(path)) if path else None), [generated], results,
+                    api_name="aime_results")
+    demo.load(lambda: gr.update(choices=file_choices()), None, [generated], api_visibility="private")
+    # A file a generation run (here, from the CLI or another worker) writes joins the list by itself.
+    known = gr.State(None)
+
+    def files_now(listed):
+        found = file_choices()
+        return (gr.skip(), listed) if found == listed else (gr.update(choices=found), found)
+
+    gr.Timer(files_refresh_s()).tick(files_now, [known], [generated, known], api_visibility="private",
+                                     show_progress="hidden")
+    return review, generated

@@ -1,0 +1,205 @@
+"""The GAIA tab: choose a source and the model or an allowed agent, run, and read the results."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import gradio as gr
+import pandas as pd
+
+from evalui.benchmarks.gaia import data
+from evalui.benchmarks.gaia.spec import BENCHMARK, NoTasks
+from evalui.benchmarks.gaia.tables import tasks_frame
+from evalui.run import lifecycle
+from evalui.benchmarks.gaia.spec import GaiaOptions
+from evalui.benchmarks.gaia.tools.base import CHOICES, code_allowed, web_configured
+from evalui.config import data_dir
+from evalui.store.run_store import RunStore
+from evalui.reports.charts import accuracy_bars, histogram
+from evalui.benchmarks.gaia.transcript import transcript_html
+from evalui.ui import launcher
+from evalui.ui.viewer import page as viewer
+from evalui.ui.web.access import say
+from evalui.ui.columns import localized
+from evalui.ui.tabs.option_inputs import option_input
+from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.run_view import finished_summary
+from evalui.ui.i18n.strings import t
+
+SOURCES = ("Bundled sample", "Hugging Face (gated)", "Local folder", "Uploaded JSON file")
+ENDPOINT_CHOICE = "The endpoint above"
+AGENTS_ENV = "EVALUI_AGENTS"
+COLUMNS = ["task", "level", "question", "file", "prediction", "truth", "exact", "lenient", "latency s", "steps", "error"]
+# Short columns hold their longest word (see bfcl_tab.WIDTHS); the texts share the rest.
+WIDTHS = ["150px", "64px", "24%", "8%", "12%", "9%", "88px", "88px", "72px", "64px", "8%"]
+
+
+def allowed_agents() -> list[str]:
+    """Agents the server's operator allows (EVALUI_AGENTS=module:attr,…); visitors cannot name others."""
+    return [spec.strip() for spec in os.environ.get(AGENTS_ENV, "").split(",") if spec.strip()]
+
+
+def token_note():
+    present = bool(os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN"))
+    return t("gaia.token_present") if present else t("gaia.token_missing")
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def selected_source(source, split, folder, upload) -> str:
+    """The GAIA source option for the page's choice; the run records it and a resume reloads it."""
+    if source == "Bundled sample":
+        return "sample"
+    if source == "Hugging Face (gated)":
+        return f"hf:{split}"
+    if source == "Local folder":
+        if not (folder or "").strip():
+            raise ValueError(say("msg.need_folder"))
+        path = Path(folder).expanduser().resolve()
+        # Visitors may only read folders the operator put under the data folder.
+        if not _inside(path, data_dir()):
+            raise ValueError(say("msg.folder_outside"))
+        return f"folder:{path}@{split}"
+    if upload is None:
+        raise ValueError(say("msg.need_upload"))
+    return f"questions:{kept_upload(Path(upload if isinstance(upload, str) else upload.name))}"
+
+
+def kept_upload(path: Path) -> Path:
+    """An uploaded questions file, checked, then kept in the data folder under its content's hash:
+    Gradio's copy is temporary, and a resume reads the file again."""
+    data.load_questions_file(path)  # refuses a bad file with a message naming it
+    content = path.read_bytes()
+    folder = data_dir() / "uploads" / "gaia"
+    folder.mkdir(parents=True, exist_ok=True)
+    kept = folder / f"{hashlib.sha256(content).hexdigest()[:16]}.json"
+    if not kept.exists():
+        kept.write_bytes(content)
+    return kept
+
+
+def offered_tools() -> list[str]:
+    """The tools this deployment allows: python not on a Space unless allowed, web only when configured."""
+    return [name for name in CHOICES if (name != "python" or code_allowed()) and (name != "web" or web_configured())]
+
+
+def transcript(store: RunStore, exp_id: str | None, task_id: str | None) -> str:
+    if not exp_id or not task_id:
+        return ""
+    found = [s for s in store.samples(exp_id) if s.sample_id == task_id]
+    return transcript_html(found[0]) if found else ""
+
+
+def task_table(store: RunStore, exp_id: str | None) -> pd.DataFrame:
+    """The per-task table; a task whose answer is hidden (the test split) says "unscored", not a dash."""
+    if not exp_id:
+        return pd.DataFrame(columns=COLUMNS)
+    table = tasks_frame(store, exp_id)
+    unscored = table["truth"].isna() | table["truth"].isin(["", data.UNKNOWN_ANSWER])
+    for column in ("exact", "lenient"):
+        table.loc[unscored & (table[column] == "–"), column] = "unscored"
+    return table[COLUMNS]
+
+
+def task_choices(store: RunStore, exp_id: str | None):
+    ids = [s.sample_id for s in store.samples(exp_id)] if exp_id and store.experiment(exp_id) else []
+    return gr.update(choices=ids, value=None)
+
+
+def results_view(store: RunStore, exp_id: str | None):
+    by_level, latency, table, files, choices = _results(store, exp_id)
+    return by_level, latency, localized(table), files, choices
+
+
+def _results(store: RunStore, exp_id: str | None):
+    if not exp_id or store.experiment(exp_id) is None:
+        return None, None, task_table(store, None), None, task_choices(store, None)
+    summary = finished_summary(store, exp_id, lifecycle.export)
+    if not summary:  # a run going: exact match per level so far (the launcher rebuilds this every few seconds)
+        so_far = launcher.accuracy_so_far(store, exp_id, "Exact match per level so far (95% CI)")
+        return so_far, None, task_table(store, exp_id), None, task_choices(store, exp_id)
+    by_level = accuracy_bars(summary["by_level"], "Exact match per level (95% CI)") if summary["by_level"] else None
+    table = task_table(store, exp_id)
+    latencies = [v for v in table["latency s"].tolist() if v is not None]
+    latency = histogram(latencies, "Latency per task", "seconds") if latencies else None
+    folder = Path(summary["out_dir"])
+    names = ("submission.jsonl", "SUBMISSION_GUIDE.md", "report.md", "tasks.jsonl", "accuracy_by_level.html", "latency.html", "plotly.min.js")
+    files = [str(folder / n) for n in names if (folder / n).exists()]
+    return by_level, latency, table, files, task_choices(store, exp_id)
+
+
+def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
+    with gr.Row():
+        source = gr.Radio(list(SOURCES), value="Bundled sample", label=t("gaia.source"), elem_id="gaia-source")
+        split = gr.Radio(list(data.SPLITS), value="validation", label=t("gaia.split"), elem_id="gaia-split")
+        level = gr.Radio(["All", "1", "2", "3"], value="All", label=t("gaia.level"), elem_id="gaia-level")
+    gr.Markdown(token_note())
+    with gr.Row():
+        folder = gr.Textbox(label=t("gaia.folder"), elem_id="gaia-folder")
+        upload = gr.File(label=t("gaia.upload"), file_types=[".json"], elem_id="gaia-upload")
+    with gr.Row():
+        solver = gr.Dropdown([ENDPOINT_CHOICE, *allowed_agents()], value=ENDPOINT_CHOICE, label=t("gaia.solver"),
+                             info=t("gaia.solver_info"), elem_id="gaia-solver")
+        limit = option_input(BENCHMARK, "limit", value=0, minimum=0, label=t("gaia.limit"), elem_id="gaia-limit")
+        concurrency = gr.Slider(1, 32, value=4, step=1, label=t("run.concurrency"), elem_id="gaia-concurrency")
+        epochs = launcher.epochs_input("gaia")
+    with gr.Row():
+        tools = gr.CheckboxGroup(offered_tools(), value=[], label=t("gaia.tools"), info=t("gaia.tools_info"),
+                                 elem_id="gaia-tools")
+        tool_timeout = option_input(BENCHMARK, "tool_timeout", minimum=1, label=t("gaia.tool_timeout"),
+                                    elem_id="gaia-tool-timeout")
+        max_steps = option_input(BENCHMARK, "max_steps", minimum=1, label=t("gaia.max_steps"), elem_id="gaia-max-steps")
+    exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"),
+                        elem_id="gaia-exp-id")
+    parts = launcher.build_controls("gaia", t("gaia.start"))
+    with gr.Row():
+        level_plot = gr.Plot(label=t("gaia.by_level"), elem_id="gaia-level-plot")
+        latency_plot = gr.Plot(label=t("gaia.latency"), elem_id="gaia-latency-plot")
+    table = gr.Dataframe(task_table(store, None), label=t("gaia.tasks"), wrap=True, max_height=480, interactive=False,
+                         column_widths=WIDTHS, elem_id="gaia-tasks")
+    downloads = gr.File(label=t("gaia.downloads"), file_count="multiple", elem_id="gaia-downloads")
+    with gr.Accordion(t("gaia.transcript"), open=True):
+        transcript_task = gr.Dropdown(choices=[], label=t("gaia.transcript_task"), elem_id="gaia-transcript-task")
+        transcript_view = gr.HTML(elem_id="gaia-transcript")
+
+    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, source_value, split_value, level_value,
+                folder_value, upload_value, solver_value, limit_value, concurrency_value, tools_value,
+                tool_timeout_value, max_steps_value, exp_id_value, prices=(None, None)):
+        options = GaiaOptions(source=selected_source(source_value, split_value, folder_value, upload_value),
+                              level=None if level_value == "All" else level_value, limit=int(limit_value or 0) or None,
+                              tools=list(tools_value or []) or None, tool_timeout=float(tool_timeout_value or 30),
+                              max_steps=int(max_steps_value or 12))
+        settings = None
+        if solver_value and solver_value != ENDPOINT_CHOICE:
+            if solver_value not in allowed_agents():
+                raise ValueError(say("msg.agent_refused"))
+            options.agent = solver_value
+        else:
+            settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, *prices)
+            preflight(settings)
+        try:
+            run_id = lifecycle.prepare(store, BENCHMARK, options, settings, exp_id=(exp_id_value or "").strip() or None)
+        except NoTasks:
+            raise ValueError(say("msg.no_tasks")) from None
+        total = store.progress(run_id)["total"]
+
+        def work(run):
+            run.say(f"run {run_id}: {total} tasks from {options.source}")
+            return lifecycle.execute(store, run_id, settings, concurrency=int(concurrency_value), cancel=run.cancel,
+                                     on_progress=lambda p: run.say(p.message))
+
+        return run_id, work
+
+    launcher.wire(demo, store, parts, benchmark="gaia",
+                  inputs=[*endpoint.components(), source, split, level, folder, upload, solver, limit, concurrency,
+                          tools, tool_timeout, max_steps, exp_id],
+                  prepare=prepare, results=[level_plot, latency_plot, table, downloads, transcript_task],
+                  results_view=lambda run_id: results_view(store, run_id), api_prefix="gaia", epochs=epochs,
+                  prices=endpoint.price_components())
+    transcript_task.change(lambda run_id, task_id: transcript(store, run_id, task_id), [parts.runs, transcript_task],
+                           [transcript_view], api_name="gaia_transcript")
+    viewer.include(demo, store, parts)

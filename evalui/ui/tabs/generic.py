@@ -1,0 +1,73 @@
+"""A tab for a benchmark added through the registry: inputs from its options, the shared launcher,
+its headline, accuracy per group and samples. Built-in benchmarks have tabs of their own."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from evalui.run import lifecycle
+from evalui.core.benchmark import Benchmark
+from evalui.store.run_store import RunStore
+from evalui.ops.history import artefacts, samples_frame
+from evalui.reports.charts import accuracy_bars
+from evalui.ui import launcher
+from evalui.ui.viewer import page as viewer
+from evalui.ui.columns import localized
+from evalui.ui.tabs.option_inputs import option_input
+from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.run_view import finished_summary
+from evalui.ui.i18n.strings import t
+
+
+def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> None:
+    fields = spec.asked_fields()
+    with gr.Row():
+        inputs = [option_input(spec, f.name) for f in fields]
+        concurrency = gr.Slider(1, 64, value=spec.default_concurrency, step=1, label=t("run.concurrency"),
+                                elem_id=f"{spec.name}-concurrency")
+        epochs = launcher.epochs_input(spec.name)
+    exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"), elem_id=f"{spec.name}-exp-id")
+    parts = launcher.build_controls(spec.name, spec.title)
+    headline = gr.Markdown(elem_id=f"{spec.name}-headline")
+    chart = gr.Plot(elem_id=f"{spec.name}-accuracy-plot")
+    samples = gr.Dataframe(samples_frame(store, ""), wrap=True, max_height=420, interactive=False,
+                           elem_id=f"{spec.name}-samples")
+    downloads = gr.File(file_count="multiple", elem_id=f"{spec.name}-downloads")
+
+    def view(run_id):
+        if not run_id or store.experiment(run_id) is None:
+            return "", None, localized(samples_frame(store, "")), None
+        summary = finished_summary(store, run_id, lambda s, i: lifecycle.export(s, i))
+        if not summary:  # a run going: its accuracy so far (the launcher rebuilds this every few seconds)
+            so_far = launcher.accuracy_so_far(store, run_id, f"{spec.title}: accuracy per {spec.group_name} so far")
+            return "", so_far, localized(samples_frame(store, run_id)), None
+        label, value = spec.headline(summary)
+        shown = "–" if value is None else f"{value:.1%}"
+        groups = summary.get(f"by_{spec.group_name}") or {}
+        return (f"**{label}: {shown}** ({summary['judged']}/{summary['total']} judged)",
+                accuracy_bars(groups, f"{spec.title}: {label} per {spec.group_name}") if groups else None,
+                localized(samples_frame(store, run_id)), artefacts(store.experiment(run_id)) or None)
+
+    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, *values, prices=(None, None)):
+        *option_values, concurrency_value, exp_id_value = values
+        settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, *prices)
+        preflight(settings)
+        typed = {f.name: v for f, v in zip(fields, option_values) if v not in (None, "")}
+        try:
+            options = spec.make_options(typed)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{spec.title}: {exc}") from None
+        run_id = lifecycle.prepare(store, spec, options, settings, exp_id=(exp_id_value or "").strip() or None,
+                                   concurrency=int(concurrency_value))
+
+        def work(run):
+            run.say(f"run {run_id} started against {settings.host} ({settings.model})")
+            return lifecycle.execute(store, run_id, settings, cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+
+        return run_id, work
+
+    launcher.wire(demo, store, parts, benchmark=spec.name,
+                  inputs=[*endpoint.components(), *inputs, concurrency, exp_id], prepare=prepare,
+                  results=[headline, chart, samples, downloads], results_view=view,
+                  api_prefix=spec.name.replace("-", "_"), epochs=epochs, prices=endpoint.price_components())
+    viewer.include(demo, store, parts)

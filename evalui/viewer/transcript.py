@@ -1,0 +1,146 @@
+"""One sample as the viewer's transcript pane: a head line, the score with its explanation (scorer,
+error type, the scorer's metadata such as the AIME judge's dimension scores), the final and gold
+answers, the validity findings, then the conversation by role with tool calls and results in
+<details>, long system prompts and the function docs folded.
+
+Every piece of model or file text goes through html.escape: model output is hostile, nothing from it
+becomes markup. No gradio."""
+
+from __future__ import annotations
+
+import html
+import json
+
+from evalui.benchmarks.bfcl.calls import pretty_prediction
+from evalui.core.record import score_of
+from evalui.viewer import messages
+from evalui.viewer.inspector_data import findings_html, gold_answer, reason_of
+from evalui.reports.verdicts import verdict_of
+from evalui.viewer.rows import error_type_of
+
+FOLD_CHARS = 600  # a system prompt or tool result longer than this starts folded
+FOLD_LINES = 12
+ROLE_TITLES = {"system": "System", "user": "User", "assistant": "Assistant", "tool": "Tool"}
+
+e = html.escape
+
+
+def _pre(text: str, role: str) -> str:
+    return f'<pre class="evalui-inspector-text" data-role="{e(role)}">{e(text)}</pre>'
+
+
+def _long(text: str) -> bool:
+    return len(text) > FOLD_CHARS or text.count("\n") >= FOLD_LINES
+
+
+def _folded(summary: str, body: str, *, open_: bool, kind: str) -> str:
+    return (f'<details class="evalui-fold" data-kind="{e(kind)}"{" open" if open_ else ""}>'
+            f'<summary>{e(summary)}</summary>{body}</details>')
+
+
+def _first_line(text: str, limit: int = 90) -> str:
+    line = (text.strip().splitlines() or [""])[0]
+    return line if len(line) <= limit and "\n" not in text.strip() else line[:limit] + " …"
+
+
+def _call_html(call: dict) -> str:
+    arguments = messages.pretty_arguments(call.get("arguments"))
+    short = " ".join(arguments.split())
+    summary = f"{call.get('name', '')}({short[:80]}{' …' if len(short) > 80 else ''})"
+    return _folded(f"call {summary}", _pre(arguments, "tool-call"), open_=False, kind="tool-call")
+
+
+def _message_html(block: dict) -> str:
+    role = block["role"] if block["role"] in ROLE_TITLES else "user"
+    title = ROLE_TITLES[role] + (f" · {block['name']}" if block.get("name") else "")
+    parts = [f'<div class="evalui-msg evalui-role-{e(role)}" data-role="{e(role)}" data-step="{block["step"]}">'
+             f'<div class="evalui-msg-head"><b>{e(title)}</b>'
+             + (f' <span class="evalui-figures">{e(block["figures"])}</span>' if block.get("figures") else "")
+             + "</div>"]
+    text = block["text"]
+    if role == "tool":
+        label = f"result{' of ' + block['name'] if block.get('name') else ''}"
+        if block.get("error"):
+            label += f" · error: {block['error']}"
+        body = _pre(text or "(empty)", "tool-result")
+        parts.append(_folded(f"{label}: {_first_line(text)}", body, open_=not _long(text), kind="tool-result"))
+    elif text and role == "system" and _long(text):
+        parts.append(_folded(f"system prompt ({len(text)} characters): {_first_line(text)}", _pre(text, role),
+                             open_=False, kind="system"))
+    elif text:
+        parts.append(_pre(text, role))
+    parts += [_call_html(call) for call in block.get("calls") or []]
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _metadata_rows(metadata: dict, prefix: str = "") -> list[tuple[str, str]]:
+    rows = []
+    for key, value in metadata.items():
+        if isinstance(value, dict):
+            rows += _metadata_rows(value, f"{prefix}{key}.")
+        else:
+            shown = f"{value:g}" if isinstance(value, float) else json.dumps(value, ensure_ascii=False, default=str) \
+                if isinstance(value, list) else str(value)
+            rows.append((f"{prefix}{key}", shown))
+    return rows
+
+
+def score_html(benchmark: str, sample) -> str:
+    """The verdict as a score, with the checker's explanation and what the scorer measured."""
+    verdict = verdict_of(sample)
+    score = score_of(sample)
+    raw = sample.verdict or {}
+    lines = [f'<section class="evalui-score" data-verdict="{e(verdict)}" data-value="{e(score.value if score else "")}">',
+             f'<div><span class="evalui-pill evalui-v-{e(verdict)}">{e(verdict)}</span>']
+    if score is not None:
+        lines.append(f' score <b>{e(score.value)}</b>')
+        if score.scorer or raw.get("scorer"):
+            lines.append(f' · scorer <code>{e(str(score.scorer or raw.get("scorer")))}</code>')
+    error_type = error_type_of(sample)
+    if error_type:
+        lines.append(f' · error type <code>{e(error_type)}</code>')
+    lines.append("</div>")
+    explanation = reason_of(sample)
+    if explanation and explanation != error_type:
+        lines.append("<h4>Explanation</h4>" + _pre(explanation, "reason"))
+    elif verdict != "correct":
+        lines.append(_pre(explanation or verdict, "reason"))
+    metadata = (score.metadata if score is not None else None) or raw.get("metadata")
+    if isinstance(metadata, dict) and metadata:
+        cells = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in _metadata_rows(metadata))
+        lines.append(f'<table class="evalui-score-metadata">{cells}</table>')
+    answer = pretty_prediction(sample.prediction)
+    lines += ["<h4>Final answer</h4>", _pre(answer or "(none)", "answer"),
+              "<h4>Gold answer</h4>", _pre(gold_answer(benchmark, sample) or "(not known to this run)", "gold")]
+    checker = {k: v for k, v in raw.items() if not isinstance(v, (dict, list))}
+    if checker:
+        lines.append(_folded("Checker's record", _pre("\n".join(f"{k}: {v}" for k, v in checker.items()), "checker"),
+                             open_=False, kind="checker"))
+    lines.append("</section>")
+    return "".join(lines)
+
+
+def _docs_html(sample) -> str:
+    docs = messages.function_docs(sample)
+    if not docs:
+        return ""
+    names = [str((d.get("function") or d).get("name", "")) if isinstance(d, dict) else "" for d in docs]
+    body = _pre(json.dumps(docs, ensure_ascii=False, indent=2, default=str), "function-docs")
+    return _folded(f"Function docs ({len(docs)}): {', '.join(names)[:120]}", body, open_=False, kind="function-docs")
+
+
+def transcript_html(benchmark: str, sample, exp_id: str, found: list[dict] | None = None) -> str:
+    """The whole pane for one sample; ``found``: its findings, each with ``label``/``reviewer`` when labelled."""
+    latency = "–" if sample.latency_s is None else f"{sample.latency_s:.2f} s"
+    verdict = verdict_of(sample)
+    head = (f'<div class="evalui-inspector evalui-transcript" data-sample="{e(sample.sample_id)}"'
+            f' data-verdict="{e(verdict)}" data-run="{e(exp_id)}">'
+            f'<p class="evalui-head"><b>{e(exp_id)}</b> · <b>{e(sample.sample_id)}</b> · {e(sample.group or "")} · '
+            f'{latency} · {int(sample.prompt_tokens or 0)} + {int(sample.completion_tokens or 0)} tokens · '
+            f'{int(sample.attempts or 0)} attempt(s) · {len(sample.trajectory or [])} step(s)</p>')
+    blocks = messages.blocks(sample)
+    conversation = "".join(_message_html(b) for b in blocks) or '<p class="evalui-empty">No conversation stored.</p>'
+    error = _pre(sample.error, "error") if sample.error and sample.stage != "judged" else ""
+    return (head + score_html(benchmark, sample) + error + findings_html(found or [])
+            + f'<h4>Transcript</h4>{_docs_html(sample)}<div class="evalui-messages">{conversation}</div></div>')
