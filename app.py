@@ -16,8 +16,8 @@ from evalui.config import data_dir, runs_dir
 from evalui.endpoint.url_policy import SHARED_ENV
 from evalui.ui import build_demo
 from evalui.ui.i18n.strings import i18n
-from evalui.ui.style import page_css
 from evalui.ui.review.tab import KEYBOARD_SHORTCUTS_JS
+from evalui.ui.style import page_css
 from evalui.ui.web.guard import middleware
 
 MAX_UPLOAD_MB = 50

@@ -37,10 +37,11 @@ from bfcl_official_cli import bfcl_evaluate, official_verdicts  # noqa: E402
 from bfcl_web_server import SERPAPI_KEY, FakeWeb  # noqa: E402
 
 from evalui.benchmarks.bfcl.options import expand_categories  # noqa: E402
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions  # noqa: E402
-from evalui.run import lifecycle  # noqa: E402
 from evalui.benchmarks.bfcl.scoring.official import load_official  # noqa: E402
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL  # noqa: E402
+from evalui.benchmarks.bfcl.spec import BfclOptions  # noqa: E402
 from evalui.endpoint.settings import EndpointSettings  # noqa: E402
+from evalui.run import lifecycle  # noqa: E402
 from evalui.store.run_store import RunStore  # noqa: E402
 
 MODELS = {"fc": "gpt-4o-2024-11-20-FC", "prompt": "gpt-4o-2024-11-20"}  # registered, OpenAI-style
@@ -63,10 +64,10 @@ def full_script(categories: list[str], pages: list[str], asked):
         # A forked child holds the parent's file locks, which filelock refuses: bfcl makes new ones.
         bfcl_utils._FILE_LOCK_REGISTRY.clear()
         from evalui.benchmarks.bfcl.agentic.data import load_agentic_category
+        from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
         from support.bfcl_agentic_oracle import MemoryOracle, WebSearchOracle, question_key, web_question_key
         from support.bfcl_multi_turn_oracle import MultiTurnOracle
         from support.bfcl_oracle import BfclOracle
-        from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
 
         agentic = set(MEMORY) | set(WEB)
         single = BfclOracle([c for c in categories if c not in agentic and c not in MULTI_TURN_CATEGORIES])

@@ -18,12 +18,13 @@ from pathlib import Path
 
 from common import PeerProcess
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.run import lifecycle
-from evalui.endpoint.settings import EndpointSettings
-from evalui.store.run_store import RunStore
-from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
 from evalui.benchmarks.bfcl.scoring.official import load_official
+from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
+from evalui.endpoint.settings import EndpointSettings
+from evalui.run import lifecycle
+from evalui.store.run_store import RunStore
 
 LATENCY_S = 0.02
 CONCURRENCY = 32

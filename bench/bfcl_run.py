@@ -14,11 +14,12 @@ from pathlib import Path
 
 from common import PeerProcess, gold_script
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.run import lifecycle
-from evalui.endpoint.settings import EndpointSettings
-from evalui.store.run_store import RunStore
 from evalui.benchmarks.bfcl.scoring.official import load_official
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
+from evalui.endpoint.settings import EndpointSettings
+from evalui.run import lifecycle
+from evalui.store.run_store import RunStore
 
 N = 400
 LATENCY_S = 0.1

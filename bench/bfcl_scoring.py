@@ -12,8 +12,8 @@ import time
 
 from evalui.benchmarks.bfcl.data import load_category
 from evalui.benchmarks.bfcl.gold import gold_calls, prompt_text
-from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, RELEVANCE_CATEGORIES, language_of, score_entry
 from evalui.benchmarks.bfcl.scoring.official import load_official
+from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, RELEVANCE_CATEGORIES, language_of, score_entry
 
 REPEATS = 3
 MODEL = "gpt-4o-2024-11-20"

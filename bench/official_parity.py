@@ -251,8 +251,8 @@ def main() -> None:
                         help="the local model's context in tokens (multi-turn prompts hold about 11,000)")
     args = parser.parse_args()
 
-    from evalui.endpoint.local import model as local_model
     from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, MULTI_TURN_CATEGORIES
+    from evalui.endpoint.local import model as local_model
     from support.bfcl_parity import ByFirstTurn
     from support.openai_peer import ScriptedPeer
 

@@ -54,14 +54,14 @@ from waiting import wait_for  # noqa: E402
 
 from evalui import hub  # noqa: E402
 from evalui.benchmarks.bfcl.data import load_category  # noqa: E402
-from evalui.run.background import BackgroundRuns  # noqa: E402
 from evalui.endpoint.client import EndpointError, ModelClient  # noqa: E402
 from evalui.endpoint.preflight import PreflightError, check_endpoint  # noqa: E402
-from evalui.run.runner import run_experiment  # noqa: E402
 from evalui.endpoint.settings import EndpointSettings  # noqa: E402
-from evalui.store.run_store import RunStore  # noqa: E402
+from evalui.run.background import BackgroundRuns  # noqa: E402
+from evalui.run.runner import run_experiment  # noqa: E402
 from evalui.sandbox.base import Limits  # noqa: E402
 from evalui.sandbox.local import LocalSandbox  # noqa: E402
+from evalui.store.run_store import RunStore  # noqa: E402
 from support.openai_peer import Reply, ScriptedPeer, completion, error  # noqa: E402
 
 

@@ -45,9 +45,9 @@ from pathlib import Path
 # The scripted peers and oracles live with the tests (tests/support/), outside the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from evalui.store.rows import Sample
 from evalui.scanners.base import ScanContext
 from evalui.scanners.registry import built_in, scan_sample
+from evalui.store.rows import Sample
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "scanner_fixture.jsonl.gz"
 REAL = FIXTURE.with_name("scanner_real.jsonl.gz")
@@ -64,7 +64,8 @@ def _settings(peer, model: str):
 
 
 def _gaia_run(store, folder: Path, cases, script, model: str, exp_id: str) -> None:
-    from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+    from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+    from evalui.benchmarks.gaia.spec import GaiaOptions
     from evalui.run import lifecycle
     from support.openai_peer import ScriptedPeer
     from support.scanner_plants import MAX_STEPS, write_questions
@@ -80,7 +81,8 @@ def _gaia_run(store, folder: Path, cases, script, model: str, exp_id: str) -> No
 
 
 def _bfcl_run(store, model, limit: int, exp_id: str) -> None:
-    from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+    from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+    from evalui.benchmarks.bfcl.spec import BfclOptions
     from evalui.run import lifecycle
     from support.openai_peer import ScriptedPeer
 

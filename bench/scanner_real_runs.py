@@ -109,7 +109,8 @@ def scripted_runs(store, work: Path) -> tuple[dict[tuple[str, str], dict], Path]
 def _gaia(store, work: Path) -> None:
     from integration.test_scan_material import QUESTIONS, bare_script, files_script, search_script
 
-    from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+    from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+    from evalui.benchmarks.gaia.spec import GaiaOptions
 
     _with_peer(bare_script, lambda s: _run(store, GAIA, GaiaOptions(source="sample"), s, "peer-gaia-inline"))
     _with_peer(files_script, lambda s: _run(store, GAIA, GaiaOptions(source="sample", tools=["python", "files"]), s,
@@ -126,7 +127,8 @@ def _gaia(store, work: Path) -> None:
 def _bfcl(store) -> None:
     from bfcl_web_server import SERPAPI_KEY, FakeWeb
 
-    from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+    from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+    from evalui.benchmarks.bfcl.spec import BfclOptions
     from support.bfcl_agentic_oracle import MemoryOracle, WebSearchOracle
     from support.bfcl_multi_turn_oracle import MultiTurnOracle
     from support.bfcl_oracle import BfclOracle
@@ -179,8 +181,10 @@ def local_runs(store, work: Path, generated: Path) -> list[str]:
     """The local model's runs, stored; returns their ids."""
     from evalui.benchmarks.aime.options import JudgeOptions
     from evalui.benchmarks.aime.spec import JUDGING
-    from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-    from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+    from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+    from evalui.benchmarks.bfcl.spec import BfclOptions
+    from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+    from evalui.benchmarks.gaia.spec import GaiaOptions
     from evalui.endpoint.local import model as local_model
 
     problems = work / "local-judge" / "problems.json"

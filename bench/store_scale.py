@@ -67,7 +67,7 @@ def write_run(store: RunStore, exp_id: str, rows: list[tuple], mode: str, seed: 
     store.create_or_get_experiment(exp_id, "bfcl", f"model-{seed}", "bench.local", {"options": {"mode": mode}})
     store.add_samples(exp_id, [(sid, category, {"category": category}) for sid, category, _, _ in rows])
     correct = 0
-    for k, (sid, category, request, answer) in enumerate(rows):
+    for k, (sid, _category, request, answer) in enumerate(rows):
         tokens = 40 + len(json.dumps(request)) // 4
         if (k + seed) % ERROR_EVERY == 0:
             store.record_error(exp_id, sid, request=request, error="HTTP 500: upstream timed out", attempts=3,
@@ -111,8 +111,8 @@ def row_bytes(path: Path) -> float:
 
 
 def measure(path: Path, runs: list[str], repeats: int, sample_id: str) -> dict:
-    from evalui.reports.comparison import compare_runs
     from evalui.ops.history import runs_frame
+    from evalui.reports.comparison import compare_runs
 
     store = RunStore(path)
     figures = {

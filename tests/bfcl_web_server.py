@@ -91,7 +91,7 @@ class FakeWeb:
     def route_gone(self, query):
         return 410, "text/html", b"<p>gone</p>", {}
 
-    def __enter__(self) -> "FakeWeb":
+    def __enter__(self) -> FakeWeb:
         self.thread.start()
         return self
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from peers import settings_for
 
-from evalui.run import lifecycle
 from evalui.core.registry import get
+from evalui.run import lifecycle
 from support.openai_peer import ScriptedPeer, completion, first_user_text, tool_outputs
 
 QUESTIONS = [

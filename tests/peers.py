@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from waiting import HANG_S, wait_for
 
@@ -46,7 +46,7 @@ class Held:
     def release(self) -> None:
         self._released.set()
 
-    def __enter__(self) -> "Held":
+    def __enter__(self) -> Held:
         return self
 
     def __exit__(self, *exc) -> None:

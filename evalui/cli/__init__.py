@@ -9,7 +9,6 @@ from evalui.cli.summary import active_gate, print_summary  # noqa: F401  (print_
 from evalui.errors import InputError
 
 
-
 def build_parser() -> argparse.ArgumentParser:
     from evalui.cli import aime, bfcl, compare, export, gaia, generic, plan, rescore, runs, scan, verify, view
 

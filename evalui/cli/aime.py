@@ -56,8 +56,8 @@ def run_evaluate(args) -> int:
     from evalui.benchmarks.aime.companions import write_evaluation_report
     from evalui.benchmarks.aime.options import GenerateOptions, JudgeOptions, WinrateOptions
     from evalui.benchmarks.aime.spec import GENERATION, JUDGING, WINRATE_SPEC
-    from evalui.cli.summary import print_summary
     from evalui.cli.generic import run_to_end, start
+    from evalui.cli.summary import print_summary
     from evalui.store.run_store import RunStore
 
     generator, judge_settings = endpoint_from_args(args), _judge_settings(args)

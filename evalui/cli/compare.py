@@ -15,8 +15,8 @@ def register(commands) -> None:
 
 def run_compare(args) -> int:
     from evalui.cli.summary import print_summary
-    from evalui.store.run_store import RunStore
     from evalui.reports.comparison import CannotCompare, compare_runs
+    from evalui.store.run_store import RunStore
 
     if args.flips < 0:
         raise InputError("--flips must be 0 or more")

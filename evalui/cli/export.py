@@ -18,8 +18,8 @@ def register(commands) -> None:
 
 
 def run_inspect(args) -> int:
-    from evalui.cli.summary import print_summary
     from evalui.cli.common import stored_run_operation
+    from evalui.cli.summary import print_summary
     from evalui.export.inspect_log import UnknownRun, export_inspect, require_inspect
 
     require_inspect()  # said before a store is opened

@@ -84,8 +84,8 @@ class Gate:
 
     def check(self, summary: dict) -> dict:
         """Judge the finished run, write the JUnit file and the step summary; returns the gate's record."""
-        from evalui.store.run_store import RunStore
         from evalui.reports.ci import gate_figures, step_summary, write_junit
+        from evalui.store.run_store import RunStore
 
         if "exp_id" not in summary:  # `aime evaluate` reports three steps; its judge step is the one to gate
             summary = summary.get("judge") or {}

@@ -7,8 +7,14 @@ from __future__ import annotations
 
 import typing
 
-from evalui.cli.common import (ProgressBar, add_endpoint_flags, add_run_flags, apply_budget, endpoint_from_args,
-                               interrupt_on_sigterm)
+from evalui.cli.common import (
+    ProgressBar,
+    add_endpoint_flags,
+    add_run_flags,
+    apply_budget,
+    endpoint_from_args,
+    interrupt_on_sigterm,
+)
 from evalui.core.benchmark import base_type, option_default
 from evalui.errors import InputError
 

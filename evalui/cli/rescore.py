@@ -16,8 +16,8 @@ def register(commands) -> None:
 
 
 def run_rescore(args) -> int:
-    from evalui.cli.summary import print_summary
     from evalui.cli.common import stored_run_operation
+    from evalui.cli.summary import print_summary
     from evalui.ops.rescore import rescore
 
     with stored_run_operation() as store:  # an unknown run or scorer is one line

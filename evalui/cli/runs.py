@@ -44,8 +44,8 @@ def _line(store, experiment: dict) -> dict:
 
 
 def run_list(args) -> int:
-    from evalui.cli.summary import print_summary
     from evalui.cli.common import share, stored_run_operation
+    from evalui.cli.summary import print_summary
 
     with stored_run_operation() as store:
         lines = [_line(store, e) for e in store.experiments(args.benchmark)]
@@ -58,8 +58,8 @@ def run_list(args) -> int:
 
 
 def run_show(args) -> int:
-    from evalui.cli.summary import print_summary
     from evalui.cli.common import share, stored_run_operation
+    from evalui.cli.summary import print_summary
 
     with stored_run_operation() as store:
         experiment = store.experiment(args.exp)
@@ -82,8 +82,8 @@ def run_show(args) -> int:
 
 
 def run_delete(args) -> int:
-    from evalui.cli.summary import print_summary
     from evalui.cli.common import stored_run_operation
+    from evalui.cli.summary import print_summary
     from evalui.ops.history import delete_run
 
     if not args.yes:

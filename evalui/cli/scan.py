@@ -19,8 +19,8 @@ def register(commands) -> None:
 
 
 def run_scan(args) -> int:
-    from evalui.cli.summary import print_summary
     from evalui.cli.common import stored_run_operation
+    from evalui.cli.summary import print_summary
     from evalui.ops.scan import scan_run
 
     if args.list < 0:

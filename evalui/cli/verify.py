@@ -82,8 +82,8 @@ def _score(flag: str, text: str) -> int:
 
 def run_review(args) -> int:
     from evalui.cli.summary import print_summary
-    from evalui.review.reviews import PREFERENCES, STATUSES
     from evalui.review.queue import record_review
+    from evalui.review.reviews import PREFERENCES, STATUSES
 
     scores = {dimension: _score(flag, getattr(args, dimension)) for dimension, flag in SCORE_FLAGS}
     if args.status not in STATUSES:
@@ -99,8 +99,8 @@ def run_review(args) -> int:
 
 def run_settings(args) -> int:
     from evalui.cli.summary import print_summary
-    from evalui.review.uploads import read_data_file
     from evalui.review.queue import read_settings, save_settings
+    from evalui.review.uploads import read_data_file
 
     read_data_file(args.input)
     settings = read_settings(args.input)
@@ -122,9 +122,9 @@ def run_settings(args) -> int:
 
 def run_queue(args) -> int:
     from evalui.cli.summary import print_summary
-    from evalui.review.reviews import clean_name
     from evalui.review.queue import needs_review, read_settings
     from evalui.review.report import file_reviews
+    from evalui.review.reviews import clean_name
 
     name = clean_name(args.reviewer)
     problems, parsed, _ = file_reviews(args.input)

@@ -16,8 +16,8 @@ def register(commands) -> None:
 
 
 def run_view(args) -> int:
-    from evalui.cli.summary import print_summary
     from evalui.cli.common import stored_run_operation
+    from evalui.cli.summary import print_summary
     from evalui.viewer.bundle import write_bundle
     from evalui.viewer.data import UnknownRun
 

@@ -28,9 +28,11 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 import aiohttp
 
+from evalui.endpoint import in_flight
+from evalui.endpoint.circuit import Breaker, EndpointCircuit
 from evalui.endpoint.completion import (  # noqa: F401  (re-exported: callers import them from here)
-    ChatReply,
     Cancelled,
+    ChatReply,
     EndpointError,
     ToolCall,
     _Failure,
@@ -40,12 +42,10 @@ from evalui.endpoint.completion import (  # noqa: F401  (re-exported: callers im
     json_value,
     parse_completion,
 )
-from evalui.endpoint import in_flight
-from evalui.endpoint.circuit import Breaker, EndpointCircuit
-from evalui.endpoint.tls import shared_tls_context
 from evalui.endpoint.failures import connection_failure, is_unreachable, plain_words
 from evalui.endpoint.loop_thread import LoopThread
 from evalui.endpoint.settings import EndpointSettings
+from evalui.endpoint.tls import shared_tls_context
 
 MAX_RETRY_AFTER_S = 60.0
 CONNECT_TIMEOUT_S = 10.0
@@ -127,7 +127,7 @@ class ModelClient:
     def close(self) -> None:
         self._finalizer()
 
-    def __enter__(self) -> "ModelClient":
+    def __enter__(self) -> ModelClient:
         return self
 
     def __exit__(self, *exc) -> None:

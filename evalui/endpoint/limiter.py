@@ -26,7 +26,6 @@ import time
 from collections import deque
 from urllib.parse import urlsplit, urlunsplit
 
-
 CANCEL_POLL_S = 0.1
 
 
@@ -72,7 +71,7 @@ class EndpointLimiter:
         rates = [r for _, r in self._users.values() if r]
         return 60.0 / min(rates) if rates else 0.0
 
-    def join(self, concurrency: int, requests_per_minute: float | None = None) -> "Lease":
+    def join(self, concurrency: int, requests_per_minute: float | None = None) -> Lease:
         """A run starts using the endpoint; ``Lease.close()`` when it ends."""
         with self._cond:
             lease_id = next(self._ids)
@@ -153,7 +152,7 @@ class Lease:
             self._closed = True
             self.limiter._leave(self._id)
 
-    def __enter__(self) -> "Lease":
+    def __enter__(self) -> Lease:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -81,7 +81,7 @@ def probe_endpoint(settings: EndpointSettings, timeout_s: float = 5.0) -> Answer
     try:
         # wait_for bounds the whole exchange; httpx's own timeouts are per phase (connect, each read).
         status, headers, body = _run(asyncio.wait_for(_post(settings, url, timeout_s), timeout_s))
-    except (asyncio.TimeoutError, httpx.TimeoutException):
+    except (TimeoutError, httpx.TimeoutException):
         raise PreflightError("timeout", seconds=f"{timeout_s:g}", **where) from None
     except httpx.ConnectError as exc:
         raise PreflightError(_connect_kind(exc), **where) from None

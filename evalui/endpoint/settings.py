@@ -55,7 +55,7 @@ class EndpointSettings:
         """Everything that must never be stored or shown: the key and what the URL carries."""
         return [s for s in (self.api_key, *url_secrets(self.base_url)) if s and len(s) >= 4]
 
-    def with_key_from_env(self, variable: str | None) -> "EndpointSettings":
+    def with_key_from_env(self, variable: str | None) -> EndpointSettings:
         if not variable:
             return self
         return replace(self, api_key=os.environ.get(variable, ""))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from evalui.export.inspect_messages import Turn
 
@@ -49,7 +49,7 @@ def _new_id() -> str:
 
 class _Clock:
     def __init__(self, started: float | None):
-        self.start = datetime.fromtimestamp(started, tz=timezone.utc) if started else datetime.now(timezone.utc)
+        self.start = datetime.fromtimestamp(started, tz=UTC) if started else datetime.now(UTC)
         self.elapsed = 0.0
 
     def at(self) -> dict:

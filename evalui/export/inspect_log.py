@@ -19,16 +19,16 @@ read.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from evalui.core.record import SampleRecord, StepRecord
-from evalui.store.light import shown_error_type
 from evalui.export.inspect_events import SampleFacts, sample_events, stop_reason
 from evalui.export.inspect_messages import content, message, turns
 from evalui.export.inspect_model import base_url, inspect_model_name
 from evalui.ops.stored_checks import check_verdicts
 from evalui.stats.epochs import split_epoch
+from evalui.store.light import shown_error_type
 
 INSTALL_HINT = "pip install inspect_ai (it is in evalui's test extra: pip install -e '.[test]')"
 FORMATS = {".eval": "eval", ".json": "json"}
@@ -46,7 +46,7 @@ def require_inspect() -> None:
 
 
 def _iso(timestamp: float | None) -> str:
-    moment = datetime.fromtimestamp(timestamp, tz=timezone.utc) if timestamp else datetime.now(timezone.utc)
+    moment = datetime.fromtimestamp(timestamp, tz=UTC) if timestamp else datetime.now(UTC)
     return moment.isoformat()
 
 
@@ -215,8 +215,18 @@ def _shared_extra_body(samples: list) -> dict | None:
 def eval_log(experiment: dict, samples: list, found: dict[str, list[dict]] | None = None):
     """The EvalLog of a stored run (``experiment`` as RunStore.experiment returns it); ``found``: each
     sample's findings by id."""
-    from inspect_ai.log import (EvalConfig, EvalError, EvalLog, EvalMetric, EvalPlan, EvalPlanStep, EvalResults,
-                                EvalScore, EvalSpec, EvalStats)
+    from inspect_ai.log import (
+        EvalConfig,
+        EvalError,
+        EvalLog,
+        EvalMetric,
+        EvalPlan,
+        EvalPlanStep,
+        EvalResults,
+        EvalScore,
+        EvalSpec,
+        EvalStats,
+    )
     from inspect_ai.model import ModelUsage
 
     from evalui.run.lifecycle import git_revision

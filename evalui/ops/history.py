@@ -11,13 +11,12 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
-from evalui.config import runs_dir
-from evalui.run.runner import Progress
-from evalui.endpoint.settings import EndpointSettings
-from evalui.store.run_store import RunStore
-from evalui.endpoint.url_policy import REDACTED
 from evalui.benchmarks.bfcl.calls import pretty_prediction, pretty_truth  # noqa: F401  (pretty_truth: re-exported)
-
+from evalui.config import runs_dir
+from evalui.endpoint.settings import EndpointSettings
+from evalui.endpoint.url_policy import REDACTED
+from evalui.run.runner import Progress
+from evalui.store.run_store import RunStore
 
 RUN_COLUMNS = ["exp_id", "benchmark", "model", "endpoint", "date", "status", "done", "metric", "value", "tokens",
                "duration s"]

@@ -7,9 +7,9 @@ flips; after an upgrade of bfcl-eval, or with another scorer, what flipped is li
 
 from __future__ import annotations
 
+from evalui.ops.stored_checks import about_sample, check_verdicts
 from evalui.run import epochs, lifecycle
 from evalui.store.run_store import RunStore
-from evalui.ops.stored_checks import about_sample, check_verdicts
 
 JUDGEABLE = ("rollout", "judged")
 

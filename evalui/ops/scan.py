@@ -8,9 +8,9 @@ follows the runs stored since).
 
 from __future__ import annotations
 
+from evalui.ops.stored_checks import check_verdicts
 from evalui.run import findings, lifecycle
 from evalui.store.run_store import RunStore
-from evalui.ops.stored_checks import check_verdicts
 
 
 class UnknownRun(ValueError):

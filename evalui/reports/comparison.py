@@ -3,11 +3,11 @@ gate all show, read from the store and computed by evalui.stats.paired."""
 
 from __future__ import annotations
 
-from evalui.store.run_store import RunStore
 from evalui.reports.markdown import inert, percent
 from evalui.reports.verdicts import verdict_of
 from evalui.stats.clustered import cluster_key, clustered_accuracy
 from evalui.stats.paired import compare_outcomes, flipped
+from evalui.store.run_store import RunStore
 
 
 class CannotCompare(ValueError):

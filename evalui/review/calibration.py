@@ -28,8 +28,8 @@ from evalui.review.report import file_reviews, judge_file, judge_scores
 from evalui.review.reviews import PREFERENCE, ProblemReviews
 from evalui.review.uploads import read_json
 from evalui.stats import calibration as cal
-from evalui.stats.review_plan import review_plan
 from evalui.stats.metrics import JUDGE_DIMENSIONS, PASS_THRESHOLD
+from evalui.stats.review_plan import review_plan
 
 SCORE_BANDS = (2.5, PASS_THRESHOLD, 4.5)
 BAND_NAMES = ("below 2.5", "2.5 to 3.5", "3.5 to 4.5", "4.5 and above")

@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 from evalui.errors import InputError
-from evalui.stats.metrics import JUDGE_DIMENSIONS
 from evalui.review.report import file_reviews
+from evalui.stats.metrics import JUDGE_DIMENSIONS
 
 PROBLEM_COLUMNS = ("problem", "answer", "solution", "topic")
 # Hub rules for a repo id: optional namespace, then a name of letters, digits, ``-_.``, at most 96 characters.

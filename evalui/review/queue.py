@@ -17,8 +17,15 @@ from filelock import FileLock
 
 from evalui.errors import InputError
 from evalui.jsonl import write_json_atomically
-from evalui.review.reviews import (LOCK_TIMEOUT_S, ProblemReviews, adjudicate, clean_name, make_review, reviewer_key,
-                                 save_review)
+from evalui.review.reviews import (
+    LOCK_TIMEOUT_S,
+    ProblemReviews,
+    adjudicate,
+    clean_name,
+    make_review,
+    reviewer_key,
+    save_review,
+)
 from evalui.review.uploads import FileProblem, read_data_file, read_json
 
 SETTINGS_SUFFIX = "_review_settings.json"

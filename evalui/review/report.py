@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalui.errors import InputError
-from evalui.stats import agreement as stats
-from evalui.stats.metrics import JUDGE_DIMENSIONS
+from evalui.review.queue import read_settings
 from evalui.review.reviews import ProblemReviews, read_all, review_progress, verifications_path
 from evalui.review.uploads import read_data_file, read_json
-from evalui.review.queue import read_settings
+from evalui.stats import agreement as stats
+from evalui.stats.metrics import JUDGE_DIMENSIONS
 
 
 def judge_file(data_file: str | Path) -> Path:

@@ -25,15 +25,15 @@ import json
 import shutil
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from filelock import FileLock
 
 from evalui.errors import InputError
 from evalui.jsonl import write_json_atomically
-from evalui.review.uploads import FileProblem, read_json
 from evalui.review.names import UNNAMED, clean_name, reviewer_key, saved_unnamed, unnamed_labels
+from evalui.review.uploads import FileProblem, read_json
 from evalui.stats.metrics import JUDGE_DIMENSIONS
 
 STATUSES = ("approved", "rejected", "needs_revision")
@@ -227,7 +227,7 @@ def make_review(problem_id: str, scores: dict, status: str, comments: str, revie
         "total_score": sum(clean.values()) / len(clean),
         "status": status,
         "comments": comments,
-        "verified_at": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
+        "verified_at": datetime.now(UTC).isoformat(timespec="microseconds"),
         "reviewer": reviewer,
     }
     if better_than_reference is not None:

@@ -15,8 +15,8 @@ import time
 import uuid
 from collections import deque
 
-from evalui.store.run_store import RunStore, Sample
 from evalui.store.claims import process_owner
+from evalui.store.run_store import RunStore, Sample
 
 HEARTBEAT_S = 1.0  # also how soon a cancel from another replica is seen
 WAIT_POLL_S = 0.25

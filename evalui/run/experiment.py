@@ -9,8 +9,8 @@ from collections import Counter
 from pathlib import Path
 
 from evalui.config import runs_dir
-from evalui.store.run_store import RunStore, Sample
 from evalui.stats.clustered import cluster_key, clustered_accuracy, clustered_accuracy_by
+from evalui.store.run_store import RunStore, Sample
 
 
 def new_exp_id(benchmark: str, model: str) -> str:

@@ -10,13 +10,13 @@ named (an LLM scanner) are kept when the automatic ones run again.
 
 from __future__ import annotations
 
-from evalui.scanners.labels import label_precision, read_labels
-from evalui.store.run_store import RunStore, Sample
 from evalui.errors import InputError
 from evalui.scanners.base import ScanContext, Scanner
+from evalui.scanners.labels import label_precision, read_labels
 from evalui.scanners.registry import scan_sample, selected
 from evalui.scanners.validity import validity_figures
 from evalui.stats.epochs import split_epoch
+from evalui.store.run_store import RunStore, Sample
 
 
 def stored_findings(sample: Sample) -> list[dict] | None:

@@ -25,14 +25,14 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from evalui.run import epochs, events, findings, pricing
 from evalui.core.benchmark import Benchmark
-from evalui.run.experiment import check_exp_id, new_exp_id, run_folder, summary_of
 from evalui.core.record import RunSummary, SampleRecord
-from evalui.run.runner import SHARED, Progress, run_experiment
 from evalui.endpoint.settings import EndpointSettings
-from evalui.store.run_store import RunStore
 from evalui.jsonl import write_jsonl
+from evalui.run import epochs, events, findings, pricing
+from evalui.run.experiment import check_exp_id, new_exp_id, run_folder, summary_of
+from evalui.run.runner import SHARED, Progress, run_experiment
+from evalui.store.run_store import RunStore
 
 LOCAL_HOST = "local"
 AGENT_HOST = "local agent"  # the host of a run that the user's own agent answered
@@ -84,7 +84,7 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
         if changed:
             raise ChangedRun(f"exp_id {exp_id!r} was run with " + ", ".join(
                 f"{k}={stored[k]!r}" for k in changed) + " and finished samples depend on it; "
-                f"it cannot be resumed with " + ", ".join(f"{k}={values.get(k)!r}" for k in changed))
+                "it cannot be resumed with " + ", ".join(f"{k}={values.get(k)!r}" for k in changed))
         # What was not given again is what the run was started with; so is its price, unless prices
         # are given with the resume (a table's price looked up again does not replace the run's own).
         if (config["pricing"] or {}).get("priced_by") != "run" and pricing.usable(existing["config"].get("pricing")):

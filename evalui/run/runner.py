@@ -23,12 +23,12 @@ from typing import Protocol
 from evalui.endpoint.client import ChatReply
 from evalui.endpoint.in_flight import Board, LiveRun, RequestInFlight, follow
 from evalui.endpoint.limiter import Lease, join_endpoint, private_limiter
+from evalui.run.claims import RunWorker
 from evalui.run.phases import RunPhases
 from evalui.run.pricing import BudgetGate, CostMeter, MeteredTask, watch
 from evalui.run.sample_run import SampleRun, redact, run_on_loop, run_on_threads  # noqa: F401  (redact: re-exported)
-from evalui.run.claims import RunWorker
-from evalui.store.run_store import RunStore, Sample
 from evalui.run.trajectory import TaskResult
+from evalui.store.run_store import RunStore, Sample
 
 
 class Task(Protocol):

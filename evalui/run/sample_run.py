@@ -21,8 +21,8 @@ from evalui.endpoint.client import Cancelled, ChatReply, EndpointError
 from evalui.endpoint.in_flight import LiveRun, describe
 from evalui.endpoint.limiter import Lease
 from evalui.run.phases import RunPhases
-from evalui.store.run_store import RunStore, Sample
 from evalui.run.trajectory import Step, single_reply
+from evalui.store.run_store import RunStore, Sample
 
 CANCEL_POLL_S = 0.1
 TICK_S = 0.5  # how often the waiting thread looks at the run: pauses, and the requests in flight

@@ -23,7 +23,7 @@ class StepLimits:
 
     @classmethod
     def from_env(cls, calls_per_step: int = 64, bytes_per_step: int = 256 * 1024,
-                 bytes_per_sample: int = 4 * 1024 * 1024) -> "StepLimits":
+                 bytes_per_sample: int = 4 * 1024 * 1024) -> StepLimits:
         """The operator's EVALUI_MAX_* values, else the benchmark's own defaults (BFCL's here)."""
         return cls(positive_number("EVALUI_MAX_CALLS_PER_STEP", calls_per_step, int),
                    positive_number("EVALUI_MAX_STEP_BYTES", bytes_per_step, int),

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from collections import Counter
 
-from evalui.scanners.base import INVALID, WARNING, ScanContext, canonical_arguments, excerpt, failed, finding, \
-    judged, steps_of, verdict_of
+from evalui.scanners.base import (
+    INVALID,
+    WARNING,
+    ScanContext,
+    canonical_arguments,
+    excerpt,
+    failed,
+    finding,
+    judged,
+    steps_of,
+    verdict_of,
+)
 
 # Tool errors that are the environment's: a call or its worker past the deadline or dead (BFCL's
 # isolated backends), the web that did not answer, the task's attachment missing. Errors the

@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import re
 
-from evalui.scanners.base import INVALID, WARNING, ScanContext, excerpt, failed, finding, judged, normalise, steps_of, \
-    text_of, word_pattern
+from evalui.scanners.base import (
+    INVALID,
+    WARNING,
+    ScanContext,
+    excerpt,
+    failed,
+    finding,
+    judged,
+    normalise,
+    steps_of,
+    text_of,
+    word_pattern,
+)
 from evalui.scanners.material import GUARDED, QUESTION, SUSPECT, Material, Part
 
 # A benchmark that declares no material (evalui.scanners.material): where its payload may keep the

@@ -30,7 +30,7 @@ class Coverage:
 
 def _miller_covers(sums, size: int, truth: float) -> bool:
     """Miller (2024), equation for clustered SE, with the normal quantile."""
-    g, n = len(sums), len(sums) * size
+    n = len(sums) * size
     rate = sum(sums) / n
     variance = sum((y - rate * size) ** 2 for y in sums) / (n * n)
     half = 1.959963984540054 * variance ** 0.5

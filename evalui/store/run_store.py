@@ -19,17 +19,25 @@ from pathlib import Path
 
 from evalui.config import data_dir
 from evalui.errors import DamagedRun
-from evalui.store.group_commit import Done, GroupCommit
 from evalui.store.claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
 from evalui.store.counts import COUNT_COLUMNS, stored_tokens
+from evalui.store.group_commit import Done, GroupCommit
 from evalui.store.light import LightReadsMixin, findings_text, verdict_columns
-from evalui.store.parts import (INSERT_PART, PACKED_COLUMNS, LostPart, PartCache, pack, part_statements,
-                                      rows_references)
+from evalui.store.parts import INSERT_PART, PACKED_COLUMNS, LostPart, PartCache, pack, part_statements, rows_references
 from evalui.store.rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.store.schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
-from evalui.store.sql import (database_url, is_postgres, migrate_postgres, migrate_sqlite, open_sqlite,
-                                     open_sqlite_reader, postgres_version, redact_database_url, sqlite_path,
-                                     sqlite_version)
+from evalui.store.sql import (
+    database_url,
+    is_postgres,
+    migrate_postgres,
+    migrate_sqlite,
+    open_sqlite,
+    open_sqlite_reader,
+    postgres_version,
+    redact_database_url,
+    sqlite_path,
+    sqlite_version,
+)
 
 # A sample's answer and its verdict in one row update (record_judgement folds them when it can).
 _ANSWER_AND_VERDICT = (

@@ -10,13 +10,17 @@ def build_demo(store=None):
 
     from evalui.core import registry
     from evalui.store.run_store import RunStore
-    from evalui.ui.tabs import aime, bfcl, gaia, generic as generic_tab, runs as runs_tab, score as score_tab
-    from evalui.ui.review import tab as verify_tab, view as verify_view
-    from evalui.ui.tabs.endpoint_panel import build_endpoint_panel
-    from evalui.ui.web.gradio_queue import quiet_queue_records, relax_idle_polling
-    from evalui.ui.tabs.progress_targets import limit_progress_targets
-    from evalui.ui.web.read_gate import gate_reads
     from evalui.ui.i18n.strings import t
+    from evalui.ui.review import tab as verify_tab
+    from evalui.ui.review import view as verify_view
+    from evalui.ui.tabs import aime, bfcl, gaia
+    from evalui.ui.tabs import generic as generic_tab
+    from evalui.ui.tabs import runs as runs_tab
+    from evalui.ui.tabs import score as score_tab
+    from evalui.ui.tabs.endpoint_panel import build_endpoint_panel
+    from evalui.ui.tabs.progress_targets import limit_progress_targets
+    from evalui.ui.web.gradio_queue import quiet_queue_records, relax_idle_polling
+    from evalui.ui.web.read_gate import gate_reads
 
     store = store or RunStore()
     quiet_queue_records()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evalui.ui.web.access import language, say
-from evalui.ui.i18n.strings import STRINGS
+from evalui.ui.i18n.strings import STRINGS, say
+from evalui.ui.request import language
 
 
 def localized(frame: pd.DataFrame) -> pd.DataFrame:

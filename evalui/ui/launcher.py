@@ -11,18 +11,18 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from evalui.run.background import BackgroundRun, background_runs
-from evalui.run.epochs import add_epochs
 from evalui.endpoint.in_flight import live_run
-from evalui.run.pricing import live_cost, set_budget
-from evalui.store.run_store import RunStore
 from evalui.errors import InputError
 from evalui.reports.markdown import defuse_links, inert
-from evalui.ui.web.access import bare_names, require_access, say
-from evalui.ui.live_status import accuracy_so_far, live_status  # noqa: F401  (accuracy_so_far: for the tabs)
-from evalui.ui.run_view import is_running, latest_running, log_text, run_choices
-from evalui.ui.refresh import runs_refresh_s
+from evalui.run.background import BackgroundRun, background_runs
+from evalui.run.epochs import add_epochs
+from evalui.run.pricing import live_cost, set_budget
+from evalui.store.run_store import RunStore
 from evalui.ui.i18n.strings import t
+from evalui.ui.live_status import accuracy_so_far, live_status  # noqa: F401  (accuracy_so_far: for the tabs)
+from evalui.ui.refresh import runs_refresh_s
+from evalui.ui.run_view import is_running, latest_running, log_text, run_choices
+from evalui.ui.web.access import bare_names, require_access, say
 from evalui.ui.web.visitor_runs import RUNS_IN_FLIGHT
 
 POLL_S = 0.5  # how often the page re-reads a running run's progress

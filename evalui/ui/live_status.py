@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import time
 
-from evalui.run.experiment import summary_of
 from evalui.endpoint.in_flight import live_run
-from evalui.store.run_store import RunStore
 from evalui.reports.markdown import inert
-from evalui.ui.web.access import say
+from evalui.run.experiment import summary_of
+from evalui.store.run_store import RunStore
 from evalui.ui.run_view import is_running, status_line
+from evalui.ui.web.access import say
 
 SHOWN_REQUESTS = 3  # requests in flight named in the status; the rest are counted
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from evalui.reports.markdown import epoch_texts, inert
 from evalui.run.background import background_runs
 from evalui.run.pricing import unpriced
 from evalui.store.run_store import RunStore
-from evalui.reports.markdown import epoch_texts, inert
 from evalui.ui.web.access import say
 
 STATES = ("running", "cancelling", "cancelled", "finished", "incomplete", "interrupted", "failed", "created",

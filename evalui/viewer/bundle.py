@@ -12,9 +12,9 @@ import json
 import secrets
 from pathlib import Path
 
+from evalui.errors import InputError
 from evalui.scanners.labels import finding_key, read_labels
 from evalui.store.search import sample_text
-from evalui.errors import InputError
 from evalui.viewer import findings as labelling
 from evalui.viewer import rows as rows_
 from evalui.viewer.bundle_page import PAGE

@@ -16,9 +16,9 @@ import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from evalui.store import search as store_search
-from evalui.scanners.labels import finding_key, read_labels
 from evalui.errors import InputError
+from evalui.scanners.labels import finding_key, read_labels
+from evalui.store import search as store_search
 from evalui.viewer import findings as labelling
 from evalui.viewer import rows as rows_
 from evalui.viewer.inspector_data import finding_choices

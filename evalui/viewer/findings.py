@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evalui.errors import InputError
+from evalui.review.names import clean_name
 from evalui.run import findings
 from evalui.run.experiment import run_folder
 from evalui.scanners.labels import LABELS, label_precision, read_labels, save_label
 from evalui.store.run_store import RunStore
-from evalui.errors import InputError
-from evalui.review.names import clean_name
 
 
 def folder_of(experiment: dict) -> Path:

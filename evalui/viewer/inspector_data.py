@@ -9,8 +9,8 @@ import html
 import json
 
 from evalui.benchmarks.bfcl.calls import pretty_prediction, pretty_truth
-from evalui.scanners.labels import finding_key
 from evalui.reports.verdicts import VERDICTS, verdict_of
+from evalui.scanners.labels import finding_key
 
 ALL = "all"
 ANY_INVALID = "any invalid"  # the finding filter's choice for samples the valid-sample score leaves out

@@ -13,9 +13,9 @@ import json
 
 from evalui.benchmarks.bfcl.calls import pretty_prediction
 from evalui.core.record import score_of
+from evalui.reports.verdicts import verdict_of
 from evalui.viewer import messages
 from evalui.viewer.inspector_data import findings_html, gold_answer, reason_of
-from evalui.reports.verdicts import verdict_of
 from evalui.viewer.rows import error_type_of
 
 FOLD_CHARS = 600  # a system prompt or tool result longer than this starts folded

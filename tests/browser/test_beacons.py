@@ -17,11 +17,12 @@ from peers import settings_for
 
 from browser.pages import attach, choose
 from browser.verify_steps import DIMENSIONS, score
-
 from evalui.benchmarks.aime.options import GenerateOptions
 from evalui.benchmarks.aime.spec import GENERATION
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+from evalui.benchmarks.gaia.spec import GaiaOptions
 from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion

@@ -8,7 +8,8 @@ import re
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
 from support.bfcl_oracle import BfclOracle

@@ -14,7 +14,8 @@ import pytest
 from peers import settings_for
 
 from browser.pages import choose
-from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+from evalui.benchmarks.gaia.spec import GaiaOptions
 from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer

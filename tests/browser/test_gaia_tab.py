@@ -6,8 +6,8 @@ import json
 import re
 
 import pytest
-from peers import SENTINEL_KEY
 from integration.test_gaia import answering_script
+from peers import SENTINEL_KEY
 
 from browser.pages import attach, open_tab
 from support.openai_peer import ScriptedPeer

@@ -14,7 +14,8 @@ from peers import SENTINEL_KEY, Held, settings_for
 from playwright.sync_api import expect
 from waiting import HANG_S, wait_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
 from support.bfcl_oracle import BfclOracle

@@ -7,12 +7,13 @@ import re
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
+from evalui.ui.i18n.strings import STRINGS
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer
-from evalui.ui.i18n.strings import STRINGS
 
 pytestmark = pytest.mark.browser
 

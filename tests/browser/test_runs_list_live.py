@@ -10,12 +10,13 @@ import pytest
 from peers import settings_for
 
 from browser.test_launcher_usability import endpoint, set_bfcl
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
+from evalui.ui.refresh import RUNS_REFRESH_ENV
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, completion
-from evalui.ui.refresh import RUNS_REFRESH_ENV
 
 pytestmark = pytest.mark.browser
 WAIT = 60_000  # generous: only a hang fails

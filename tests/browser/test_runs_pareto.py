@@ -12,9 +12,8 @@ from peers import settings_for
 from toy_benchmark import ToyOptions, ask
 from waiting import HANG_S
 
-from evalui.run import lifecycle
-
 from evalui.core import registry
+from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion
 

@@ -20,8 +20,8 @@ from gradio_client import Client, handle_file
 
 from evalui.benchmarks.gaia.data import BUNDLED_SAMPLE
 from evalui.store.run_store import RunStore
-from support.openai_peer import ScriptedPeer, completion
 from integration.test_verification import write_problems
+from support.openai_peer import ScriptedPeer, completion
 
 READ_ONLY = {
     *(f"{prefix}_{what}" for prefix in ("bfcl", "gaia", "aime_generate", "aime_judge", "aime_winrate", "runs")

@@ -11,9 +11,9 @@ from app_client import app_client
 from peers import Held
 from waiting import wait_for
 
-from support.openai_peer import ScriptedPeer, completion
 from evalui.ui.web import visitor_runs
 from evalui.ui.web.guard import MAX_BODY_BYTES
+from support.openai_peer import ScriptedPeer, completion
 
 BIG = 60 * 2**20
 

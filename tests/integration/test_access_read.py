@@ -17,7 +17,6 @@ import pytest
 from app_client import app_client
 from peers import SENTINEL_KEY
 
-from support.openai_peer import ScriptedPeer, completion
 from integration.test_access import (
     GAIA_METADATA,
     REFUSAL,
@@ -26,6 +25,7 @@ from integration.test_access import (
     refusal_of,
 )
 from integration.test_verification import write_problems
+from support.openai_peer import ScriptedPeer, completion
 
 SERVER_BASE_URL = "http://10.213.54.7:8123/v1"  # the operator's endpoint: never contacted, never shown
 

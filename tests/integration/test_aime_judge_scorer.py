@@ -11,9 +11,9 @@ from peers import settings_for
 
 from evalui.benchmarks.aime.options import JudgeOptions
 from evalui.benchmarks.aime.spec import JUDGING
+from evalui.ops.rescore import rescore
 from evalui.run import lifecycle
 from evalui.run.experiment import run_folder
-from evalui.ops.rescore import rescore
 from support.openai_peer import ScriptedPeer, completion
 
 DIMENSIONS = ("correctness", "clarity", "difficulty_match", "completeness")

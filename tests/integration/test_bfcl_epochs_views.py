@@ -7,7 +7,8 @@ from __future__ import annotations
 from peers import settings_for
 
 from evalui.benchmarks.bfcl.data import entries_by_id
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.benchmarks.bfcl.turns import stored_sample_turns
 from evalui.run import lifecycle
 from evalui.run.epochs import add_epochs

@@ -12,10 +12,11 @@ import pytest
 from bfcl_official_cli import bfcl_evaluate, official_verdicts
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.scoring.format_sensitivity import CATEGORY, configurations
-from evalui.run import lifecycle
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.errors import InputError
+from evalui.run import lifecycle
 from support.bfcl_format_oracle import WRONG_KINDS, FormatOracle
 from support.openai_peer import ScriptedPeer
 

@@ -15,7 +15,8 @@ from peers import settings_for
 from unit.test_bfcl_hostile_calls import SLOW_ROUND  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 
 from evalui.benchmarks.bfcl.data import load_category
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from evalui.sandbox.call_worker import close_pools
 from support.bfcl_multi_turn_oracle import MultiTurnOracle

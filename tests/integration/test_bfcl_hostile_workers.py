@@ -11,7 +11,8 @@ import threading
 from peers import settings_for
 from waiting import HANG_S, wait_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.openai_peer import ScriptedPeer, completion

@@ -10,7 +10,8 @@ from bfcl_official_cli import bfcl_evaluate, official_verdicts
 from peers import settings_for
 
 from evalui.benchmarks.bfcl.leaderboard_csv import CSV_FILES
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer

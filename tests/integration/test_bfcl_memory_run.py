@@ -13,7 +13,8 @@ from peers import settings_for
 
 from evalui.benchmarks.bfcl.agentic.data import prereq_chain
 from evalui.benchmarks.bfcl.leaderboard_csv import CSV_FILES
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from support.bfcl_agentic_oracle import MemoryOracle
 from support.bfcl_oracle import BfclOracle

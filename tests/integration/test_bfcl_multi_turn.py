@@ -18,9 +18,10 @@ from peers import settings_for
 from unit.test_bfcl_agreement import official_handler
 
 from evalui.benchmarks.bfcl.data import entries_by_id
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.score_file import score_result_file
 from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.bfcl_oracle import gold_turns

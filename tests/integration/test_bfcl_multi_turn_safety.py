@@ -15,16 +15,17 @@ from peers import cancel_when_asked, settings_for
 from waiting import HANG_S
 
 from evalui.benchmarks.bfcl.data import entries_by_id
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.score_file import score_result_file
 from evalui.benchmarks.bfcl.scoring.multi_turn import (
     BACKEND_CLASSES,
     backend_class,
 )
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
+from integration.test_bfcl_multi_turn import official_verdict
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.openai_peer import ScriptedPeer, completion
-from integration.test_bfcl_multi_turn import official_verdict
 
 CATEGORY = "multi_turn_base"
 

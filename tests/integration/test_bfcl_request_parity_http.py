@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
 from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES, MULTI_TURN_CATEGORIES
-from evalui.run import lifecycle
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.jsonl import iter_jsonl
+from evalui.run import lifecycle
 from support.bfcl_parity import (
     PARITY_MODEL,
     ByFirstTurn,

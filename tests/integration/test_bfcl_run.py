@@ -14,7 +14,8 @@ import pytest
 from bfcl_official_cli import run_bfcl
 from peers import SENTINEL_KEY, settings_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, error

@@ -17,7 +17,8 @@ from peers import settings_for
 from unit.test_bfcl_safety import hostile_lines  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 
 from evalui.benchmarks.bfcl.data import load_category
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion

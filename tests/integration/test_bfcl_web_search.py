@@ -18,7 +18,11 @@ from bfcl_web_server import SERPAPI_KEY, CannedWeb, FakeWeb
 
 from evalui.benchmarks.bfcl.agentic.web_record import recording_files, recording_hash
 from evalui.benchmarks.bfcl.agentic.web_search import (
-    WebSearchOptions, check_web_options, new_web_search_api, web_provenance)
+    WebSearchOptions,
+    check_web_options,
+    new_web_search_api,
+    web_provenance,
+)
 
 PAGES = ("/page", "/latin", "/moved", "/gone")
 MODES = ("raw", "markdown", "truncate", "html")  # the last is not a mode: bfcl's error for it, too

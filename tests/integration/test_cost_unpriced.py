@@ -91,6 +91,7 @@ def newest(benchmark: str, after: set[str]) -> str:
 
 def test_the_panel_prices_reach_every_launchers_run(monkeypatch, request):
     from aime_script import AimeScript
+
     from integration.test_toy_benchmark import REGISTRY_LINE, TESTS, answering
 
     monkeypatch.syspath_prepend(str(TESTS))

@@ -13,10 +13,11 @@ import sys
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
-from evalui.store.run_store import RunStore
 from evalui.store.parts import references
+from evalui.store.run_store import RunStore
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer

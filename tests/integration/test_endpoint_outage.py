@@ -15,11 +15,12 @@ import pytest
 from peers import settings_for
 from waiting import HANG_S, wait_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.run import lifecycle
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.endpoint.circuit import DEFAULT_THRESHOLD
 from evalui.endpoint.client import EndpointError, ModelClient
 from evalui.endpoint.in_flight import live_run
+from evalui.run import lifecycle
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer
 

@@ -10,12 +10,13 @@ import pytest
 from peers import SENTINEL_KEY, Held, cancel_when_asked, settings_for
 from waiting import finishes
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.run import lifecycle
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.endpoint.client import Cancelled, EndpointError, ModelClient
+from evalui.run import lifecycle
 from evalui.run.runner import run_experiment
-from support.openai_peer import Reply, ScriptedPeer, completion, error
 from integration.test_runner import EchoTask
+from support.openai_peer import Reply, ScriptedPeer, completion, error
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

@@ -39,8 +39,8 @@ def routes_of(app, prefix: str = "") -> list[tuple[str, set[str]]]:
 
 def _template(path: str, route) -> str:
     convertors = getattr(route, "param_convertors", {}) or {}
-    return PARAMETER.sub(lambda m: "{%s:path}" % m.group(1) if type(convertors.get(m.group(1))).__name__ ==
-                         "PathConvertor" or m.group(2) == "path" else "{%s}" % m.group(1), path)
+    return PARAMETER.sub(lambda m: f"{{{m.group(1)}:path}}" if type(convertors.get(m.group(1))).__name__ ==
+                         "PathConvertor" or m.group(2) == "path" else f"{{{m.group(1)}}}", path)
 
 
 def spellings(path: Path) -> list[str]:

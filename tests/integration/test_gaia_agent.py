@@ -116,7 +116,7 @@ def test_tool_agent_runs_code_reads_the_attachment_and_is_stopped_at_the_timeout
     assert any(m["role"] == "tool" for b in bodies for m in b["messages"])
 
     # Every step is in the store and in the exported samples, with its tokens and latency.
-    for task_id, row in rows.items():
+    for _task_id, row in rows.items():
         steps = row["trajectory"]
         assert row["stage"] == "judged" and len(steps) == 2
         assert steps[0]["tool_calls"][0]["name"] == "python" and steps[0]["tool_results"][0]["name"] == "python"

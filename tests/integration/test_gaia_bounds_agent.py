@@ -10,8 +10,10 @@ from pathlib import Path
 from peers import settings_for
 
 from evalui.benchmarks.gaia.budget import CALLS_PER_STEP, SAMPLE_CHARS
-from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+from evalui.benchmarks.gaia.spec import GaiaOptions
 from evalui.run import lifecycle
+from integration.test_gaia_agent import run_cli, write_questions
 from support.openai_peer import (
     ScriptedPeer,
     completion,
@@ -19,7 +21,6 @@ from support.openai_peer import (
     tool_call_text,
     tool_outputs,
 )
-from integration.test_gaia_agent import run_cli, write_questions
 
 GROW_CHARS = 240_000  # under the step's cap; nine of them pass the sample's
 

@@ -8,7 +8,8 @@ import pandas as pd
 from peers import settings_for
 
 from evalui.benchmarks.gaia.data import GaiaQuestion
-from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+from evalui.benchmarks.gaia.spec import GaiaOptions
 from evalui.benchmarks.gaia.tools.base import ToolContext
 from evalui.benchmarks.gaia.tools.files_tool import files_tool
 from evalui.run import lifecycle

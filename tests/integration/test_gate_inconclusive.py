@@ -14,8 +14,8 @@ from toy_benchmark import ToyOptions, ask, samples
 
 from evalui.cli.gate import GATE_FAILED, GATE_INCONCLUSIVE
 from evalui.stats.metrics import wilson
-from support.openai_peer import ScriptedPeer, completion
 from integration.test_gate import SEED, N, always_right, wrong_and_broken
+from support.openai_peer import ScriptedPeer, completion
 
 TESTS = Path(__file__).resolve().parents[1]
 

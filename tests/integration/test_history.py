@@ -6,10 +6,11 @@ from pathlib import Path
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
+from evalui.ops import history
 from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
-from evalui.ops import history
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, error
 
@@ -70,7 +71,8 @@ def test_list_compare_resume_delete(store):
 
 def test_unscored_runs_task_words_and_mixed_comparisons(store, tmp_path):
     from evalui.benchmarks.gaia.data import load_questions_file
-    from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+    from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+    from evalui.benchmarks.gaia.spec import GaiaOptions
     from evalui.benchmarks.gaia.task import sample_specs
     from evalui.ui.run_view import status_line
     from integration.test_gaia import answering_script

@@ -16,8 +16,8 @@ from waiting import wait_for
 
 from evalui.deploy import hub_sync
 from evalui.deploy.hub_sync import STORE_IN_REPO, HubSync, start_from_env
-from evalui.store.run_store import RunStore
 from evalui.review.reviews import make_review, save_review, verifications_path
+from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion
 
 REPO = "team/evalui-space-data"

@@ -102,7 +102,7 @@ def test_a_bfcl_run_single_and_multi_turn_with_epochs(store, tmp_path):
     pairs = assert_same_samples(store, "bfcl-inspect", log, "bfcl")
     assert {epoch for _, epoch in pairs} == {1, 2}
     assert log.results.scores[0].metrics["accuracy"].value == pytest.approx(summary["correct"] / summary["judged"])
-    for (sample_id, epoch), (stored, got) in pairs.items():
+    for (sample_id, _epoch), (stored, got) in pairs.items():
         entry = entries_by_id(stored.group)[sample_id]
         assert got.target == json.dumps(entry.possible_answer, ensure_ascii=False)
         assert got.metadata["evalui_id"] == stored.sample_id
@@ -176,7 +176,7 @@ def test_a_gaia_agent_run(store, tmp_path):
     assert log.plan.config.temperature == 0.001 and log.eval.model_generate_config.temperature == 0.001
     assert log.plan.config.max_tokens is None  # none was sent: evalui sends max_tokens only when one is set
     pairs = assert_same_samples(store, "gaia-inspect", log, "gaia")
-    for (sample_id, _), (stored, got) in pairs.items():
+    for (_sample_id, _), (stored, got) in pairs.items():
         # The question is the input, never GAIA's system prompt, which every sample shares.
         assert got.input == stored.payload["question"]
         assert got.metadata["findings"] == stored_findings(stored)
@@ -271,7 +271,7 @@ def test_an_aime_judge_run(store, tmp_path):
         d: 5.0 for d in ("correctness", "clarity", "difficulty_match", "completeness")}
     failed = pairs["p2", 1][1]
     assert not failed.scores and failed.error and roles(failed).count("assistant") == 3  # every attempt is kept
-    for (sample_id, _), (stored, got) in pairs.items():
+    for (_sample_id, _), (stored, got) in pairs.items():
         assert roles(got)[:2] == ["system", "user"] and "Find the number of ways" in got.messages[1].text
         assert "Find the number of ways" in got.input and got.input == got.messages[1].text
         # A retry asks anew: each attempt's model event was sent its own conversation, not the last one's.

@@ -14,7 +14,8 @@ import pytest
 from peers import SENTINEL_KEY, settings_for
 
 from evalui.benchmarks.bfcl.data import bfcl_data_dir, load_category
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from evalui.run.lifecycle import ChangedRun
 from evalui.store.run_store import RunStore

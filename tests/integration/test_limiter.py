@@ -13,8 +13,8 @@ from evalui.endpoint.client import ModelClient
 from evalui.endpoint.limiter import endpoint_limiter
 from evalui.run.runner import run_experiment
 from evalui.store.run_store import RunStore
-from support.openai_peer import ScriptedPeer, completion
 from integration.test_runner import EchoTask
+from support.openai_peer import ScriptedPeer, completion
 
 DELAY_S = 0.2
 

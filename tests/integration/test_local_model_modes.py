@@ -9,10 +9,11 @@ import sys
 
 import pytest
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.run import lifecycle
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.endpoint.local import model as local_model
 from evalui.endpoint.settings import EndpointSettings
+from evalui.run import lifecycle
 
 
 def test_an_fc_run_with_the_local_model_is_refused(store):

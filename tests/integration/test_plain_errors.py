@@ -9,8 +9,8 @@ import pytest
 from peers import SENTINEL_KEY, settings_for
 
 from evalui.endpoint.client import EndpointError, ModelClient
-from evalui.run.runner import run_experiment
 from evalui.endpoint.settings import EndpointSettings
+from evalui.run.runner import run_experiment
 from evalui.store.run_store import RunStore
 from support.openai_peer import Reply, ScriptedPeer, error
 

@@ -10,8 +10,8 @@ from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
 from unit.test_postgres_store import _register, store_url  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 from waiting import HANG_S, wait_for
 
-from evalui.run.background import BackgroundRuns
 from evalui.endpoint.client import ModelClient
+from evalui.run.background import BackgroundRuns
 from evalui.run.runner import run_experiment
 from evalui.store.run_store import MIGRATIONS, RunStore
 from evalui.store.sql import redact_database_url

@@ -9,9 +9,9 @@ import threading
 from peers import Held, settings_for
 from waiting import HANG_S, wait_for
 
-from evalui.run import sample_run
 from evalui.endpoint.client import ModelClient
 from evalui.endpoint.in_flight import live_run
+from evalui.run import sample_run
 from evalui.run.runner import run_experiment
 from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion, error

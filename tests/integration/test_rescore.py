@@ -10,12 +10,13 @@ import sys
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
+from integration.test_gaia import ANSWERS
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, completion, error
-from integration.test_gaia import ANSWERS
 
 
 def evalui(*args: str, env: dict) -> subprocess.CompletedProcess:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 from peers import settings_for
 
-from evalui.run import lifecycle
 from evalui.core.record import (
     RUN_SUMMARY_VERSION,
     SAMPLE_RECORD_VERSION,
     read_samples_file,
     read_summary_file,
 )
+from evalui.run import lifecycle
 from support.openai_peer import ScriptedPeer, completion, error
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from support.openai_peer import ScriptedPeer, completion
 from integration.test_gaia import ANSWERS
+from support.openai_peer import ScriptedPeer, completion
 
 
 def evalui(*args: str, env: dict) -> subprocess.CompletedProcess:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from peers import settings_for
 
-from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+from evalui.benchmarks.gaia.spec import GaiaOptions
 from evalui.run import lifecycle
 from support.openai_peer import ScriptedPeer, completion, first_user_text, tool_outputs
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from peers import settings_for
 
-from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+from evalui.benchmarks.gaia.spec import GaiaOptions
 from evalui.run import lifecycle
 from support.openai_peer import ScriptedPeer
 from support.scanner_plants import KINDS, MAX_STEPS, Case, OtherModel, PlantedModel, cases_for, write_questions

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from peers import settings_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from support.openai_peer import ScriptedPeer
 from support.scanner_plants import BFCL_KINDS, BfclPlantedModel

@@ -7,11 +7,11 @@ import json
 
 import pytest
 from app_client import app_client
-from integration.test_store_search import SLOW_QUERY, matching, store_slow_run
 from waiting import HANG_S, wait_for
 
 from evalui.store import search as store_search
 from evalui.store.run_store import RunStore
+from integration.test_store_search import SLOW_QUERY, matching, store_slow_run
 
 
 @pytest.fixture()
@@ -20,7 +20,6 @@ def app_url(tmp_path, monkeypatch):
     store = RunStore()
     store_slow_run(store)
     import app
-
     from evalui.ui import build_demo
 
     demo = build_demo(store)

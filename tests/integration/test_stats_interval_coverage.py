@@ -18,9 +18,10 @@ def test_the_clustered_interval_covers_93_to_97_percent(accuracy, icc, clusters,
 
 def test_the_naive_interval_would_not_cover_with_strong_clustering():
     """Why clustering matters: Wilson over the answers as if independent, at ICC 0.5 with clusters of 5."""
+    import numpy as np
+
     from evalui.stats.metrics import wilson
     from evalui.stats.power_simulation import beta_binomial_sums
-    import numpy as np
 
     sums = beta_binomial_sums(np.random.default_rng(7), 0.7, 0.5, 5, (2000, 50)).sum(axis=1)
     naive = [wilson(int(k), 250) for k in sums]

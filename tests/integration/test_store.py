@@ -57,8 +57,8 @@ def test_a_reported_sample_survives_kill_9(tmp_path):
 def _child(database: str, base_url: str) -> None:
     sys.path.insert(0, str(HERE))
     from evalui.endpoint.client import ModelClient
-    from evalui.run.runner import run_experiment
     from evalui.endpoint.settings import EndpointSettings
+    from evalui.run.runner import run_experiment
     from integration.test_runner import EchoTask
 
     store = RunStore(database)

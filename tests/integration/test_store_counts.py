@@ -12,11 +12,12 @@ import pytest
 from peers import settings_for
 from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
+from evalui.ops.rescore import rescore
 from evalui.run import lifecycle
 from evalui.run.epochs import add_epochs
 from evalui.store.run_store import RunStore
-from evalui.ops.rescore import rescore
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, error
 

@@ -7,16 +7,17 @@ import pytest
 from peers import settings_for
 from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
-from evalui.run import lifecycle
-from evalui.run.findings import scan, stored_findings
-from evalui.store.run_store import RunStore
-from evalui.store.light import ANY_INVALID
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.reports.comparison import compare_runs, outcome
 from evalui.reports.verdicts import verdict_of
-from evalui.viewer.inspector_data import error_type_of
+from evalui.run import lifecycle
+from evalui.run.findings import scan, stored_findings
 from evalui.scanners.validity import is_invalid
 from evalui.stats.paired import compare_outcomes, flipped
+from evalui.store.light import ANY_INVALID
+from evalui.store.run_store import RunStore
+from evalui.viewer.inspector_data import error_type_of
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, completion, error
 

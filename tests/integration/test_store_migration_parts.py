@@ -14,10 +14,11 @@ import pytest
 from peers import settings_for
 from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
-from evalui.store.run_store import MIGRATIONS, RunStore
 from evalui.store.parts import PREFIX, REFERENCE
+from evalui.store.run_store import MIGRATIONS, RunStore
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, error
 

@@ -12,9 +12,9 @@ from pg_server import pg_url, postgres_server  # noqa: F401  (fixtures)
 from unit.test_postgres_store import store_url  # noqa: F401  (a fixture: SQLite and PostgreSQL)
 from waiting import HANG_S, wait_for
 
+from evalui.ops import history
 from evalui.store import search as store_search
 from evalui.store.run_store import RunStore
-from evalui.ops import history
 
 # Within the caps and slow on purpose: 16 two-word phrases, each matching at every position of samples
 # that hold nothing but "a a a …": 200 of them took 5.6 s on SQLite and 7.8 s on PostgreSQL, here.

@@ -11,7 +11,8 @@ from peers import settings_for
 
 from evalui.benchmarks.aime.options import GenerateOptions
 from evalui.benchmarks.aime.spec import GENERATION
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL, BfclOptions
+from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
+from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer, completion

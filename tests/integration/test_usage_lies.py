@@ -21,8 +21,8 @@ from waiting import HANG_S
 
 from evalui.endpoint.client import EndpointError, ModelClient
 from evalui.endpoint.completion import MAX_REPLY_TOKENS
-from evalui.store.run_store import MIGRATIONS, RunStore
 from evalui.store.counts import MAX_SAMPLE_TOKENS
+from evalui.store.run_store import MIGRATIONS, RunStore
 from support.openai_peer import Reply, ScriptedPeer, completion
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -122,7 +122,7 @@ def test_a_run_against_an_endpoint_whose_usage_lies_records_each_samples_error_a
     store = RunStore(data / "evalui.sqlite")
     try:
         stored = {s.sample_id: s for s in store.samples("liars")}
-        for (sample_id, _, payload), (field, _, shown) in zip(specs, LIES):
+        for (sample_id, _, _payload), (field, _, shown) in zip(specs, LIES):
             sample = stored[sample_id]
             assert sample.stage == "init" and error_named(field, shown) in sample.error, (sample_id, sample.error)
             assert sample.error.startswith("bad_response: ") and "Traceback" not in sample.error

@@ -21,7 +21,6 @@ def client(tmp_path, monkeypatch):
     store = RunStore()
     store_two_runs(store)
     import app
-
     from evalui.ui import build_demo
 
     demo = build_demo(store)

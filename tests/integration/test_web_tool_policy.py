@@ -12,7 +12,8 @@ from peers import settings_for
 from unit.test_web_tool_policy import SECRET, WebServer, web_env  # noqa: F401  (shared with the unit layer; fixtures are used by name)
 
 from evalui.benchmarks.gaia.data import GaiaQuestion
-from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA, GaiaOptions
+from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+from evalui.benchmarks.gaia.spec import GaiaOptions
 from evalui.benchmarks.gaia.tools.base import ToolContext
 from evalui.benchmarks.gaia.tools.web import HttpWebBackend, web_tools
 from evalui.run import lifecycle

@@ -397,7 +397,10 @@ def official_agentic_entry(category: str, entry_id: str, snapshot_root: Path) ->
     """bfcl's own entry (a question or a memory prereq) with ``initial_config`` as ``bfcl generate``
     fills it: memory snapshots under ``snapshot_root``, the snippet setting for web search."""
     from bfcl_eval.utils import (
-        is_memory, populate_initial_settings_for_memory_test_cases, populate_initial_settings_for_web_search_test_cases)
+        is_memory,
+        populate_initial_settings_for_memory_test_cases,
+        populate_initial_settings_for_web_search_test_cases,
+    )
 
     entry = copy.deepcopy(official_entries(category)[entry_id])
     if is_memory(category):

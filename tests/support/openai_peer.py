@@ -11,9 +11,9 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 from urllib.parse import urlsplit
 
 
@@ -159,7 +159,7 @@ class ScriptedPeer:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/v1"
 
-    def start(self) -> "ScriptedPeer":
+    def start(self) -> ScriptedPeer:
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="scripted-peer", daemon=True)
         self._thread.start()
         return self
@@ -168,7 +168,7 @@ class ScriptedPeer:
         self._server.shutdown()
         self._server.server_close()
 
-    def __enter__(self) -> "ScriptedPeer":
+    def __enter__(self) -> ScriptedPeer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from evalui.core import registry
 from evalui.benchmarks.gaia.agent import load_agent
 from evalui.benchmarks.gaia.tools.web import load_backend
+from evalui.core import registry
 from evalui.errors import InputError
 
 

@@ -145,7 +145,7 @@ def test_arithmetic_inside_the_tag_keeps_the_official_verdict(official_runner, t
     entries = [e for e in load_category(CATEGORY)[:10 * 26] if split_id(e.id)[0].startswith("ret_fmt=python")]
     replies = {}
     for entry in entries:  # the first integer argument written as a sum
-        replies[entry.id] = re.sub(r"=(\d+)([,)])", lambda m: f"={int(m.group(1)) - 1}+1{m.group(2)}", answer(entry), 1)
+        replies[entry.id] = re.sub(r"=(\d+)([,)])", lambda m: f"={int(m.group(1)) - 1}+1{m.group(2)}", answer(entry), count=1)
     assert sum("+1" in t for t in replies.values()) > 10
     header, failed = official_run(official_runner, entries, replies, tmp_path / "score")
     assert any("+1" in replies[e.id] and e.id not in failed for e in entries)  # folded sums are accepted

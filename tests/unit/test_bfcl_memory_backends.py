@@ -13,8 +13,14 @@ import sys
 import pytest
 
 from evalui.benchmarks.bfcl.agentic.memory import (
-    MEMORY_CATEGORIES, MiniLMSentenceTransformer, backend_class_name, finish_memory_entry,
-    load_memory_backend, open_memory_backend, run_snapshot_root)
+    MEMORY_CATEGORIES,
+    MiniLMSentenceTransformer,
+    backend_class_name,
+    finish_memory_entry,
+    load_memory_backend,
+    open_memory_backend,
+    run_snapshot_root,
+)
 from evalui.benchmarks.bfcl.scoring.official import set_project_root
 
 SCENARIO = "notetaker"  # 5 prereq conversations of short notes, 25 questions

@@ -32,7 +32,7 @@ def hostile_lines(marker) -> list[str]:
         f"[calculate_triangle_area(base={{'a': {run}*2}}, height=5)]",
         f"[calculate_triangle_area(base=(lambda: {run})(), height=5)]",
         f"[{run}.real(base=10)]",
-        f"[calculate_triangle_area(base=10, height=5, unit=open('/etc/passwd').read()+'')]",
+        "[calculate_triangle_area(base=10, height=5, unit=open('/etc/passwd').read()+'')]",
         "[calculate_triangle_area(base=9**9**9**9, height=5)]",
         "[calculate_triangle_area(base=10**100000, height=5)]",
         "[calculate_triangle_area(base=" + "[" * 5000 + "]" * 5000 + ", height=5)]",

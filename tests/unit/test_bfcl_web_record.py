@@ -6,12 +6,29 @@ from __future__ import annotations
 import pytest
 
 from evalui.benchmarks.bfcl.agentic.web_record import (
-    WebStore, fetch_key, key_digest, recording_files, recording_hash, search_key)
+    WebStore,
+    fetch_key,
+    key_digest,
+    recording_files,
+    recording_hash,
+    search_key,
+)
 from evalui.benchmarks.bfcl.agentic.web_search import (
-    WebSearchOptions, _checked_official, check_web_options, web_provenance, web_search_class)
+    WebSearchOptions,
+    _checked_official,
+    check_web_options,
+    web_provenance,
+    web_search_class,
+)
 from evalui.benchmarks.bfcl.agentic.web_sources import (
-    RATE_LIMITED_TRIES, RateLimitGaveUp, RecordedWebError, WebSource, as_requests_response,
-    normalized_payload, scrub)
+    RATE_LIMITED_TRIES,
+    RateLimitGaveUp,
+    RecordedWebError,
+    WebSource,
+    as_requests_response,
+    normalized_payload,
+    scrub,
+)
 from evalui.errors import InputError
 
 pytestmark = pytest.mark.unit

@@ -85,7 +85,7 @@ def test_the_pinned_table_is_dated_and_names_a_source_for_every_entry():
 
 def test_the_meter_estimates_the_run_after_five_answers_and_says_when_the_budget_is_spent():
     meter = CostMeter({"input_per_m": 1.0, "output_per_m": 1.0}, total=20, max_cost_usd=0.01)
-    for answered in range(1, 5):
+    for _answered in range(1, 5):
         meter.add(1000, 0)
         assert meter.estimate_usd() is None and not meter.spent_out
     meter.add(1000, 0)

@@ -8,9 +8,16 @@ import threading
 
 import pytest
 
-from evalui.scanners.labels import (CONFIRMED, FALSE_ALARM, finding_key, label_precision, labels_path,
-                                          read_labels, save_label)
 from evalui.errors import InputError
+from evalui.scanners.labels import (
+    CONFIRMED,
+    FALSE_ALARM,
+    finding_key,
+    label_precision,
+    labels_path,
+    read_labels,
+    save_label,
+)
 
 pytestmark = pytest.mark.unit
 

@@ -41,9 +41,9 @@ def submission(tmp_path) -> Path:
 
 def test_score_tab_refuses_it_naming_the_file_without_the_server_path(tmp_path, submission, monkeypatch):
     monkeypatch.delenv("EVALUI_ALLOWED_USERS", raising=False)
-    from evalui.ui.web.access import guarded
-    from evalui.ui.tabs.score import score_gaia_file
     from evalui.ui.review.view import explain
+    from evalui.ui.tabs.score import score_gaia_file
+    from evalui.ui.web.access import guarded
 
     metadata = twenty_million_rows(tmp_path / "metadata.parquet")
     handler = guarded(4, 0, explain=explain)(score_gaia_file)  # as the Score tab wires it

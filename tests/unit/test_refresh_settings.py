@@ -5,8 +5,14 @@ from collections import Counter
 
 import pytest
 
-from evalui.ui.refresh import (FILES_REFRESH_ENV, REVIEWS_REFRESH_ENV, RUNS_REFRESH_ENV, files_refresh_s,
-                               reviews_refresh_s, runs_refresh_s)
+from evalui.ui.refresh import (
+    FILES_REFRESH_ENV,
+    REVIEWS_REFRESH_ENV,
+    RUNS_REFRESH_ENV,
+    files_refresh_s,
+    reviews_refresh_s,
+    runs_refresh_s,
+)
 
 SETTINGS = [(RUNS_REFRESH_ENV, runs_refresh_s, 10.0), (FILES_REFRESH_ENV, files_refresh_s, 15.0),
             (REVIEWS_REFRESH_ENV, reviews_refresh_s, 4.0)]

@@ -15,7 +15,7 @@ markdown_it = pytest.importorskip("markdown_it")
 BEACON = "http://127.0.0.1:9/beacon"
 HOSTILE = [f"![m]({BEACON})", f'<img src="{BEACON}">', f"[click]({BEACON})", f"<{BEACON}>", BEACON,
            f"![m][r]\n\n[r]: {BEACON}", "www.beacon.example/x", f"!\\\\[m]({BEACON})",
-           f"<script>window.x=1</script> ![a](data:x) | pipe ` tick"]
+           "<script>window.x=1</script> ![a](data:x) | pipe ` tick"]
 
 
 def rendered(markdown: str) -> str:

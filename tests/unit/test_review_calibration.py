@@ -11,7 +11,6 @@ from evalui.errors import InputError
 from evalui.review import calibration as rc
 from evalui.review import reviews as v
 from evalui.review.reviews import ProblemReviews
-
 from unit.test_verification import SCORES, write_problems
 
 DIMENSIONS = tuple(SCORES)

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from evalui.run import lifecycle
 from evalui.core.record import (
     SAMPLE_RECORD_VERSION,
     NewerRecord,
@@ -19,8 +18,9 @@ from evalui.core.record import (
     read_run_summary,
     read_sample_record,
 )
-from evalui.store.rows import Sample
+from evalui.run import lifecycle
 from evalui.run.trajectory import Step
+from evalui.store.rows import Sample
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 

@@ -7,8 +7,8 @@ import sqlite3
 
 import pytest
 
-from evalui.store.run_store import MIGRATIONS, SCHEMA, RunStore
 from evalui.endpoint.url_policy import RefusedURL, check_base_url, redact_url
+from evalui.store.run_store import MIGRATIONS, SCHEMA, RunStore
 
 
 def test_a_store_written_by_the_first_wave_opens_and_migrates(tmp_path):

@@ -9,10 +9,10 @@ import pytest
 from evalui.benchmarks.aime.spec import JUDGING, WINRATE_SPEC
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
 from evalui.run.findings import declared_material
-from evalui.store.rows import Sample
 from evalui.scanners.base import ScanContext
 from evalui.scanners.context import answer_in_context
 from evalui.scanners.material import GUARDED, JUDGE, MATERIAL, QUESTION, SUSPECT, Material, Part
+from evalui.store.rows import Sample
 
 pytestmark = pytest.mark.unit
 

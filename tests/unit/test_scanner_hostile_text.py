@@ -13,10 +13,10 @@ import threading
 
 import pytest
 
-from evalui.store.rows import Sample
 from evalui.scanners.base import MAX_SCANNED_CHARS, ScanContext, text_of
 from evalui.scanners.registry import built_in, scanners
 from evalui.scanners.replies import _CALL_LIKE
+from evalui.store.rows import Sample
 
 pytestmark = pytest.mark.unit
 

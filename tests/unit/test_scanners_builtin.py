@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from evalui.core.record import SampleRecord
-from evalui.store.rows import Sample
 from evalui.scanners.base import ScanContext, Scanner
 from evalui.scanners.registry import built_in, get, register, scan_sample, selected, unregister
 from evalui.scanners.validity import validity_figures
+from evalui.store.rows import Sample
 
 pytestmark = pytest.mark.unit
 

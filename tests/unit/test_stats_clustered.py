@@ -8,8 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from evalui.stats.clustered import (METHOD_CLUSTERED, METHOD_WILSON, cluster_key, clustered_accuracy,
-                                    clustered_accuracy_by, interval_from_cluster_sums)
+from evalui.stats.clustered import (
+    METHOD_CLUSTERED,
+    METHOD_WILSON,
+    cluster_key,
+    clustered_accuracy,
+    clustered_accuracy_by,
+    interval_from_cluster_sums,
+)
 from evalui.stats.metrics import wilson
 
 pytestmark = pytest.mark.unit

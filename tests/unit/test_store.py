@@ -128,7 +128,8 @@ def test_one_bad_write_in_a_group_does_not_take_the_others_with_it(tmp_path):
     with lock:  # the writer waits for the lock, so all four queue up and commit as one group
         for key in ("a", "b", "a", "c"):
             writer.submit([("INSERT INTO t (k) VALUES (?)", (key,))], wait=False,
-                          on_done=lambda error, n=len(outcomes), key=key: outcomes.__setitem__((n, key), error))
+                          on_done=lambda error, n=len(outcomes), key=key:  # noqa: B008 (the count when submitted)
+                           outcomes.__setitem__((n, key), error))
             outcomes[(len(outcomes), key)] = "pending"
         time.sleep(0.05)
     writer.flush()

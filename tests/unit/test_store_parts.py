@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from evalui.store.run_store import RunStore
 from evalui.store.parts import MARKER, PREFIX, pack
 from evalui.store.rows import _dumps, _loads
+from evalui.store.run_store import RunStore
 
 DOCS = [{"type": "function", "function": {"name": f"tool_{k}", "description": "d" * 300,
                                           "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}}}}

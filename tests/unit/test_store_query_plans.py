@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from evalui.store.run_store import RunStore
 from evalui.store.light import ANY_INVALID
+from evalui.store.run_store import RunStore
 
 
 def _store_with_runs(path) -> RunStore:

@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
+from evalui.errors import InputError
 from evalui.store import search as store_search
 from evalui.store.search import MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchRefused, checked_phrases
-from evalui.errors import InputError
 from evalui.viewer import data as viewer_data
 
 

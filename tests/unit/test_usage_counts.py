@@ -11,8 +11,8 @@ import pytest
 
 from evalui.endpoint.completion import MAX_REPLY_TOKENS, _Failure, parse_completion, usage_tokens
 from evalui.run.pricing import MAX_PRICE_PER_M, CostMeter, load_prices, resolve
-from evalui.store.counts import MAX_SAMPLE_TOKENS, stored_tokens
 from evalui.stats.cost import cost_figures, tokens_cost
+from evalui.store.counts import MAX_SAMPLE_TOKENS, stored_tokens
 
 pytestmark = pytest.mark.unit
 

@@ -8,8 +8,7 @@ import re
 import pytest
 
 from evalui.store.rows import Sample
-from evalui.viewer import pair
-from evalui.viewer import rows
+from evalui.viewer import pair, rows
 from evalui.viewer.transcript import transcript_html
 
 pytestmark = pytest.mark.unit

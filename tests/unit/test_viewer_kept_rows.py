@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from evalui.viewer import findings as finding_labels
 from evalui.viewer import data as viewer_data
+from evalui.viewer import findings as finding_labels
 
 pytestmark = pytest.mark.unit
 

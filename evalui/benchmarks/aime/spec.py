@@ -10,9 +10,18 @@ from collections import Counter
 from pathlib import Path
 
 from evalui.benchmarks.aime.material import generation_material, judge_material
-from evalui.benchmarks.aime.options import (GenerateOptions, JudgeOptions, WinrateOptions, cache_dir, check_generation,
-                                            check_judge, check_winrate, generation_summary as generation_cli_summary,
-                                            judge_summary, winrate_summary)
+from evalui.benchmarks.aime.options import (
+    GenerateOptions,
+    JudgeOptions,
+    WinrateOptions,
+    cache_dir,
+    check_generation,
+    check_judge,
+    check_winrate,
+    judge_summary,
+    winrate_summary,
+)
+from evalui.benchmarks.aime.options import generation_summary as generation_cli_summary
 from evalui.benchmarks.aime.prompts import TOPICS
 from evalui.benchmarks.aime.scorers import GENERATED_PROBLEM, LLM_JUDGE, LLM_JUDGE_EXCELLENT, PAIRWISE_PREFERENCE
 from evalui.core.benchmark import Benchmark

@@ -16,9 +16,9 @@ from evalui.benchmarks.aime.parse import InvalidOutput, parse_generated_problem,
 from evalui.benchmarks.aime.prompts import comparison_messages, generation_messages, judge_messages
 from evalui.benchmarks.aime.references import RealProblem
 from evalui.endpoint.client import EndpointError
-from evalui.store.run_store import Sample
 from evalui.run.trajectory import Recorder, TaskResult
 from evalui.stats.metrics import JUDGE_DIMENSIONS, PASS_THRESHOLD
+from evalui.store.run_store import Sample
 
 EXAMPLES_PER_PROBLEM = 3
 PARSE_ATTEMPTS = 3

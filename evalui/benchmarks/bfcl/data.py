@@ -8,10 +8,15 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evalui.errors import InputError
-from evalui.benchmarks.bfcl.scoring.single_turn import (
-    AGENTIC_CATEGORIES, ALL_CATEGORIES, FORMAT_SENSITIVITY_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES)
 from evalui.benchmarks.bfcl.scoring.official import INSTALL_HINT, BfclUnavailable
+from evalui.benchmarks.bfcl.scoring.single_turn import (
+    AGENTIC_CATEGORIES,
+    ALL_CATEGORIES,
+    FORMAT_SENSITIVITY_CATEGORIES,
+    MULTI_TURN_CATEGORIES,
+    RELEVANCE_CATEGORIES,
+)
+from evalui.errors import InputError
 
 VERSION_PREFIX = "BFCL_v4"
 

@@ -12,8 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from evalui.benchmarks.bfcl.scoring.format_sensitivity import CATEGORY, configurations, parse_configuration, short_name
-from evalui.benchmarks.bfcl.scoring.format_sensitivity import statistics_of
+from evalui.benchmarks.bfcl.scoring.format_sensitivity import (
+    CATEGORY,
+    configurations,
+    parse_configuration,
+    short_name,
+    statistics_of,
+)
 from evalui.errors import InputError
 
 FC_REFUSAL = ("format_sensitivity measures how a prompting model's accuracy moves across 26 prompt formats; "

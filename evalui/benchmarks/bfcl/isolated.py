@@ -25,6 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from evalui.benchmarks.bfcl.data import BfclEntry
+from evalui.benchmarks.bfcl.scoring.execution_text import refusal_text
+from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall, MultiTurnVerdict, allowed_names, public_methods
+from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
 from evalui.config import positive_number
 from evalui.sandbox.call_worker import (
     WorkerFailed,
@@ -35,9 +38,6 @@ from evalui.sandbox.call_worker import (
     shared_pool,
     workers_per_pool,
 )
-from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
-from evalui.benchmarks.bfcl.scoring.execution_text import refusal_text
-from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall, MultiTurnVerdict, allowed_names, public_methods
 
 HANDLER = "evalui.benchmarks.bfcl.isolated:handle"
 # What the fork server imports once, so that a new worker starts with the checker's modules loaded.
@@ -98,8 +98,8 @@ def _time_backend_calls() -> None:
         return
     import functools
 
-    from evalui.sandbox.call_worker_child import timed_call
     from evalui.benchmarks.bfcl.scoring.multi_turn import BACKEND_CLASSES, backend_class, public_methods
+    from evalui.sandbox.call_worker_child import timed_call
 
     def timed(method):
         @functools.wraps(method)
@@ -322,7 +322,7 @@ class IsolatedBackends:
                 pass
         self.opened = False
 
-    async def __aenter__(self) -> "IsolatedBackends":
+    async def __aenter__(self) -> IsolatedBackends:
         return self
 
     async def __aexit__(self, *exc) -> None:

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from evalui.benchmarks.bfcl.data import category_of_id, check_category, entries_by_id
+from evalui.benchmarks.bfcl.scoring.single_turn import AGENTIC_CATEGORIES, MULTI_TURN_CATEGORIES, result_shape
 from evalui.errors import InputError
 from evalui.jsonl import iter_jsonl
-from evalui.benchmarks.bfcl.scoring.single_turn import AGENTIC_CATEGORIES, MULTI_TURN_CATEGORIES, result_shape
 from evalui.stats.metrics import accuracy
 
 
@@ -88,8 +88,8 @@ def _verdict_rows(rows, known, category, fc_names_underscored) -> Iterator[dict]
             yield {"id": entry_id, **score_agentic(entry_id, category, result, entry.possible_answer).as_dict()}
         return
     if category in MULTI_TURN_CATEGORIES:
-        from evalui.benchmarks.bfcl.multi_turn.data import checker_entry
         from evalui.benchmarks.bfcl.isolated import score_isolated
+        from evalui.benchmarks.bfcl.multi_turn.data import checker_entry
 
         # Each line's calls run in a worker process under a per-line deadline (EVALUI_LINE_SECONDS),
         # so an upload cannot hold the server; the mode follows each line's shape.

@@ -7,12 +7,17 @@ from pathlib import Path
 
 from evalui.benchmarks.bfcl.data import VERSION_PREFIX, bfcl_data_dir, check_category
 from evalui.benchmarks.bfcl.options import MODES, BfclOptions, check_options, cli_summary
+from evalui.benchmarks.bfcl.scoring.single_turn import (
+    AGENTIC_CATEGORIES,
+    FORMAT_SENSITIVITY_CATEGORIES,
+    MEMORY_CATEGORIES,
+    MULTI_TURN_CATEGORIES,
+    RELEVANCE_CATEGORIES,
+    WEB_SEARCH_CATEGORIES,
+)
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
 from evalui.core.benchmark import Benchmark, Scorer
 from evalui.jsonl import write_jsonl
-from evalui.benchmarks.bfcl.scoring.single_turn import (
-    AGENTIC_CATEGORIES, FORMAT_SENSITIVITY_CATEGORIES, MEMORY_CATEGORIES, MULTI_TURN_CATEGORIES, RELEVANCE_CATEGORIES,
-    WEB_SEARCH_CATEGORIES)
 
 MULTI_TURN_DOC_FILES = ("gorilla_file_system.json", "math_api.json", "message_api.json", "posting_api.json",
                         "ticket_api.json", "trading_bot.json", "travel_booking.json", "vehicle_control.json")

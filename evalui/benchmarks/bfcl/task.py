@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 from evalui.benchmarks.bfcl.data import entry_of, load_category
 from evalui.benchmarks.bfcl.request import build_request, prepare_requests, result_from_response
-from evalui.store.run_store import Sample
-from evalui.benchmarks.bfcl.scoring.format_sensitivity import configurations, score as score_format_sensitivity
+from evalui.benchmarks.bfcl.scoring.format_sensitivity import configurations
+from evalui.benchmarks.bfcl.scoring.format_sensitivity import score as score_format_sensitivity
 from evalui.benchmarks.bfcl.scoring.single_turn import FORMAT_SENSITIVITY_CATEGORIES, score_entry
+from evalui.store.run_store import Sample
 
 BENCHMARK = "bfcl"
 

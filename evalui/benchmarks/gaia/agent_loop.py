@@ -25,9 +25,9 @@ from evalui.benchmarks.gaia.tools.python_tool import limits_note, python_tool
 from evalui.benchmarks.gaia.tools.web import load_backend, web_tools
 from evalui.endpoint.client import EndpointError
 from evalui.run.step_limits import StepLimitExceeded, shrink_step
-from evalui.store.run_store import Sample
 from evalui.run.trajectory import Recorder, TaskResult
 from evalui.sandbox.base import Limits
+from evalui.store.run_store import Sample
 
 PROTOCOLS = ("auto", "native", "text")
 

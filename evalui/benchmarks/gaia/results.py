@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evalui.benchmarks.gaia.report import write_gaia_report, write_submission_guide
 from evalui.benchmarks.gaia.task import question_from_payload
 from evalui.jsonl import write_jsonl
-from evalui.benchmarks.gaia.report import write_gaia_report, write_submission_guide
 from evalui.stats.clustered import cluster_key, clustered_accuracy, clustered_accuracy_by
 from evalui.stats.metrics import accuracy, level_drop_rates, percentile
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalui.benchmarks.gaia.metadata import read_metadata
+from evalui.benchmarks.gaia.scoring import lenient_match, question_scorer
 from evalui.errors import InputError
 from evalui.jsonl import iter_jsonl
-from evalui.benchmarks.gaia.scoring import lenient_match, question_scorer
 from evalui.stats.metrics import accuracy, accuracy_by, level_drop_rates
 
 

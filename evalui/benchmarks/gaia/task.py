@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 from evalui.benchmarks.gaia.data import GaiaQuestion
 from evalui.benchmarks.gaia.prompt import build_messages
-from evalui.endpoint.client import ChatReply, EndpointError
-from evalui.store.run_store import Sample
-from evalui.run.trajectory import Recorder, TaskResult, reply_output, single_reply
 from evalui.benchmarks.gaia.scoring import extract_final_answer, lenient_match, question_scorer
+from evalui.endpoint.client import ChatReply, EndpointError
+from evalui.run.trajectory import Recorder, TaskResult, reply_output, single_reply
+from evalui.store.run_store import Sample
 
 BENCHMARK = "gaia"
 

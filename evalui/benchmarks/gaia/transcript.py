@@ -45,7 +45,7 @@ def _message(message: dict) -> str:
 
 
 def _step(number: int, step: dict) -> str:
-    parts = [f'<div class="gaia-step" style="border-left:3px solid #8884;padding-left:8px;margin:8px 0">',
+    parts = ['<div class="gaia-step" style="border-left:3px solid #8884;padding-left:8px;margin:8px 0">',
              f"<b>Step {number}</b> · {step.get('prompt_tokens', 0)} + {step.get('completion_tokens', 0)} tokens · "
              f"{float(step.get('latency_s') or 0):.2f} s"]
     parts += [_message(m) for m in step.get("messages") or [] if isinstance(m, dict)]

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import gradio as gr
 
-from evalui.review import reviews as reviews_file
 from evalui.review import queue as assignment
 from evalui.review import report as report
+from evalui.review import reviews as reviews_file
 from evalui.stats.metrics import JUDGE_DIMENSIONS
-from evalui.ui.web.access import require_access, say
-from evalui.ui.latex import inert_markdown
 from evalui.ui.i18n.strings import t
+from evalui.ui.latex import inert_markdown
 from evalui.ui.review.view import SCORE_CHOICES, UNSET, incomplete, problems_of, reviews_markdown, viewer_name
+from evalui.ui.web.access import require_access, say
 
 
 def _visible_disputes(path: str, viewer: str) -> tuple[list[str], dict]:

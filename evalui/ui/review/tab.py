@@ -17,19 +17,30 @@ from pathlib import Path
 
 import gradio as gr
 
-from evalui.review import reviews as reviews_file
 from evalui.review import export as hub_export
-from evalui.review import uploads as uploads
 from evalui.review import queue as assignment
 from evalui.review import report as report
+from evalui.review import reviews as reviews_file
+from evalui.review import uploads as uploads
 from evalui.stats.metrics import JUDGE_DIMENSIONS
-from evalui.ui.review import adjudicate as verify_adjudicate
-from evalui.ui.web.access import guarded, require_access, say
+from evalui.ui.i18n.strings import t
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown
 from evalui.ui.refresh import files_refresh_s, reviews_refresh_s
-from evalui.ui.i18n.strings import t
-from evalui.ui.review.view import (SCORE_CHOICES, choice_value, chosen_path, explain, file_choices, incomplete,
-                                     problems_of, progress_view, render, uploads_dir, viewer_name)
+from evalui.ui.review import adjudicate as verify_adjudicate
+from evalui.ui.review.view import (
+    SCORE_CHOICES,
+    choice_value,
+    chosen_path,
+    explain,
+    file_choices,
+    incomplete,
+    problems_of,
+    progress_view,
+    render,
+    uploads_dir,
+    viewer_name,
+)
+from evalui.ui.web.access import guarded, require_access, say
 
 # Alt+→ next, Alt+← previous, Alt+U next unverified, Alt+S save: clicks on the panel's buttons.
 KEYBOARD_SHORTCUTS_JS = """

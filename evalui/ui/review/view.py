@@ -15,18 +15,18 @@ import gradio as gr
 import pandas as pd
 import plotly.graph_objects as go
 
-from evalui.review import reviews as reviews_file
-from evalui.review import queue as assignment
-from evalui.review import report as report
 from evalui.benchmarks.aime.companions import generated_files
 from evalui.config import data_dir, runs_dir
 from evalui.errors import InputError
+from evalui.review import queue as assignment
+from evalui.review import report as report
+from evalui.review import reviews as reviews_file
+from evalui.review.names import is_unnamed_label
+from evalui.review.uploads import FileProblem, is_companion, read_data_file
 from evalui.stats.metrics import JUDGE_DIMENSIONS
+from evalui.ui.latex import inert_markdown, problem_markdown
 from evalui.ui.space import on_space
 from evalui.ui.web.access import bare_names, current_user, say
-from evalui.ui.latex import inert_markdown, problem_markdown
-from evalui.review.uploads import FileProblem, is_companion, read_data_file
-from evalui.review.names import is_unnamed_label
 
 SCORE_CHOICES = [1, 2, 3, 4, 5]
 UNSET = [None] * len(JUDGE_DIMENSIONS)

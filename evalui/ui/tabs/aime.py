@@ -9,21 +9,20 @@ import gradio as gr
 
 from evalui.benchmarks.aime import companions
 from evalui.benchmarks.aime.options import GenerateOptions, JudgeOptions, WinrateOptions
-from evalui.benchmarks.aime.spec import GENERATE, GENERATION, JUDGE, JUDGING, WINRATE, WINRATE_SPEC
-from evalui.run import lifecycle
-from evalui.benchmarks.aime.spec import generated_problems
 from evalui.benchmarks.aime.prompts import TOPICS
+from evalui.benchmarks.aime.spec import GENERATE, GENERATION, JUDGE, JUDGING, WINRATE, WINRATE_SPEC, generated_problems
 from evalui.config import runs_dir
-from evalui.store.run_store import RunStore
 from evalui.reports.charts import judge_dimension_bars, score_distribution, win_loss_tie
+from evalui.run import lifecycle
+from evalui.store.run_store import RunStore
 from evalui.ui import launcher
-from evalui.ui.viewer import page as viewer
-from evalui.ui.web.access import say
-from evalui.ui.tabs.option_inputs import option_input
-from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.i18n.strings import t
 from evalui.ui.latex import LATEX_DELIMITERS, problem_markdown
 from evalui.ui.refresh import files_refresh_s
-from evalui.ui.i18n.strings import t
+from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.tabs.option_inputs import option_input
+from evalui.ui.viewer import page as viewer
+from evalui.ui.web.access import say
 
 REFERENCE_SOURCES = {"Hub, else bundled": "auto", "Hugging Face Hub": "hub", "Bundled sample": "bundled"}
 SHOWN_PROBLEMS = 20

@@ -8,24 +8,24 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK, BfclOptions
-from evalui.benchmarks.bfcl.tables import samples_frame
-from evalui.run import lifecycle
-from evalui.store.run_store import RunStore
-from evalui.ops.history import pretty_prediction, pretty_truth
-from evalui.benchmarks.bfcl.report import leaderboard_lines, truth_of
-from evalui.benchmarks.bfcl.turns import stored_sample_turns, turns_summary
-from evalui.reports.charts import accuracy_bars, count_bars
 from evalui.benchmarks.bfcl.data import stored_entry
 from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivity_chart
+from evalui.benchmarks.bfcl.report import leaderboard_lines, truth_of
 from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES, MULTI_TURN_CATEGORIES
+from evalui.benchmarks.bfcl.spec import BENCHMARK, BfclOptions
+from evalui.benchmarks.bfcl.tables import samples_frame
+from evalui.benchmarks.bfcl.turns import stored_sample_turns, turns_summary
+from evalui.ops.history import pretty_prediction, pretty_truth
+from evalui.reports.charts import accuracy_bars, count_bars
+from evalui.run import lifecycle
+from evalui.store.run_store import RunStore
 from evalui.ui import launcher
-from evalui.ui.viewer import page as viewer
 from evalui.ui.columns import localized
-from evalui.ui.tabs.option_inputs import option_input
-from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
-from evalui.ui.run_view import finished_summary
 from evalui.ui.i18n.strings import t
+from evalui.ui.run_view import finished_summary
+from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.tabs.option_inputs import option_input
+from evalui.ui.viewer import page as viewer
 
 COLUMNS = ["id", "category", "question", "prediction", "ground truth", "verdict", "error type", "detail", "latency s"]
 # The short columns get a fixed width that holds their longest word (a share of a narrow page split

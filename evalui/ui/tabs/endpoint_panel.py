@@ -13,8 +13,8 @@ from evalui.endpoint.preflight import PreflightError, probe_endpoint
 from evalui.endpoint.settings import DEFAULT_TEMPERATURE, EndpointSettings, default_endpoint
 from evalui.endpoint.url_policy import RefusedURL, allow_server_host, check_base_url
 from evalui.reports.markdown import defuse_links
-from evalui.ui.web.access import require_access, say
 from evalui.ui.i18n.strings import t
+from evalui.ui.web.access import require_access, say
 
 # A slow endpoint still answers one token within this; a dead one is known long before.
 PREFLIGHT_MAX_S = 10.0

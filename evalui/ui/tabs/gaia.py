@@ -10,23 +10,22 @@ import gradio as gr
 import pandas as pd
 
 from evalui.benchmarks.gaia import data
-from evalui.benchmarks.gaia.spec import BENCHMARK, NoTasks
+from evalui.benchmarks.gaia.spec import BENCHMARK, GaiaOptions, NoTasks
 from evalui.benchmarks.gaia.tables import tasks_frame
-from evalui.run import lifecycle
-from evalui.benchmarks.gaia.spec import GaiaOptions
 from evalui.benchmarks.gaia.tools.base import CHOICES, code_allowed, web_configured
-from evalui.config import data_dir
-from evalui.store.run_store import RunStore
-from evalui.reports.charts import accuracy_bars, histogram
 from evalui.benchmarks.gaia.transcript import transcript_html
+from evalui.config import data_dir
+from evalui.reports.charts import accuracy_bars, histogram
+from evalui.run import lifecycle
+from evalui.store.run_store import RunStore
 from evalui.ui import launcher
+from evalui.ui.columns import localized
+from evalui.ui.i18n.strings import t
+from evalui.ui.run_view import finished_summary
+from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.tabs.option_inputs import option_input
 from evalui.ui.viewer import page as viewer
 from evalui.ui.web.access import say
-from evalui.ui.columns import localized
-from evalui.ui.tabs.option_inputs import option_input
-from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
-from evalui.ui.run_view import finished_summary
-from evalui.ui.i18n.strings import t
 
 SOURCES = ("Bundled sample", "Hugging Face (gated)", "Local folder", "Uploaded JSON file")
 ENDPOINT_CHOICE = "The endpoint above"

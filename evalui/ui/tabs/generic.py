@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import gradio as gr
 
-from evalui.run import lifecycle
 from evalui.core.benchmark import Benchmark
-from evalui.store.run_store import RunStore
 from evalui.ops.history import artefacts, samples_frame
 from evalui.reports.charts import accuracy_bars
+from evalui.run import lifecycle
+from evalui.store.run_store import RunStore
 from evalui.ui import launcher
-from evalui.ui.viewer import page as viewer
 from evalui.ui.columns import localized
-from evalui.ui.tabs.option_inputs import option_input
-from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
-from evalui.ui.run_view import finished_summary
 from evalui.ui.i18n.strings import t
+from evalui.ui.run_view import finished_summary
+from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.tabs.option_inputs import option_input
+from evalui.ui.viewer import page as viewer
 
 
 def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> None:

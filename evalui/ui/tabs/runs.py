@@ -7,18 +7,20 @@ import html
 import gradio as gr
 import pandas as pd
 
-from evalui.ops import history
 from evalui.endpoint.default_key import key_for
-from evalui.store.run_store import RunStore
+from evalui.ops import history
 from evalui.reports.charts import cost_pareto, priced_runs
 from evalui.reports.markdown import inert
+from evalui.store.run_store import RunStore
 from evalui.ui import launcher
-from evalui.ui.viewer import api as viewer_api, compare as compare_view, page as viewer
 from evalui.ui.columns import localized
-from evalui.ui.web.access import require_access, say
-from evalui.ui.tabs.endpoint_panel import EndpointInputs, preflight
-from evalui.ui.run_view import is_running, percent
 from evalui.ui.i18n.strings import t
+from evalui.ui.run_view import is_running, percent
+from evalui.ui.tabs.endpoint_panel import EndpointInputs, preflight
+from evalui.ui.viewer import api as viewer_api
+from evalui.ui.viewer import compare as compare_view
+from evalui.ui.viewer import page as viewer
+from evalui.ui.web.access import require_access, say
 
 RUN_WIDTHS = ["15%", "8%", "11%", "11%", "9%", "7%", "6%", "7%", "6%", "9%", "5%", "6%"]
 VALID_COLUMN = "valid samples"

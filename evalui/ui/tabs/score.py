@@ -13,14 +13,13 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
+from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES
 from evalui.jsonl import max_input_mb, write_jsonl
 from evalui.reports.markdown import inert
-from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES
-from evalui.ui.web.access import guarded, require_access, say
+from evalui.review.uploads import FileProblem
 from evalui.ui.i18n.strings import t
 from evalui.ui.review.view import explain
-from evalui.review.uploads import FileProblem
-
+from evalui.ui.web.access import guarded, require_access, say
 
 # Strangers may upload here: scoring one file may take at most this long.
 SCORE_BUDGET_S = 120.0

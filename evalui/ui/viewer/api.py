@@ -9,9 +9,8 @@ import html
 import gradio as gr
 
 from evalui.errors import InputError
-from evalui.viewer import data
-from evalui.viewer import rows
 from evalui.ui.viewer import page as viewer
+from evalui.viewer import data, rows
 
 # The Runs tab is where a deep link's run opens; its tab button is found by the Tab's elem_id.
 SELECT_RUNS_TAB_JS = """() => {

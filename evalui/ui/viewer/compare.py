@@ -13,10 +13,9 @@ import gradio as gr
 
 from evalui.errors import InputError
 from evalui.reports.comparison import CannotCompare, compare_runs, comparison_markdown
-from evalui.viewer import data
-from evalui.viewer import pair
-from evalui.ui.web.access import guarded, say
 from evalui.ui.i18n.strings import t
+from evalui.ui.web.access import guarded, say
+from evalui.viewer import data, pair
 
 
 @dataclass

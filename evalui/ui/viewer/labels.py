@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from evalui.scanners.labels import CONFIRMED, FALSE_ALARM
 from evalui.errors import InputError
-from evalui.viewer import findings as labelling
-from evalui.viewer import data
-from evalui.ui.web.access import require_access, say
+from evalui.scanners.labels import CONFIRMED, FALSE_ALARM
 from evalui.ui.i18n.strings import t
+from evalui.ui.web.access import require_access, say
+from evalui.viewer import data
+from evalui.viewer import findings as labelling
 
 
 @dataclass

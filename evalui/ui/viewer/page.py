@@ -14,12 +14,11 @@ from dataclasses import dataclass
 import gradio as gr
 
 from evalui.errors import InputError
-from evalui.viewer import data
-from evalui.viewer import rows
-from evalui.viewer.style import LIST_CSS, TRANSCRIPT_CSS
-from evalui.ui.viewer import labels as viewer_labels
-from evalui.ui.run_view import is_running
 from evalui.ui.i18n.strings import t
+from evalui.ui.run_view import is_running
+from evalui.ui.viewer import labels as viewer_labels
+from evalui.viewer import data, rows
+from evalui.viewer.style import LIST_CSS, TRANSCRIPT_CSS
 
 # Clicks on the list's rows, headers and pager become events with what was clicked; j / k and the
 # arrows (Alt+↓ / Alt+↑ even while typing) press Next / Previous of the viewer on screen.

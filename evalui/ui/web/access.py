@@ -19,7 +19,7 @@ import gradio as gr
 from evalui.errors import InputError
 from evalui.reports.markdown import defuse_links
 from evalui.ui.i18n.strings import STRINGS, say
-from evalui.ui.request import current_request as _request, language
+from evalui.ui.request import current_request as _request
 
 ALLOWED_USERS_ENV = "EVALUI_ALLOWED_USERS"
 PUBLIC_READ_ENV = "EVALUI_PUBLIC_READ"

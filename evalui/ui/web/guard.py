@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-
 from urllib.parse import parse_qsl
 
 from starlette.middleware import Middleware

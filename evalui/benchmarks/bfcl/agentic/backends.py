@@ -29,6 +29,7 @@ from evalui.benchmarks.bfcl.multi_turn.backends import result_text
 from evalui.benchmarks.bfcl.scoring.execution_text import method_mapping, refusal_text, rewritten_arguments
 from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall
 
+
 def with_memory_instructions(entry: BfclEntry, instance) -> BfclEntry:
     """The entry with bfcl's memory system prompt in its first turn (memory categories only)."""
     if not entry.category.startswith("memory"):

@@ -31,7 +31,13 @@ from pathlib import Path
 
 from evalui.benchmarks.bfcl.agentic.web_record import WebStore, recording_files, recording_hash
 from evalui.benchmarks.bfcl.agentic.web_sources import (
-    ModuleProvider, SearxngProvider, SerpApiProvider, WebSource, scrub, serpapi_key)
+    ModuleProvider,
+    SearxngProvider,
+    SerpApiProvider,
+    WebSource,
+    scrub,
+    serpapi_key,
+)
 from evalui.benchmarks.gaia.tools.web import SEARCH_URL_ENV, HttpWebBackend
 from evalui.endpoint.url_policy import url_secrets
 from evalui.errors import InputError

@@ -21,7 +21,14 @@ from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
 
 from evalui.benchmarks.bfcl.agentic.web_record import (
-    REDACTED, WebReplayMiss, WebStore, decode_body, encode_body, fetch_key, search_key)
+    REDACTED,
+    WebReplayMiss,
+    WebStore,
+    decode_body,
+    encode_body,
+    fetch_key,
+    search_key,
+)
 from evalui.benchmarks.gaia.tools import web_http
 from evalui.benchmarks.gaia.tools.web import HttpWebBackend
 from evalui.endpoint.url_policy import RefusedURL

@@ -65,7 +65,7 @@ class Backends:
         self._owner.clear()
         self._mapping.clear()
 
-    def __enter__(self) -> "Backends":
+    def __enter__(self) -> Backends:
         return self
 
     def __exit__(self, *exc) -> None:

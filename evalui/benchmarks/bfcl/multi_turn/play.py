@@ -17,11 +17,11 @@ import time
 from evalui.benchmarks.bfcl.data import BfclEntry
 from evalui.benchmarks.bfcl.isolated import IsolatedBackends
 from evalui.benchmarks.bfcl.request import BFCL_EXTRA_BODY, official_tools
+from evalui.benchmarks.bfcl.scoring.multi_turn import StepDecodeError, decode_step
+from evalui.benchmarks.bfcl.scoring.safe_calls import UnsafeExpression
 from evalui.endpoint.completion import EndpointError
 from evalui.run.step_limits import SampleBudget, StepLimitExceeded, shrink_step
 from evalui.run.trajectory import Step, TaskResult, step_of
-from evalui.benchmarks.bfcl.scoring.multi_turn import StepDecodeError, decode_step
-from evalui.benchmarks.bfcl.scoring.safe_calls import UnsafeExpression
 
 
 def _official_prompts():

@@ -6,11 +6,11 @@ import asyncio
 from dataclasses import dataclass
 
 from evalui.benchmarks.bfcl.data import entry_of
-from evalui.benchmarks.bfcl.multi_turn.data import checker_entry
 from evalui.benchmarks.bfcl.isolated import score_isolated
+from evalui.benchmarks.bfcl.multi_turn.data import checker_entry
 from evalui.benchmarks.bfcl.multi_turn.play import play, stopped_message
-from evalui.store.run_store import Sample
 from evalui.benchmarks.bfcl.scoring.multi_turn import MultiTurnVerdict
+from evalui.store.run_store import Sample
 
 
 @dataclass

@@ -23,7 +23,12 @@ from typing import Any
 
 from evalui.benchmarks.bfcl.scoring.official import load_official
 from evalui.benchmarks.bfcl.scoring.safe_calls import (
-    NotACallList, UnsafeExpression, check_size, guard_python_calls, guard_python_source)
+    NotACallList,
+    UnsafeExpression,
+    check_size,
+    guard_python_calls,
+    guard_python_source,
+)
 from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict, classify_official_error, unsafe_verdict
 
 CATEGORY = "format_sensitivity"

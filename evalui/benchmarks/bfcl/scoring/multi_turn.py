@@ -22,7 +22,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
 from evalui.benchmarks.bfcl.scoring.official import load_official
 from evalui.benchmarks.bfcl.scoring.safe_calls import (
     NotACallList,
@@ -31,6 +30,7 @@ from evalui.benchmarks.bfcl.scoring.safe_calls import (
     check_json_arguments,
     guard_python_calls,
 )
+from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
 
 # The stateful in-memory backends of the four multi-turn categories. Others that bfcl-eval maps
 # (web search, memory) reach the network or the disk, and are never built here.
@@ -80,7 +80,7 @@ class StepDecodeError(ValueError):
     """The step's output is not a list of calls: upstream ends the turn here, and skips it when scoring."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def backend_class(class_name: str) -> type:
     if class_name not in BACKEND_CLASSES:
         raise ValueError(f"{class_name} is not a multi-turn backend evalui runs")

@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalui.benchmarks.bfcl.scoring.official import load_official
-from evalui.benchmarks.bfcl.scoring.safe_calls import NotACallList, UnsafeExpression, check_json_arguments, check_size, guard_python_calls
+from evalui.benchmarks.bfcl.scoring.safe_calls import (
+    NotACallList,
+    UnsafeExpression,
+    check_json_arguments,
+    check_size,
+    guard_python_calls,
+)
 
 CATEGORIES: tuple[str, ...] = (
     "simple_python",
