@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 # llama-cpp-python's native build (-march=native) crashes at the first token on these machines;
 # this instruction set runs fine. The build takes about five minutes, once per machine (pip caches the wheel).
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
-# The same version as the `local` extra in pyproject.toml (tests/unit/test_install_recipe.py checks it).
+# The same version as the `local` extra in pyproject.toml (tests/lint/test_install_recipe.py checks it).
 LLAMA_CPP_PYTHON := llama-cpp-python==0.3.36
 UV := $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
 

@@ -61,7 +61,7 @@ def parity_client():
     client.close()
 
 
-LAYERS = ("unit", "integration", "browser")
+LAYERS = ("unit", "integration", "browser", "lint")
 GRADIO_PORTS_PER_WORKER = 100  # Gradio tries this many ports from GRADIO_SERVER_PORT up
 
 

@@ -159,7 +159,7 @@ def test_rules_catch_what_they_should():
         "tests/test_layers.py", "docs/index.md"]
     assert not list(path_tokens("and/or https://x.org/a.py <run>/summary.json evalui/*.py /etc/x.py"))
     assert not path_exists("tests/test_layers.py", here)
-    assert path_exists("tests/integration/test_layers.py", here)
+    assert path_exists("tests/lint/test_layers.py", here)
     assert path_exists("core/registry.py", here)  # relative to the package
     assert TIME.search("one joined query took 2.6 s on 3,641 samples")
     assert TIME.search("the import costs about 8 s of CPU")
