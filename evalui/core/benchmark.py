@@ -55,10 +55,6 @@ def option(default: Any = dataclasses.MISSING, *, default_factory: Any = datacla
         "help": help, "flag": flag, "choices": choices, "required": required, "shown": shown, "label": label})
 
 
-def task_judge(task, sample, response) -> tuple[object, bool, dict]:
-    return task.judge(sample, response)
-
-
 def evalui_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -72,11 +68,17 @@ def evalui_version() -> str:
 class Scorer:
     """A named way to judge a stored reply, with no model call: the run judges with the first one,
     and ``evalui rescore`` judges a stored run again with any (after an upgrade of the official
-    checker, say). ``version`` names what judged, and goes into every verdict it writes."""
+    checker, say). ``version`` names what judged, and goes into every verdict it writes.
+
+    ``score(sample, reply, options)`` is apart from the task: a function of the stored sample (seen
+    under its own id, whatever its epoch), its stored reply and the run's options, returning
+    (prediction, correct, verdict). A rescore calls it and builds no task, so nothing of a run (call
+    workers, memory backends, a model client) starts. None: the benchmark's task judges (a plugin
+    that declares no scorer), and a rescore builds the task for it."""
 
     name: str
     description: str
-    judge: Callable[[Any, Any, Any], tuple[object, bool, dict]] = task_judge  # (task, sample, response)
+    score: Callable[[Any, Any, Any], tuple[object, bool, dict]] | None = None
     version: Callable[[], str] = evalui_version
 
 

@@ -27,8 +27,15 @@ def rescore(store: RunStore, exp_id: str, scorer_name: str | None = None) -> dic
     benchmark = get(experiment["benchmark"])
     scorer = benchmark.scorer(scorer_name)
     config = experiment["config"]
-    task = epochs.with_epochs(benchmark.task(benchmark.make_options(config.get("options") or {}), store, exp_id),
-                              config)
+    options = benchmark.make_options(config.get("options") or {})
+    if scorer.score is not None:
+        def judge(sample):  # the scorer alone: no task, so no call worker, backend or client starts
+            return scorer.score(epochs.as_asked(sample), sample.response, options)
+    else:  # a plugin benchmark that declares no scorer: its task is its only judge
+        task = epochs.with_epochs(benchmark.task(options, store, exp_id), config)
+
+        def judge(sample):
+            return task.judge(sample, sample.response)
     version = scorer.version()
     rescored, flipped = 0, []
     samples = store.samples(exp_id)
@@ -37,7 +44,7 @@ def rescore(store: RunStore, exp_id: str, scorer_name: str | None = None) -> dic
         if sample.stage not in JUDGEABLE or sample.response is None:
             continue  # never answered (or an endpoint error): nothing to judge without asking again
         with about_sample(exp_id, sample.sample_id):
-            prediction, correct, verdict = scorer.judge(task, sample, sample.response)
+            prediction, correct, verdict = judge(sample)
         correct = bool(correct)
         verdict = {**(verdict or {}), "scorer": scorer.name, "scorer_version": version}
         if sample.stage == "judged" and bool(sample.correct) != correct:

@@ -30,6 +30,17 @@ def add_epochs(store, exp_id: str, epochs: int | None) -> int:
     return epochs
 
 
+def as_asked(value):
+    """A stored sample (or a list of them) under its own id, as its task and scorers see it:
+    ``x#e3`` is ``x``."""
+    if isinstance(value, list):
+        return [as_asked(v) for v in value]
+    sample_id = getattr(value, "sample_id", None)
+    if isinstance(sample_id, str) and dataclasses.is_dataclass(value):
+        return dataclasses.replace(value, sample_id=split_epoch(sample_id)[0])
+    return value
+
+
 class EpochTask:
     """The benchmark's task, shown each sample under its own id (``x#e3`` is asked as ``x``)."""
 
@@ -38,14 +49,7 @@ class EpochTask:
     def __init__(self, task):
         self._task = task
 
-    @staticmethod
-    def _own(value):
-        if isinstance(value, list):
-            return [EpochTask._own(v) for v in value]
-        sample_id = getattr(value, "sample_id", None)
-        if isinstance(sample_id, str) and dataclasses.is_dataclass(value):
-            return dataclasses.replace(value, sample_id=split_epoch(sample_id)[0])
-        return value
+    _own = staticmethod(as_asked)
 
     def __getattr__(self, name):
         found = getattr(self._task, name)  # AttributeError when the task has no such hook, as the runner expects

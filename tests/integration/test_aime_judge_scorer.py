@@ -15,6 +15,7 @@ from evalui.ops.rescore import rescore
 from evalui.run import lifecycle
 from evalui.run.experiment import run_folder
 from support.openai_peer import ScriptedPeer, completion
+from support.tripwires import no_task_built
 
 DIMENSIONS = ("correctness", "clarity", "difficulty_match", "completeness")
 # The judge's mean for each problem: excellent, good enough to pass, and failing.
@@ -60,7 +61,8 @@ def test_the_judge_scorer_keeps_the_mean_and_the_dimensions(judged):
 
 def test_rescoring_at_the_pass_mark_changes_nothing_and_asks_nothing(judged):
     store, summary, peer, asked = judged
-    result = rescore(store, "judged", "aime_llm_judge")
+    with no_task_built(JUDGING):  # the scorer judges the stored replies alone
+        result = rescore(store, "judged", "aime_llm_judge")
     assert len(peer.chat_requests()) == asked
     assert result["changed"] == 0 and result["rescored"] == 3
     assert {r["score"]["scorer"] for r in records(summary).values()} == {"aime_llm_judge"}
@@ -68,7 +70,8 @@ def test_rescoring_at_the_pass_mark_changes_nothing_and_asks_nothing(judged):
 
 def test_rescoring_at_the_excellence_bar_fails_the_middling_problem(judged):
     store, summary, peer, asked = judged
-    result = rescore(store, "judged", "aime_llm_judge_excellent")
+    with no_task_built(JUDGING):
+        result = rescore(store, "judged", "aime_llm_judge_excellent")
     assert len(peer.chat_requests()) == asked
     assert [(f["id"], f["before"], f["after"]) for f in result["flipped"]] == [("marbles", True, False)]
     after = records(summary)

@@ -92,9 +92,14 @@ class GenerationTask:
         return recorder.result({"problem": problem, "rejected": rejected})
 
     def judge(self, sample: Sample, response: dict):
-        content = _structured(response)
-        problem = {"problem_id": sample.sample_id, **content["problem"]}
-        return problem, True, {"valid": True, "rejected_attempts": content["rejected"]}
+        return judge_generated(sample, response)
+
+
+def judge_generated(sample: Sample, response: dict, options=None):
+    """A stored generation is a valid problem: the checks ran while generating, so it passes."""
+    content = _structured(response)
+    problem = {"problem_id": sample.sample_id, **content["problem"]}
+    return problem, True, {"valid": True, "rejected_attempts": content["rejected"]}
 
 
 def judge_specs(problems: list[dict]) -> list[tuple[str, str, dict]]:
@@ -116,21 +121,25 @@ class JudgeTask:
         return recorder.result({"scores": scores, "rejected": rejected})
 
     def judge(self, sample: Sample, response: dict, pass_mark: float = PASS_THRESHOLD):
-        """Pass when the mean of the judge's four stored scores reaches ``pass_mark``; the score's
-        metadata keeps the mean and each dimension's score (more than the bool)."""
-        content = _structured(response)
-        scores = content["scores"]
-        total = sum(scores[d]["score"] for d in JUDGE_DIMENSIONS) / len(JUDGE_DIMENSIONS)
-        passed = total >= pass_mark
-        verdict = {"total": total, "rejected_attempts": content["rejected"],
-                   "metadata": {"mean": total, "pass_mark": pass_mark,
-                                "dimensions": {d: scores[d]["score"] for d in JUDGE_DIMENSIONS}}}
-        if not passed:
-            lowest = min(JUDGE_DIMENSIONS, key=lambda d: scores[d]["score"])
-            verdict["reason"] = (f"mean {total:.2f} is below the pass mark {pass_mark}; lowest: {lowest} "
-                                 f"{scores[lowest]['score']:g}" + (f" ({scores[lowest]['comment']})"
-                                                                  if scores[lowest]["comment"] else ""))
-        return {"problem_id": sample.sample_id, "scores": scores, "total": total}, passed, verdict
+        return judge_scores(sample, response, pass_mark)
+
+
+def judge_scores(sample: Sample, response: dict, pass_mark: float = PASS_THRESHOLD):
+    """Pass when the mean of the judge's four stored scores reaches ``pass_mark``; the score's
+    metadata keeps the mean and each dimension's score (more than the bool)."""
+    content = _structured(response)
+    scores = content["scores"]
+    total = sum(scores[d]["score"] for d in JUDGE_DIMENSIONS) / len(JUDGE_DIMENSIONS)
+    passed = total >= pass_mark
+    verdict = {"total": total, "rejected_attempts": content["rejected"],
+               "metadata": {"mean": total, "pass_mark": pass_mark,
+                            "dimensions": {d: scores[d]["score"] for d in JUDGE_DIMENSIONS}}}
+    if not passed:
+        lowest = min(JUDGE_DIMENSIONS, key=lambda d: scores[d]["score"])
+        verdict["reason"] = (f"mean {total:.2f} is below the pass mark {pass_mark}; lowest: {lowest} "
+                             f"{scores[lowest]['score']:g}" + (f" ({scores[lowest]['comment']})"
+                                                              if scores[lowest]["comment"] else ""))
+    return {"problem_id": sample.sample_id, "scores": scores, "total": total}, passed, verdict
 
 
 def pairing_specs(generated: list[dict], real: list[RealProblem], seed: int) -> list[tuple[str, str, dict]]:
@@ -176,8 +185,13 @@ class WinRateTask:
         return recorder.result({"generated_first": verdict_a, "real_first": verdict_b})
 
     def judge(self, sample: Sample, response: dict):
-        orders = {key: _structured(response)[key] for key in ("generated_first", "real_first")}
-        outcome, consistent = combine_orders(orders["generated_first"], orders["real_first"])
-        result = {"pair_id": sample.sample_id, "generated_id": sample.payload["generated"]["id"],
-                  "real_id": sample.payload["real"]["id"], "outcome": outcome, "consistent": consistent, **orders}
-        return result, outcome == "win", {"outcome": outcome, "consistent": consistent}
+        return judge_pair(sample, response)
+
+
+def judge_pair(sample: Sample, response: dict, options=None):
+    """The pair's outcome from the judge's two stored orders (order-dependent: a tie)."""
+    orders = {key: _structured(response)[key] for key in ("generated_first", "real_first")}
+    outcome, consistent = combine_orders(orders["generated_first"], orders["real_first"])
+    result = {"pair_id": sample.sample_id, "generated_id": sample.payload["generated"]["id"],
+              "real_id": sample.payload["real"]["id"], "outcome": outcome, "consistent": consistent, **orders}
+    return result, outcome == "win", {"outcome": outcome, "consistent": consistent}

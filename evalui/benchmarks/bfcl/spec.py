@@ -201,6 +201,20 @@ def _agentic_data_files(folder: Path, category: str) -> list[Path]:
     return files
 
 
+def score_stored(sample, reply, options: BfclOptions) -> tuple[object, bool, dict]:
+    """bfcl-eval's checker on a stored reply, by the sample's category, with no task: the run's
+    tasks judge through the same functions."""
+    from evalui.benchmarks.bfcl.agentic.task import judge_agentic
+    from evalui.benchmarks.bfcl.multi_turn.task import judge_multi_turn
+    from evalui.benchmarks.bfcl.task import judge_single_turn
+
+    if sample.group in AGENTIC_CATEGORIES:
+        return judge_agentic(sample, reply, options.mode)
+    if sample.group in MULTI_TURN_CATEGORIES:
+        return judge_multi_turn(sample, reply, options.mode)
+    return judge_single_turn(sample, reply, options.mode)
+
+
 def bfcl_eval_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -241,6 +255,7 @@ BENCHMARK = Benchmark(
     check=check_options,
     cli_summary=cli_summary,
     scorers=(Scorer("bfcl_checker", "bfcl-eval's own checkers: the AST checker (single-turn) and "
-                    "multi_turn_checker (run in a worker process)", version=bfcl_eval_version),),
+                    "multi_turn_checker (run in a worker process)", score=score_stored,
+                    version=bfcl_eval_version),),
     question_and_target=question_and_target,
 )

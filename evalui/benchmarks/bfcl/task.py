@@ -50,17 +50,17 @@ class BfclTask:
         return await client.achat(request["messages"], tools=request.get("tools"), extra_body=request.get("extra_body"))
 
     def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
-        entry = self._entry(sample)
-        result = result_from_response(response, self.mode)
-        if sample.group in FORMAT_SENSITIVITY_CATEGORIES:  # decoded as its configuration's return format says
-            verdict = score_format_sensitivity(entry.id, entry.functions, entry.possible_answer, result)
-            return result, verdict.correct, verdict.as_dict()
-        verdict = score_entry(
-            sample.group,
-            entry.functions,
-            entry.possible_answer,
-            result,
-            underscore_to_dot=self.mode == "fc",
-            mode=self.mode,
-        )
+        return judge_single_turn(sample, response, self.mode)
+
+
+def judge_single_turn(sample: Sample, response: dict, mode: str) -> tuple[object, bool, dict]:
+    """The official AST checker's verdict on a stored single-turn reply: the run and a rescore both
+    judge through here."""
+    entry = entry_of(sample.group, sample.sample_id)
+    result = result_from_response(response, mode)
+    if sample.group in FORMAT_SENSITIVITY_CATEGORIES:  # decoded as its configuration's return format says
+        verdict = score_format_sensitivity(entry.id, entry.functions, entry.possible_answer, result)
         return result, verdict.correct, verdict.as_dict()
+    verdict = score_entry(sample.group, entry.functions, entry.possible_answer, result,
+                          underscore_to_dot=mode == "fc", mode=mode)
+    return result, verdict.correct, verdict.as_dict()

@@ -145,6 +145,13 @@ def data_files(options: GaiaOptions) -> list[Path]:
     return []
 
 
+
+def score_stored(sample, reply, options) -> tuple[object, bool, dict]:
+    """The leaderboard's question_scorer on a stored reply's last FINAL ANSWER (the run's task judges the same way)."""
+    from evalui.benchmarks.gaia.task import judge_answer, question_from_payload
+
+    return judge_answer(question_from_payload(sample.payload), (reply or {}).get("text", ""))
+
 BENCHMARK = Benchmark(
     name="gaia",
     title="GAIA general assistant",
@@ -167,7 +174,8 @@ BENCHMARK = Benchmark(
     cli_flags=command_line.add_source_flags,
     cli_options=command_line.options_from_args,
     cli_summary=command_line.cli_summary,
-    scorers=(Scorer("gaia_exact_match", "the GAIA leaderboard's question_scorer on the last FINAL ANSWER"),),
+    scorers=(Scorer("gaia_exact_match", "the GAIA leaderboard's question_scorer on the last FINAL ANSWER",
+                    score=score_stored),),
     material=material,
     question_and_target=question_and_target,
 )

@@ -32,6 +32,21 @@ def prereq_results_path(snapshot_root: Path, category: str) -> Path:
     return snapshot_root / "prereq_results" / f"{category}.jsonl"
 
 
+def judge_agentic(sample: Sample, response: dict, mode: str) -> tuple[object, bool, dict]:
+    """The official agentic checker's verdict on a stored memory or web-search conversation: a pure
+    check of its final answer, so a rescore needs neither the backends nor the snapshots."""
+    entry = entries_by_id(sample.group)[sample.sample_id]
+    result = response.get("turns") if isinstance(response, dict) else None
+    exceeded = response.get("limit_exceeded") if isinstance(response, dict) else None
+    if exceeded:
+        verdict = BfclVerdict(False, str(exceeded), "The model's reply went past evalui's limits for one step or "
+                              "one sample, and the conversation was stopped there.", f"evalui:{exceeded}")
+        return result, False, verdict.as_dict()
+    verdict = score_agentic(entry.id, entry.category, result, entry.possible_answer, mode,
+                            force_terminated=bool(isinstance(response, dict) and response.get("force_terminated")))
+    return result, verdict.correct, verdict.as_dict()
+
+
 @dataclass
 class AgenticTask:
     mode: str = "fc"
@@ -110,16 +125,7 @@ class AgenticTask:
             handle.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in results)
 
     def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
-        entry = self._entry(sample)
-        result = response.get("turns") if isinstance(response, dict) else None
-        exceeded = response.get("limit_exceeded") if isinstance(response, dict) else None
-        if exceeded:
-            verdict = BfclVerdict(False, str(exceeded), "The model's reply went past evalui's limits for one step or "
-                                  "one sample, and the conversation was stopped there.", f"evalui:{exceeded}")
-            return result, False, verdict.as_dict()
-        verdict = score_agentic(entry.id, entry.category, result, entry.possible_answer, self.mode,
-                                force_terminated=bool(isinstance(response, dict) and response.get("force_terminated")))
-        return result, verdict.correct, verdict.as_dict()
+        return judge_agentic(sample, response, self.mode)
 
     async def ajudge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
         return await asyncio.to_thread(self.judge, sample, response)

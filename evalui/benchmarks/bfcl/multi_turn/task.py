@@ -13,6 +13,21 @@ from evalui.benchmarks.bfcl.scoring.multi_turn import MultiTurnVerdict
 from evalui.store.run_store import Sample
 
 
+def judge_multi_turn(sample: Sample, response: dict, mode: str, pool=None) -> tuple[object, bool, dict]:
+    """The official multi-turn checker's verdict on a stored conversation, run in call workers
+    (``pool``: the run's own; None: the process's shared ones, as a rescore uses)."""
+    entry = entry_of(sample.group, sample.sample_id)
+    result = response.get("turns") if isinstance(response, dict) else None
+    exceeded = response.get("limit_exceeded") if isinstance(response, dict) else None
+    if exceeded:  # the conversation was stopped at a flood: nothing of it is run again
+        verdict = MultiTurnVerdict(False, str(exceeded), stopped_message(str(exceeded)), f"evalui:{exceeded}").as_dict()
+        return result, False, verdict
+    verdict = score_isolated(checker_entry(entry), entry.possible_answer, result, mode, pool=pool)
+    if isinstance(response, dict) and response.get("force_terminated"):
+        verdict["force_terminated"] = True
+    return result, verdict["correct"], verdict
+
+
 @dataclass
 class MultiTurnTask:
     mode: str = "fc"
@@ -34,17 +49,7 @@ class MultiTurnTask:
         return await play(client, self._entry(sample), self.mode, pool=self.pool)
 
     def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
-        entry = self._entry(sample)
-        result = response.get("turns") if isinstance(response, dict) else None
-        exceeded = response.get("limit_exceeded") if isinstance(response, dict) else None
-        if exceeded:  # the conversation was stopped at a flood: nothing of it is run again
-            verdict = MultiTurnVerdict(False, str(exceeded), stopped_message(str(exceeded)),
-                                       f"evalui:{exceeded}").as_dict()
-            return result, False, verdict
-        verdict = score_isolated(checker_entry(entry), entry.possible_answer, result, self.mode, pool=self.pool)
-        if isinstance(response, dict) and response.get("force_terminated"):
-            verdict["force_terminated"] = True
-        return result, verdict["correct"], verdict
+        return judge_multi_turn(sample, response, self.mode, pool=self.pool)
 
     async def ajudge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
         # The check runs in a worker under a deadline; the loop that plays other samples never waits on it.
