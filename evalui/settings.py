@@ -1,0 +1,156 @@
+"""The one list of evalui's settings: every ``EVALUI_*`` environment variable the code reads.
+
+Each field is one variable (``EVALUI_`` and the field's name in capitals), with its type, its
+default and what it does, as the code that reads it has them. The configuration reference of the
+docs (docs/hooks/reference.py) is generated from this model, and tests/lint/test_reference_docs.py
+fails when the package reads a variable this model does not declare, or declares one nothing reads.
+
+For now the model documents the variables; the modules named in each description still read the
+environment themselves (``os.environ`` and ``evalui.config.positive_number``), so a value the model
+would refuse (a malformed number, say) is handled there, mostly by falling back to the default.
+Comma-separated lists are declared as ``str`` because that is how they are written and read.
+This module imports nothing of evalui: it sits beside evalui.config at the bottom of the layers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ENV_PREFIX = "EVALUI_"
+
+
+class Settings(BaseSettings):
+    """evalui's environment variables. ``Settings()`` reads them from the environment."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
+
+    # Data and the run store
+    data_dir: Path = Field(Path("evalui_data"), description=(
+        "The data folder: the SQLite run store, run exports, uploads and caches (created on first use; "
+        "relative to the working directory)."))
+    database_url: str | None = Field(None, description=(
+        "The run store: postgresql://user:pw@host/db shares runs between workers and machines, "
+        "sqlite:///path puts SQLite there; unset, SQLite in the data folder. The CLI's --database-url sets it."))
+    lease_s: float = Field(60.0, description=(
+        "How long a worker's claim on samples lasts without renewal; the samples of a worker that died "
+        "become claimable again after it."))
+    search_deadline_s: float = Field(5.0, description=(
+        "How long one full-text search of a stored run may run before it is stopped with a message."))
+    max_input_mb: float = Field(50.0, description=(
+        "The largest input file evalui reads (JSONL, JSON, uploads), in megabytes; must be positive."))
+
+    # Runs: prices, limits of a model's replies, benchmarks and scanners
+    prices: Path | None = Field(None, description=(
+        "A prices file (as evalui/data/prices.json) consulted before evalui's own table when a run has no "
+        "prices of its own. The CLI's --prices sets it."))
+    max_calls_per_step: int | None = Field(None, description=(
+        "Most tool calls one model step may make before it fails as too_many_calls; unset, the benchmark's "
+        "own (64 for BFCL)."))
+    max_step_bytes: int | None = Field(None, description=(
+        "Largest model step, in bytes, before it fails as too_large; unset, the benchmark's own "
+        "(256 KiB for BFCL)."))
+    max_sample_bytes: int | None = Field(None, description=(
+        "Largest sample, all its steps together, in bytes; unset, the benchmark's own (4 MiB for BFCL)."))
+    max_response_bytes: int = Field(2_000_000, description=(
+        "Largest reply body read from a model endpoint, in bytes, unless the run's endpoint settings give one."))
+    benchmarks: str = Field("", description=(
+        "Extra benchmarks, comma-separated name=module:attr (the module must be importable); never "
+        "replaces a built-in one."))
+    scanners: str = Field("", description=(
+        "Extra validity scanners, comma-separated name=module:attr; never replaces a built-in one."))
+
+    # BFCL's call workers
+    call_seconds: float = Field(5.0, description=(
+        "The longest one BFCL backend call may run in its worker process before the worker is killed."))
+    line_seconds: float = Field(30.0, description=(
+        "The longest checking one result line (all its calls) may run in a worker process."))
+    sample_call_seconds: float = Field(15.0, description=(
+        "The time all of one BFCL sample's calls may take together, replays included."))
+    call_workers: int = Field(2, description="Worker processes in one pool of BFCL call workers.")
+    call_worker_memory_mb: float = Field(2048.0, description=(
+        "The address-space limit of one call worker process, in megabytes."))
+    size_argument_limit: int | None = Field(None, description=(
+        "Replaces every bound on size arguments (counts, lengths) of BFCL's executable calls; unset, "
+        "each argument's own bound."))
+
+    # The sandbox
+    sandbox_cgroup: Path | None = Field(None, description=(
+        "A writable cgroup v2 folder, delegated to evalui's user, in which each sandbox task gets a cgroup "
+        "(pids and memory bounds); unset, evalui makes evalui-sandbox in the root cgroup where it can."))
+
+    # Web search and fetch (GAIA's web tool, BFCL's web search categories)
+    web_backend: str = Field("", description=(
+        "The GAIA agent's web tool: http (evalui's own fetcher and EVALUI_WEB_SEARCH_URL) or module:attr; "
+        "unset, the web tool is off."))
+    web_search_url: str = Field("", description=(
+        "A SearXNG-style JSON search URL with {query} in it, for the GAIA web tool and BFCL's searxng provider."))
+    web_fetch_deadline_s: float = Field(20.0, description=(
+        "The deadline of one web download, redirects included (0 to 600 seconds; others fall back to 20)."))
+    web_allow_hosts: str = Field("", description=(
+        "Comma-separated host or host:port the web tools may reach although not public (a local search "
+        "engine, say)."))
+    bfcl_web_search: str = Field("", description=(
+        "BFCL's web search provider: serpapi, searxng or module:attr; unset, serpapi when SERPAPI_API_KEY is "
+        "set, else searxng when EVALUI_WEB_SEARCH_URL is set, else serpapi."))
+    serpapi_url: str = Field("https://serpapi.com", description="The base URL of the serpapi provider.")
+    allow_code: bool = Field(False, description=(
+        "1 lets the GAIA agent's python tool run on a Hugging Face Space, where it is off otherwise."))
+    agents: str = Field("", description=(
+        "GAIA agents the dashboard offers besides the built-in one, comma-separated module:attr; visitors "
+        "cannot name others."))
+
+    # Model endpoints and the offline local model
+    allowed_hosts: str = Field("", description=(
+        "Comma-separated host or host:port that model endpoints may use on a shared deployment although "
+        "they are loopback, private or otherwise not public."))
+    local_max_tokens: int = Field(128, description=(
+        "Tokens the offline local model writes at most in one reply when a request sets no limit."))
+
+    # A shared dashboard: who may do what
+    shared: bool = Field(False, description=(
+        "Treat this server as shared (as on a Space or with EVALUI_ALLOWED_USERS): endpoint URLs are "
+        "checked and visitors' runs capped. app.py sets it behind --auth."))
+    allowed_users: str = Field("", description=(
+        "Comma-separated user names who may act in the dashboard (and read what is stored unless "
+        "EVALUI_PUBLIC_READ); unset, everyone may. Setting it makes the deployment shared."))
+    public_read: bool = Field(False, description=(
+        "1 (or true, yes) lets visitors who are not in EVALUI_ALLOWED_USERS read stored runs, reports "
+        "and reviews."))
+    max_runs_per_visitor: int | None = Field(None, description=(
+        "Runs one visitor may have going at once (0: no cap); unset, 2 on a shared deployment and no cap "
+        "on one's own server."))
+    adjudicators: str = Field("", description=(
+        "Comma-separated reviewer names who may adjudicate disputed AIME reviews; unset, anyone who may "
+        "review."))
+
+    # How often an open page re-reads what other processes change
+    runs_refresh_s: float = Field(10.0, description=(
+        "How soon a run stored by another process shows in a tab's stored-runs list, in seconds."))
+    files_refresh_s: float = Field(15.0, description=(
+        "How soon a newly generated AIME file shows in the results and verification lists, in seconds."))
+    reviews_refresh_s: float = Field(4.0, description=(
+        "How soon another reviewer's save shows on the problem one has open, in seconds."))
+
+    # The Hugging Face Hub
+    hub_probe_s: float = Field(3.0, description=(
+        "How long the check that the Hugging Face Hub is reachable waits (longer for a slow link)."))
+    hub_sync: str = Field("", description=(
+        "owner/dataset: the dashboard restores the store and run folders from this private Hub dataset "
+        "at start and commits changes to it; unset, no sync."))
+    hub_token: SecretStr | None = Field(None, description=(
+        "The token of the Hub sync; unset, HF_TOKEN."))
+    hub_sync_minutes: float = Field(5.0, description=(
+        "Minutes between two Hub syncs (there is one at the end of every run too)."))
+
+
+def env_name(field: str) -> str:
+    """The environment variable of a field of Settings."""
+    return f"{ENV_PREFIX}{field.upper()}"
+
+
+def variables() -> dict[str, str]:
+    """Every declared environment variable, mapped to its field's name, in declaration order."""
+    return {env_name(name): name for name in Settings.model_fields}
