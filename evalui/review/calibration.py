@@ -149,6 +149,22 @@ def winrate_outcomes(path: str | Path) -> dict[str, str]:
     return outcomes
 
 
+def winrate_partners(path: str | Path) -> dict[str, str]:
+    """{generated problem_id: the id of the reference problem the win-rate judge compared it with} from a
+    ``<stem>_winrate.json``; {} when there is none or it is unusable. The judge's outcome is left out:
+    a reviewer answering ``better_than_reference`` must not see it."""
+    try:
+        results = read_json(path).get("results", [])
+    except (InputError, AttributeError):
+        return {}
+    partners = {}
+    for result in results if isinstance(results, list) else []:
+        if isinstance(result, dict) and isinstance(result.get("generated_id"), str) \
+                and isinstance(result.get("real_id"), (str, int)):
+            partners[result["generated_id"]] = str(result["real_id"])
+    return partners
+
+
 # strata ----------------------------------------------------------------------------------------
 def _strata(labelled: list[Pair], unlabelled: list[Pair]) -> tuple[list | None, list | None, str]:
     """Each item's merged band, bands merged within each side of the pass mark; (None, None, why)
@@ -199,6 +215,19 @@ def review_next(pairs: list[Pair], more: int = REVIEW_NEXT, seed: int = 0) -> di
             "narrows_by": list(plan.narrows_by), "half_width_now": plan.half_width_now,
             "half_width_after": plan.half_width_after, "more": plan.more,
             "note": "in each band the order is random, so the reviewed problems stay a fair sample of it"}
+
+
+def plan_for(data_file: str | Path, more: int = REVIEW_NEXT, seed: int = 0) -> dict | None:
+    """The panel's "review these next" for a generated file: ``review_next`` over its pairs (the judge's
+    scores from ``<stem>_judge.json``), with the counts of problems reviewed and judged; None when the
+    judge has scored none of its problems. Bands are left out: in blind mode they would show the
+    judge's score of a problem before the reviewer has scored it."""
+    pairs, _ = pairs_for(data_file)
+    if not pairs:
+        return None
+    plan = review_next(pairs, more, seed)
+    plan.pop("bands", None)
+    return _finite({**plan, "judged": len(pairs), "reviewed": sum(1 for p in pairs if p.human is not None)})
 
 
 # the figures -----------------------------------------------------------------------------------

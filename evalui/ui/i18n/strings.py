@@ -9,6 +9,7 @@ import functools
 
 import gradio as gr
 
+from evalui.ui.i18n.calibration import CALIBRATION_STRINGS
 from evalui.ui.i18n.columns import COLUMN_STRINGS
 from evalui.ui.i18n.verify import VERIFY_STRINGS
 from evalui.ui.request import language
@@ -345,8 +346,8 @@ _GENERAL: dict[str, tuple[str, str]] = {
 }
 
 
-# The verification panel's texts and the table headers live in modules of their own.
-STRINGS: dict[str, tuple[str, str]] = {**_GENERAL, **VERIFY_STRINGS, **COLUMN_STRINGS}
+# The verification panel's texts, the table headers and the corrected figures' texts live in modules of their own.
+STRINGS: dict[str, tuple[str, str]] = {**_GENERAL, **VERIFY_STRINGS, **COLUMN_STRINGS, **CALIBRATION_STRINGS}
 
 
 @functools.cache

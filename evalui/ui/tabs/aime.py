@@ -6,23 +6,27 @@ from __future__ import annotations
 from pathlib import Path
 
 import gradio as gr
+import plotly.graph_objects as go
 
 from evalui.benchmarks.aime import companions
 from evalui.benchmarks.aime.options import GenerateOptions, JudgeOptions, WinrateOptions
 from evalui.benchmarks.aime.prompts import TOPICS
 from evalui.benchmarks.aime.spec import GENERATE, GENERATION, JUDGE, JUDGING, WINRATE, WINRATE_SPEC, generated_problems
 from evalui.config import runs_dir
-from evalui.reports.charts import judge_dimension_bars, score_distribution, win_loss_tie
+from evalui.errors import InputError
+from evalui.reports.charts import fitted, judge_dimension_bars, score_distribution, win_loss_tie
+from evalui.review.calibration import calibrate
 from evalui.run import lifecycle
+from evalui.stats.calibration import MIN_LABELS, UNINFORMATIVE_JUDGE
 from evalui.store.run_store import RunStore
 from evalui.ui import launcher
 from evalui.ui.i18n.strings import t
-from evalui.ui.latex import LATEX_DELIMITERS, problem_markdown
+from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown, problem_markdown
 from evalui.ui.refresh import files_refresh_s
 from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
 from evalui.ui.tabs.option_inputs import option_input
 from evalui.ui.viewer import page as viewer
-from evalui.ui.web.access import say
+from evalui.ui.web.access import bare_names, say
 
 REFERENCE_SOURCES = {"Hub, else bundled": "auto", "Hugging Face Hub": "hub", "Bundled sample": "bundled"}
 SHOWN_PROBLEMS = 20
@@ -111,9 +115,10 @@ def generation_summary(store: RunStore, generated: Path) -> dict | None:
 
 
 def file_view(store: RunStore, path: str | None):
-    """(judge dimensions, score distribution, win/loss/tie, files) for a generated file."""
+    """(judge dimensions, score distribution, win/loss/tie, files, corrected figures, calibration chart)
+    for a generated file."""
     if not path:
-        return None, None, None, None
+        return None, None, None, None, *calibration_view(None)
     generated = Path(path)
     judge = companions.read_companion_summary(generated, "_judge.json")
     winrate = companions.read_companion_summary(generated, "_winrate.json")
@@ -126,7 +131,82 @@ def file_view(store: RunStore, path: str | None):
     return (judge_dimension_bars(judge["dimensions"]) if judge else None,
             score_distribution(judge["score_distribution"]) if judge else None,
             win_loss_tie(winrate) if winrate else None,
-            [str(f) for f in files if f.exists()])
+            [str(f) for f in files if f.exists()], *calibration_view(generated))
+
+
+# the judge's figures corrected by the reviewers -------------------------------------------------
+CALIBRATED_FIGURES = (("pass_rate", True), ("mean_score", False), ("win_rate", True))
+ESTIMATES = ("naive", "human_only", "corrected")
+
+
+def _figure_cell(estimate: dict | None, rate: bool, chosen: bool) -> str:
+    if not estimate or estimate.get("value") is None:
+        return "–"
+
+    def number(x: float) -> str:
+        return f"{x:.1%}" if rate else f"{x:.2f}"
+
+    text = f"{number(estimate['value'])} ({number(estimate['low'])}–{number(estimate['high'])})"
+    return f"**{text}** ✓" if chosen else text
+
+
+def calibration_markdown(block: dict) -> str:
+    """The three figures side by side, each with its 95 % interval, the estimate to report marked, and
+    a warning when the calibration set is too small or the judge uninformative."""
+    lines = [say("calib.counts", reviewed=block["n_labelled"], unreviewed=block["n_unlabelled"]), ""]
+    passes = block.get("pass_rate") or {}
+    details = (passes.get("corrected") or {}).get("details") or {}
+    sensitivity, specificity = details.get("sensitivity"), details.get("specificity")
+    if block["n_labelled"] < MIN_LABELS:
+        lines += [say("calib.too_few", n=block["n_labelled"], min=MIN_LABELS), ""]
+    if UNINFORMATIVE_JUDGE in ((passes.get("corrected") or {}).get("flags") or ()) or (
+            sensitivity is not None and specificity is not None and sensitivity + specificity <= 1):
+        lines += [say("calib.uninformative", sum=f"{(sensitivity or 0) + (specificity or 0):.2f}"), ""]
+    lines += [say("calib.header"), "|---|---|---|---|---|"]
+    reasons = []
+    for name, rate in CALIBRATED_FIGURES:
+        figure = block.get(name) or {}
+        if "estimate" not in figure:  # no pairs for the win rate
+            continue
+        cells = [_figure_cell(figure.get(e), rate, figure["estimate"] == e) for e in ESTIMATES]
+        lines.append(f"| {say('calib.' + name)} | " + " | ".join(cells) + f" | {say('calib.' + figure['estimate'])} |")
+        reason = (figure.get("corrected") or {}).get("reason")
+        if reason:
+            reasons.append(f"{say('calib.' + name)}: {reason}")
+    if sensitivity is not None and specificity is not None:
+        lines += ["", say("calib.judge_rates", sensitivity=f"{sensitivity:.2f}", specificity=f"{specificity:.2f}")]
+    if reasons:
+        lines += ["", say("calib.why", reasons="; ".join(reasons))]
+    return "\n".join(lines)
+
+
+def calibration_chart(block: dict) -> go.Figure:
+    """Per judge score band: the problems the reviewers passed, failed, and have not reviewed, counted."""
+    rows = block.get("by_judge_score") or []
+    bands = [f"{r['band']}<br>n={r['problems']}" for r in rows]
+    counts = {"calib.human_pass": [r["human_passes"] for r in rows],
+              "calib.human_fail": [r["reviewed"] - r["human_passes"] for r in rows],
+              "calib.unreviewed": [r["problems"] - r["reviewed"] for r in rows]}
+    colours = {"calib.human_pass": "#2e7d32", "calib.human_fail": "#c62828", "calib.unreviewed": "#b0bec5"}
+    figure = go.Figure([go.Bar(name=say(key), x=bands, y=values, text=[str(v) if v else "" for v in values],
+                               textposition="inside", marker_color=colours[key]) for key, values in counts.items()])
+    figure.update_layout(barmode="stack", xaxis_title=say("calib.band_axis"), yaxis_title=say("calib.count_axis"),
+                         legend={"orientation": "h", "y": -0.3})
+    return fitted(figure, say("calib.chart"))
+
+
+def calibration_view(path: str | Path | None) -> tuple[str, go.Figure | None]:
+    """(the corrected figures as Markdown, the calibration chart) for a generated file, read afresh
+    from its judge, win-rate and reviews files."""
+    if not path:
+        return say("calib.none"), None
+    try:
+        block = calibrate(path)
+    except InputError as exc:
+        if not companions.companion(Path(path), "_judge.json").exists():
+            return say("calib.not_judged"), None
+        return say("calib.unreadable", reason=inert_markdown(bare_names(str(exc)))), None
+    return calibration_markdown(block), calibration_chart(block)
 
 
 def build_results(demo, store: RunStore, endpoint: EndpointInputs):
@@ -147,9 +227,15 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
         dimensions = gr.Plot(label=t("aime.dimensions"), elem_id="aime-judge-plot")
         distribution = gr.Plot(label=t("aime.distribution"), elem_id="aime-score-plot")
         outcomes = gr.Plot(label=t("aime.outcomes"), elem_id="aime-winrate-plot")
+    with gr.Row():
+        with gr.Column(scale=3):
+            gr.Markdown(f"### {t('calib.title')}")
+            calibration = gr.Markdown(elem_id="aime-calibration")
+            calibration_refresh = gr.Button(t("calib.refresh"), elem_id="aime-calibration-refresh", size="sm")
+        calibration_plot = gr.Plot(label=t("calib.chart"), elem_id="aime-calibration-plot", scale=2)
     downloads = gr.File(label=t("aime.results_downloads"), file_count="multiple", elem_id="aime-results-downloads")
     review = gr.Button(t("aime.review"), elem_id="aime-review")
-    results = [dimensions, distribution, outcomes, downloads]
+    results = [dimensions, distribution, outcomes, downloads, calibration, calibration_plot]
 
     def judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model, judge_name, prices):
         # The panel's prices are its model's: a judge of another name is costed at the table's price.
@@ -185,7 +271,7 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
 
     def view_for_run(run_id):
         experiment = store.experiment(run_id) if run_id else None
-        return file_view(store, experiment["config"]["options"]["input"]) if experiment else (None, None, None, None)
+        return file_view(store, experiment["config"]["options"]["input"]) if experiment else file_view(store, None)
 
     inputs = [*endpoint.components(), generated, judge_model, real_source, seed]
     choices = {generated: file_choices}
@@ -200,6 +286,9 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
     refresh.click(lambda: gr.update(choices=file_choices()), None, [generated], api_name="aime_files")
     generated.input(lambda path: file_view(store, str(checked_file(path)) if path else None), [generated], results,
                     api_name="aime_results")
+    # Reviews are saved in the verification panel: the corrected figures are read afresh on demand.
+    calibration_refresh.click(lambda path: calibration_view(checked_file(path) if path else None), [generated],
+                              [calibration, calibration_plot], api_visibility="private")
     demo.load(lambda: gr.update(choices=file_choices()), None, [generated], api_visibility="private")
     # A file a generation run (here, from the CLI or another worker) writes joins the list by itself.
     known = gr.State(None)
