@@ -89,6 +89,11 @@ def build(demo) -> gr.Dropdown:
     with gr.Row():
         status = gr.Radio(list(reviews_file.STATUSES), label=t("verify.status"), elem_id="verify-status")
         comments = gr.Textbox(label=t("verify.comments"), lines=2, elem_id="verify-comments")
+    # Optional, and asked blind: the win-rate judge's outcome for the problem is never shown here.
+    with gr.Row():
+        better = gr.Radio(list(reviews_file.PREFERENCES), value=None, label=t("verify.better"),
+                          elem_id="verify-better")
+        reference = gr.Markdown(elem_id="verify-reference")
     with gr.Row():
         previous = gr.Button(t("verify.previous"), elem_id="verify-prev")
         following = gr.Button(t("verify.next"), elem_id="verify-next")
@@ -97,6 +102,7 @@ def build(demo) -> gr.Dropdown:
         save = gr.Button(t("verify.save"), variant="primary", elem_id="verify-save")
     gr.Markdown(t("verify.keys"))
     progress = gr.Markdown(elem_id="verify-progress")
+    review_next = gr.Markdown(label=t("verify.next_title"), elem_id="verify-review-next")
     with gr.Row():
         agreement_plot = gr.Plot(label=t("verify.agreement"), elem_id="verify-agreement")
         disagreements = gr.Dataframe(label=t("verify.disagreements"), interactive=False, elem_id="verify-disagreements")
@@ -115,8 +121,8 @@ def build(demo) -> gr.Dropdown:
             hub_public = gr.Checkbox(label=t("verify.hub_public"), elem_id="verify-hub-public")
             hub_push = gr.Button(t("verify.hub_push"), elem_id="verify-hub-push")
 
-    view = [shown, judged, *score_radios, status, comments, where, goto, others]
-    summary = [progress, agreement_plot, disagreements]
+    view = [shown, judged, *score_radios, status, comments, better, reference, where, goto, others]
+    summary = [progress, agreement_plot, disagreements, review_next]
 
     def settings_of(path):
         settings = assignment.read_settings(path) if path else assignment.DEFAULT_SETTINGS
@@ -166,9 +172,11 @@ def build(demo) -> gr.Dropdown:
         ids = [p["problem_id"] for p in problems_of(state.get("file"))]
         return move({**state, "index": ids.index(problem_id) if problem_id in ids else state.get("index", 0)}, 0, name)
 
-    def save_current(state, name, *values):
+    def save_current(state, name, correctness, clarity, difficulty_match, completeness, status_value, comment,
+                     better_than_reference=None):
+        """The default None makes the comparison with the reference optional for API callers too."""
         require_access("save reviews")
-        *scores, status_value, comment = values
+        scores = (correctness, clarity, difficulty_match, completeness)
         problems = problems_of(state.get("file"))
         if not problems:
             raise gr.Error(say("verify.open_first"))
@@ -177,7 +185,8 @@ def build(demo) -> gr.Dropdown:
         if refusal:
             raise gr.Error(refusal)
         problem = problems[min(state.get("index", 0), len(problems) - 1)]
-        assignment.record_review(state["file"], problem["problem_id"], scores, status_value, comment, viewer_name(name))
+        assignment.record_review(state["file"], problem["problem_id"], scores, status_value, comment, viewer_name(name),
+                                 better_than_reference=better_than_reference or None)
         gr.Info(html.escape(say("verify.saved", problem_id=problem["problem_id"])))
         done = say("verify.saved", problem_id=inert_markdown(problem["problem_id"]))
         return (done, state, *render(state, name), *progress_view(state, name))
@@ -241,7 +250,8 @@ def build(demo) -> gr.Dropdown:
                                            (reviewer.submit, lambda s, n="": move(s, 0, n), [position], "verify_as")):
         event = listen(trigger, handler, [*inputs, reviewer], [message, position, *view], message, api_name=name)
         listen(event.then, progress_view, [position, reviewer], summary, api_visibility="private")
-    listen(save.click, save_current, [position, reviewer, *score_radios, status, comments],
+    # The comparison with the reference comes last: API callers that leave it out answer nothing.
+    listen(save.click, save_current, [position, reviewer, *score_radios, status, comments, better],
            [message, position, *view, *summary], message, api_name="verify_save", concurrency_limit=None)
     listen(save_settings.click, change_settings, [position, overlap, blind, reviewer], [message, *view, *summary],
            message, api_name="verify_settings")

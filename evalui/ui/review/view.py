@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 from evalui.benchmarks.aime.companions import generated_files
 from evalui.config import data_dir, runs_dir
 from evalui.errors import InputError
+from evalui.review import calibration as calibration
 from evalui.review import queue as assignment
 from evalui.review import report as report
 from evalui.review import reviews as reviews_file
@@ -153,7 +154,7 @@ def render(position: dict, typed_name: str = "") -> tuple:
     path, index = position.get("file"), position.get("index", 0)
     problems = problems_of(path)
     if not problems:
-        return (say("verify.start"), "", *UNSET, None, "", "", gr.update(choices=[]), "")
+        return (say("verify.start"), "", *UNSET, None, "", None, "", "", gr.update(choices=[]), "")
     index = max(0, min(index, len(problems) - 1))
     problem = problems[index]
     viewer = viewer_name(typed_name)
@@ -178,9 +179,35 @@ def render(position: dict, typed_name: str = "") -> tuple:
     comments = own.get("comments") if own else ""
     return (problem_markdown(problem), _judge_markdown(judged) if visible else say("verify.judge_hidden"),
             *(scores[d] for d in JUDGE_DIMENSIONS), own["status"] if own else None,
-            comments if isinstance(comments, str) else "", where,
+            comments if isinstance(comments, str) else "", own.get(reviews_file.PREFERENCE) if own else None,
+            reference_markdown(path, problem["problem_id"]), where,
             gr.update(choices=[p["problem_id"] for p in problems], value=problem["problem_id"]),
             reviews_markdown(reviews, visible))
+
+
+def reference_markdown(path: str, problem_id: str) -> str:
+    """The reference problem the win-rate judge compared this one with, by id; never the judge's
+    outcome, which the reviewer's own "better than the reference?" must not lean on."""
+    reference = calibration.winrate_partners(calibration.winrate_file(path)).get(problem_id)
+    return say("verify.reference", reference=inert_markdown(reference)) if reference else say("verify.no_reference")
+
+
+def next_markdown(path: str) -> str:
+    """"Review these N next": the unreviewed problems that narrow the corrected pass rate's interval
+    most (evalui.review.calibration.plan_for), and that interval's expected half-width now and after them."""
+    plan = calibration.plan_for(path)
+    if plan is None:
+        return say("verify.next_no_judge")
+    ids = plan["problem_ids"]
+    if not ids:
+        return say("verify.next_done")
+    text = say("verify.next_list", n=len(ids), listed=", ".join(inert_markdown(p) for p in ids))
+    now, after = plan["half_width_now"], plan["half_width_after"]
+    if after is not None and now is not None:
+        text += say("verify.next_width", now=f"{now:.1%}", after=f"{after:.1%}", n=len(ids))
+    elif after is not None:
+        text += say("verify.next_width_undefined", after=f"{after:.1%}", n=len(ids))
+    return text
 
 
 def _agreement_text(figures: dict) -> str:
@@ -197,7 +224,7 @@ def progress_view(position: dict, typed_name: str = "") -> tuple:
     path = position.get("file")
     problems = problems_of(path)
     if not problems:
-        return "", None, None
+        return "", None, None, ""
     _, parsed, flagged = report.file_reviews(path)
     finals = {p: r.final for p, r in parsed.items() if r.final}
     settings, viewer = assignment.read_settings(path), viewer_name(typed_name)
@@ -228,7 +255,7 @@ def progress_view(position: dict, typed_name: str = "") -> tuple:
     # In blind mode a dispute names problems the viewer may not have reviewed yet: list only those they may see.
     disputed = [d for d in figures["most_disputed"]
                 if assignment.may_see_others(parsed.get(d["problem_id"]), viewer, settings["blind"])]
-    return text, figure, pd.DataFrame(disputed, columns=DISPUTED_COLUMNS)
+    return text, figure, pd.DataFrame(disputed, columns=DISPUTED_COLUMNS), next_markdown(path)
 
 
 def missing_message(*, name: bool, dimensions: list[str], status: bool, sign_in: bool = False) -> str | None:
