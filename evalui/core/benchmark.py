@@ -9,6 +9,7 @@ exports and the provenance) is written once, in ``evalui.run.lifecycle``.
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 import typing
 from collections.abc import Callable
@@ -62,6 +63,45 @@ def evalui_version() -> str:
         return f"evalui {version('evalui')}"
     except PackageNotFoundError:
         return "evalui (not installed)"
+
+
+@dataclass(frozen=True)
+class Target:
+    """The answer a sample is held to: ``value`` as its scorer holds it (JSON for structured answers,
+    "" when there is none to show), ``shown`` as a person reads it (empty: the value)."""
+
+    value: str
+    shown: str = ""
+
+    def text(self) -> str:
+        return self.shown or self.value
+
+
+# Payload keys that hold a sample's answer, for benchmarks that declare no target of their own.
+TARGET_KEYS = ("target", "final_answer", "answer", "expected", "gold", "truth")
+
+
+def payload_target(sample) -> Target | None:
+    """The first answer-like key of the sample's payload; None when it has none."""
+    payload = getattr(sample, "payload", None) or {}
+    for key in TARGET_KEYS:
+        value = payload.get(key)
+        if value not in (None, ""):
+            return Target(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str))
+    return None
+
+
+def plain_prediction(prediction) -> str:
+    """A stored prediction as a person reads it: text as written, anything else as indented JSON."""
+    if prediction is None:
+        return ""
+    if isinstance(prediction, str):
+        return prediction
+    return json.dumps(prediction, ensure_ascii=False, indent=1, default=str)
+
+
+def no_question(sample) -> str | None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -123,12 +163,24 @@ class Benchmark:
     # The validity scanners read it, so the task's material never counts as a leaked answer. None: the
     # whole prompt is read as the question.
     material: Callable[[Any], Any] | None = None
-    # (stored sample) -> (question, target), for logs other tools read (Inspect AI's sample input and
-    # target, which Inspect's own scorers score against): the question as the task states it (None: the
-    # first user message the model was sent stands for it) and the answer the sample is held to ("" when
-    # there is none or it is hidden). None: no target.
-    question_and_target: Callable[[Any], tuple[str | None, str]] | None = None
+    # (stored sample) -> the question as the task states it, for logs other tools read (Inspect AI's
+    # sample input). None: the first user message the model was sent stands for it.
+    question_of: Callable[[Any], str | None] = no_question
+    # (stored sample) -> the answer it is held to (a Target), or None when there is none or it is
+    # hidden. The viewer's gold answer, the Inspect export's target and the scanners read it; the
+    # task never sees it. Default: the payload's first answer-like key.
+    target_of: Callable[[Any], Target | None] = payload_target
+    # (stored prediction) -> text, as the viewer and the search show a model's answer.
+    render_prediction: Callable[[Any], str] = plain_prediction
     model_help: str = "model name at the endpoint"
+
+    def target(self, sample) -> Target | None:
+        """The sample's target, or None when there is none or its data cannot be read here (a category
+        this installation cannot load, a stored id the data no longer has)."""
+        try:
+            return self.target_of(sample)
+        except (KeyError, ValueError, OSError, ImportError):
+            return None
 
     def scorer_list(self) -> tuple[Scorer, ...]:
         return self.scorers or (Scorer(self.name, "the benchmark's own judge"),)

@@ -89,3 +89,12 @@ def get(name: str) -> Benchmark:
     if not isinstance(spec, Benchmark) or spec.name != name:
         raise TypeError(f"{target} is not the Benchmark spec named {name!r}")
     return spec
+
+
+def find(name: str) -> Benchmark | None:
+    """The benchmark's spec, or None for a stored run of a benchmark this installation cannot load
+    (views of such a run show it without what its spec adds)."""
+    try:
+        return get(name)
+    except (KeyError, ImportError, TypeError):
+        return None

@@ -7,7 +7,7 @@ records the generate config as it was sent (the endpoint's temperature and max_t
 fields a benchmark added to each request). Each evalui sample becomes one EvalSample: its id and
 epoch (``<id>#e<k>`` is epoch k), the question as its input (the first user message the model was
 sent, never the system prompt), the whole conversation from the trajectory, the target the
-benchmark declares (its spec's ``question_and_target``), the verdict as a Score (C or I, the
+benchmark declares (its spec's ``question_of`` and ``target_of``), the verdict as a Score (C or I, the
 checker's reason as its explanation, the verdict in its metadata), the tokens as model usage, the
 findings of the validity scanners and the error type in its metadata, and the transcript's events
 (evalui.export.inspect_events). A sample whose call failed for good has no score and carries the
@@ -51,22 +51,18 @@ def _iso(timestamp: float | None) -> str:
 
 
 def _spec(benchmark: str):
-    """The benchmark's spec; None for a stored run of a benchmark this evalui cannot load."""
     from evalui.core import registry
 
-    try:
-        return registry.get(benchmark)
-    except (KeyError, ImportError, TypeError):
-        return None
+    return registry.find(benchmark)
 
 
 def question_and_target(spec, sample) -> tuple[str | None, str]:
-    """What the benchmark declares: the question (None: the first user message) and the target ("")."""
-    hook = getattr(spec, "question_and_target", None)
-    if hook is None:
+    """What the benchmark declares: the question (None: the first user message) and the target ("":
+    none, or hidden)."""
+    if spec is None:
         return None, ""
-    question, target = hook(sample)
-    return question, target or ""
+    target = spec.target(sample)
+    return spec.question_of(sample), target.value if target is not None else ""
 
 
 def dataset(spec, experiment: dict, ids: list):

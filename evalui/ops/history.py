@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import plotly.graph_objects as go
 
-from evalui.benchmarks.bfcl.calls import pretty_prediction, pretty_truth  # noqa: F401  (pretty_truth: re-exported)
 from evalui.config import runs_dir
+from evalui.core.benchmark import plain_prediction
 from evalui.endpoint.settings import EndpointSettings
 from evalui.endpoint.url_policy import REDACTED
 from evalui.run.runner import Progress
@@ -28,10 +28,7 @@ def spec_of(benchmark: str):
     """The benchmark's spec, or None for a run of a benchmark this evalui no longer knows."""
     from evalui.core import registry
 
-    try:
-        return registry.get(benchmark)
-    except (KeyError, ImportError, TypeError):
-        return None
+    return registry.find(benchmark)
 
 
 def headline(experiment: dict) -> tuple[str, float | None]:
@@ -106,11 +103,13 @@ def benchmarks_of(experiments: list[dict]) -> list[str]:
 def samples_frame(store: RunStore, exp_id: str) -> pd.DataFrame:
     experiment = store.experiment(exp_id)
     benchmark = experiment["benchmark"] if experiment else ""
+    spec = spec_of(benchmark)
+    render = spec.render_prediction if spec is not None else plain_prediction
     rows = []
     for sample in store.samples(exp_id):
         rows.append({"sample": sample.sample_id, "group": sample.group, "stage": sample.stage,
                      "verdict": verdict_word(benchmark, sample),
-                     "prediction": shorten(pretty_prediction(sample.prediction)),
+                     "prediction": shorten(render(sample.prediction)),
                      "error": shorten(sample.error or ""),
                      "latency s": round(sample.latency_s, 3) if sample.latency_s is not None else None,
                      "tokens": sample.prompt_tokens + sample.completion_tokens})

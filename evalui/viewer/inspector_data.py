@@ -8,14 +8,14 @@ from __future__ import annotations
 import html
 import json
 
-from evalui.benchmarks.bfcl.calls import pretty_prediction, pretty_truth
+from evalui.core import registry
+from evalui.core.benchmark import payload_target, plain_prediction
 from evalui.reports.verdicts import VERDICTS, verdict_of
 from evalui.scanners.labels import finding_key
 
 ALL = "all"
 ANY_INVALID = "any invalid"  # the finding filter's choice for samples the valid-sample score leaves out
 SEARCH_CHARS = 20_000  # of each sample's text searched; a long agent transcript is searched in its head
-_GOLD_KEYS = ("final_answer", "answer", "expected", "gold", "truth")
 
 
 def error_type_of(sample) -> str:
@@ -83,24 +83,17 @@ def conversation(sample) -> list[dict]:
 
 
 def gold_answer(benchmark: str, sample) -> str:
-    """The answer the checker accepts, as a person reads it; "" when the run does not know it."""
-    if benchmark == "bfcl":
-        try:
-            from evalui.benchmarks.bfcl.report import truth_of
+    """The answer the checker accepts, as a person reads it (the benchmark's target); "" when the run
+    does not know it."""
+    spec = registry.find(benchmark)
+    target = spec.target(sample) if spec is not None else payload_target(sample)
+    return target.text() if target is not None else ""
 
-            truth = truth_of(sample)
-        except (KeyError, ValueError, OSError, ImportError):  # a category this evalui cannot load
-            return ""
-        try:
-            return pretty_truth(json.loads(truth))
-        except ValueError:
-            return truth  # "no call" / "any call"
-    payload = sample.payload or {}
-    for key in _GOLD_KEYS:
-        if payload.get(key) not in (None, ""):
-            value = payload[key]
-            return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return ""
+
+def prediction_text(benchmark: str, prediction) -> str:
+    """The model's answer as the benchmark renders it (calls as calls, say)."""
+    spec = registry.find(benchmark)
+    return (spec.render_prediction if spec is not None else plain_prediction)(prediction)
 
 
 def reason_of(sample) -> str:
@@ -120,7 +113,7 @@ def index(samples: list, found: dict[str, list[dict]] | None = None) -> list[dic
     found = found or {}
     for sample in samples:
         mine = found.get(sample.sample_id) or []
-        searched = [sample.sample_id, sample.group, pretty_prediction(sample.prediction), sample.error or "",
+        searched = [sample.sample_id, sample.group, plain_prediction(sample.prediction), sample.error or "",
                     reason_of(sample)]
         searched += [t["text"] for t in conversation(sample)]
         rows.append({"id": sample.sample_id, "group": sample.group, "verdict": verdict_of(sample),
@@ -168,7 +161,7 @@ def detail(benchmark: str, sample, found: list[dict] | None = None, labels: dict
               for f in found or []]
     return {"id": sample.sample_id, "group": sample.group, "verdict": verdict_of(sample),
             "error_type": error_type_of(sample), "reason": reason_of(sample),
-            "answer": pretty_prediction(sample.prediction), "gold": gold_answer(benchmark, sample),
+            "answer": prediction_text(benchmark, sample.prediction), "gold": gold_answer(benchmark, sample),
             "latency_s": sample.latency_s, "prompt_tokens": sample.prompt_tokens,
             "completion_tokens": sample.completion_tokens, "attempts": sample.attempts,
             "checker": {k: v for k, v in verdict.items() if not isinstance(v, (dict, list))},

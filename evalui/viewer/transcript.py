@@ -11,11 +11,10 @@ from __future__ import annotations
 import html
 import json
 
-from evalui.benchmarks.bfcl.calls import pretty_prediction
 from evalui.core.record import score_of
 from evalui.reports.verdicts import verdict_of
 from evalui.viewer import messages
-from evalui.viewer.inspector_data import findings_html, gold_answer, reason_of
+from evalui.viewer.inspector_data import findings_html, gold_answer, prediction_text, reason_of
 from evalui.viewer.rows import error_type_of
 
 FOLD_CHARS = 600  # a system prompt or tool result longer than this starts folded
@@ -110,7 +109,7 @@ def score_html(benchmark: str, sample) -> str:
     if isinstance(metadata, dict) and metadata:
         cells = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in _metadata_rows(metadata))
         lines.append(f'<table class="evalui-score-metadata">{cells}</table>')
-    answer = pretty_prediction(sample.prediction)
+    answer = prediction_text(benchmark, sample.prediction)
     lines += ["<h4>Final answer</h4>", _pre(answer or "(none)", "answer"),
               "<h4>Gold answer</h4>", _pre(gold_answer(benchmark, sample) or "(not known to this run)", "gold")]
     checker = {k: v for k, v in raw.items() if not isinstance(v, (dict, list))}

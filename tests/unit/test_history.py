@@ -32,9 +32,13 @@ def test_a_run_whose_url_carried_credentials_cannot_be_resumed_with_the_redacted
 
 def test_multi_turn_gold_is_shown_turn_by_turn():
     from evalui.benchmarks.bfcl.data import load_category
+    from evalui.benchmarks.bfcl.spec import BENCHMARK
+    from evalui.store.run_store import Sample
 
     entry = next(e for e in load_category("multi_turn_base") if len(e.possible_answer) > 1)
-    shown = history.pretty_truth(entry.possible_answer).splitlines()
+    stored = Sample(exp_id="r", sample_id=f"{entry.id}#e2", position=0, group="multi_turn_base", stage="judged",
+                    payload={})
+    shown = BENCHMARK.target(stored).shown.splitlines()  # the viewer's gold answer, for a second epoch too
     assert len(shown) == len(entry.possible_answer)
     for number, (line, calls) in enumerate(zip(shown, entry.possible_answer), 1):
         assert line.startswith(f"turn {number}: ")

@@ -25,7 +25,7 @@ AGENT_STEPS = [
 ]
 SAMPLES = [
     sample("a-1", "Level 1", correct=True, verdict={"error_type": None}, prediction="4", trajectory=AGENT_STEPS,
-           payload={"final_answer": "4"}),
+           payload={"task_id": "a-1", "question": "What is in the sheet?", "final_answer": "4"}),
     sample("a-2", "Level 1", correct=False, verdict={"error_type": "wrong_answer"}, prediction="Paris"),
     sample("b-1", "Level 2", correct=False, verdict={"error_type": "wrong_format", "error": "no call found"},
            prediction="London"),

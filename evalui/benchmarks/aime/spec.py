@@ -24,7 +24,7 @@ from evalui.benchmarks.aime.options import (
 from evalui.benchmarks.aime.options import generation_summary as generation_cli_summary
 from evalui.benchmarks.aime.prompts import TOPICS
 from evalui.benchmarks.aime.scorers import GENERATED_PROBLEM, LLM_JUDGE, LLM_JUDGE_EXCELLENT, PAIRWISE_PREFERENCE
-from evalui.core.benchmark import Benchmark
+from evalui.core.benchmark import Benchmark, Target
 
 GENERATE, JUDGE, WINRATE = "aime-generate", "aime-judge", "aime-winrate"
 
@@ -186,11 +186,15 @@ def export_winrate(folder: Path, experiment: dict, summary: dict, samples: list)
     return {"output": Path(summary["output"]), "report": Path(summary["report"])}
 
 
-def judged_problem(sample) -> tuple[str | None, str]:
-    """The problem the judge was given, and the answer its generator gave it."""
-    payload = sample.payload or {}
-    answer = payload.get("answer")
-    return payload.get("problem"), "" if answer in (None, "") else str(answer)
+def judged_problem(sample) -> str | None:
+    """The problem the judge was given."""
+    return (sample.payload or {}).get("problem")
+
+
+def generator_answer(sample) -> Target | None:
+    """The answer the problem's generator gave it."""
+    answer = (sample.payload or {}).get("answer")
+    return None if answer in (None, "") else Target(str(answer))
 
 
 def _task(name: str):
@@ -216,7 +220,7 @@ JUDGING = Benchmark(
     group_name="topic", default_concurrency=4, out_is_run_folder=False,
     data_files=lambda options: [Path(options.input)], check=check_judge, command=("aime", "judge"),
     cli_summary=judge_summary, epochs=False, model_help="the judge model", scorers=(LLM_JUDGE, LLM_JUDGE_EXCELLENT),
-    material=judge_material, question_and_target=judged_problem,
+    material=judge_material, question_of=judged_problem, target_of=generator_answer,
     metrics={"average": "mean of the four dimensions (1–5)", "pass_rate": "share with a mean ≥ 3.5"})
 WINRATE_SPEC = Benchmark(
     name=WINRATE, title="Win rate against real AIME problems", options=WinrateOptions, samples=winrate_samples,

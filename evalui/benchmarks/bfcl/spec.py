@@ -16,7 +16,7 @@ from evalui.benchmarks.bfcl.scoring.single_turn import (
     WEB_SEARCH_CATEGORIES,
 )
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
-from evalui.core.benchmark import Benchmark, Scorer
+from evalui.core.benchmark import Benchmark, Scorer, Target
 from evalui.jsonl import write_jsonl
 
 MULTI_TURN_DOC_FILES = ("gorilla_file_system.json", "math_api.json", "message_api.json", "posting_api.json",
@@ -224,19 +224,25 @@ def bfcl_eval_version() -> str:
         return "bfcl-eval (not installed)"
 
 
-def question_and_target(sample) -> tuple[str | None, str]:
-    """The entry's possible answer as JSON; relevance entries have none, and neither has a category this
-    evalui cannot load."""
+def target_of(sample) -> Target:
+    """The entry's possible answer: as JSON for the checker's readers, as calls for people. Relevance
+    entries have none ("any call"), irrelevance ones hold the model to calling nothing ("no call")."""
     import json
 
+    from evalui.benchmarks.bfcl.calls import pretty_truth
     from evalui.benchmarks.bfcl.data import stored_entry
 
-    try:
-        entry = stored_entry(sample)
-    except (KeyError, ValueError, OSError):
-        return None, ""
+    entry = stored_entry(sample)
     answer = getattr(entry, "possible_answer", None)
-    return None, "" if answer is None else json.dumps(answer, ensure_ascii=False)
+    if answer is None:
+        return Target("", shown="no call" if "irrelevance" in sample.group else "any call")
+    return Target(json.dumps(answer, ensure_ascii=False), shown=pretty_truth(answer))
+
+
+def render_prediction(prediction) -> str:
+    from evalui.benchmarks.bfcl.calls import pretty_prediction
+
+    return pretty_prediction(prediction)
 
 
 BENCHMARK = Benchmark(
@@ -257,5 +263,6 @@ BENCHMARK = Benchmark(
     scorers=(Scorer("bfcl_checker", "bfcl-eval's own checkers: the AST checker (single-turn) and "
                     "multi_turn_checker (run in a worker process)", score=score_stored,
                     version=bfcl_eval_version),),
-    question_and_target=question_and_target,
+    target_of=target_of,
+    render_prediction=render_prediction,
 )

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalui.benchmarks.gaia import command_line
-from evalui.core.benchmark import Benchmark, Scorer, option
+from evalui.core.benchmark import Benchmark, Scorer, Target, option
 
 SOURCES = "sample, hf:<split>, folder:<path>[@<split>] or questions:<path>"
 
@@ -126,12 +126,19 @@ def material(sample):
     return sample_material(sample)
 
 
-def question_and_target(sample) -> tuple[str | None, str]:
-    """The question as GAIA states it, and its final answer; the test split's hidden answer is no target."""
+def question_of(sample) -> str | None:
+    """The question as GAIA states it."""
+    from evalui.benchmarks.gaia.task import question_from_payload
+
+    return question_from_payload(sample.payload).question
+
+
+def target_of(sample) -> Target | None:
+    """The final answer; the test split's hidden answer is no target."""
     from evalui.benchmarks.gaia.task import question_from_payload
 
     question = question_from_payload(sample.payload)
-    return question.question, question.final_answer if question.has_truth else ""
+    return Target(question.final_answer) if question.has_truth else None
 
 
 def data_files(options: GaiaOptions) -> list[Path]:
@@ -177,5 +184,6 @@ BENCHMARK = Benchmark(
     scorers=(Scorer("gaia_exact_match", "the GAIA leaderboard's question_scorer on the last FINAL ANSWER",
                     score=score_stored),),
     material=material,
-    question_and_target=question_and_target,
+    question_of=question_of,
+    target_of=target_of,
 )

@@ -8,6 +8,7 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
+from evalui.benchmarks.bfcl.calls import pretty_prediction, pretty_truth
 from evalui.benchmarks.bfcl.data import stored_entry
 from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivity_chart
 from evalui.benchmarks.bfcl.report import leaderboard_lines, truth_of
@@ -15,7 +16,6 @@ from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES, MULTI_TUR
 from evalui.benchmarks.bfcl.spec import BENCHMARK, BfclOptions
 from evalui.benchmarks.bfcl.tables import samples_frame
 from evalui.benchmarks.bfcl.turns import stored_sample_turns, turns_summary
-from evalui.ops.history import pretty_prediction, pretty_truth
 from evalui.reports.charts import accuracy_bars, count_bars
 from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
