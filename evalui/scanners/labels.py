@@ -52,7 +52,8 @@ def read_labels(folder: str | Path | None) -> dict[str, dict]:
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read the findings' labels ({exc}); repair or move the file away", path=path) from exc
+        raise InputError(f"cannot read the findings' labels ({exc}); repair or move the file away",
+                         path=str(path)) from exc
     return stored.get("labels", {}) if isinstance(stored, dict) else {}
 
 

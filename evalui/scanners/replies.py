@@ -62,9 +62,9 @@ def refusal(sample, context: ScanContext) -> list[dict]:
     so the verdict stands, but an over-cautious model (or a benign item that reads as harmful) is worth
     a look. ``invalid`` when the provider's content filter stopped a reply (``finish_reason``
     ``content_filter``): the filter, not the model, answered."""
-    for index, step in enumerate(steps_of(sample)):
-        if step.get("finish_reason") == "content_filter":
-            return [finding(INVALID, "the provider's content filter stopped the reply", index)]
+    for position, each in enumerate(steps_of(sample)):
+        if each.get("finish_reason") == "content_filter":
+            return [finding(INVALID, "the provider's content filter stopped the reply", position)]
     index, step = final_step(sample)
     if not failed(sample) or (step is not None and step.get("tool_calls")):
         return []

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any, cast
 
 import numpy as np
 
@@ -50,6 +51,9 @@ JUDGE_CONSTANT = "judge_constant"
 JUDGE_IGNORED = "judge_ignored"
 CLIPPED = "clipped"
 NO_ITEMS = "no_items"
+
+# What the functions take as values: a sequence of numbers, or an array of them.
+Values = Sequence[float] | np.ndarray
 
 
 @dataclass(frozen=True)
@@ -99,14 +103,14 @@ class Figure:
 
 
 # inputs ----------------------------------------------------------------------------------------
-def as_values(values: Sequence[float], what: str) -> np.ndarray:
+def as_values(values: Values, what: str) -> np.ndarray:
     array = np.asarray(values, dtype=float).reshape(-1)
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{what} must be finite numbers")
     return array
 
 
-def as_binary(values: Sequence[float], what: str) -> np.ndarray:
+def as_binary(values: Values, what: str) -> np.ndarray:
     array = as_values(values, what)
     if not np.all((array == 0) | (array == 1)):
         raise ValueError(f"{what} must be 0 or 1 (fail or pass)")
@@ -118,7 +122,7 @@ def _paired(human: np.ndarray, judge: np.ndarray) -> None:
         raise ValueError(f"human and judge must label the same items: {len(human)} and {len(judge)} values")
 
 
-def _weights(weights: Sequence[float] | None, n: int, what: str = "weights") -> np.ndarray:
+def _weights(weights: Values | None, n: int, what: str = "weights") -> np.ndarray:
     """Weights scaled to a mean of 1 (ones without weights): only their ratios mean anything."""
     if weights is None:
         return np.ones(n)
@@ -161,7 +165,7 @@ def judge_only(judge: Sequence[float], judge_unlabelled: Sequence[float], *, bin
     return Estimate("judge_only", value, *_normal(value, se, z, bounds), se, n, nu, "normal")
 
 
-def human_only(human: Sequence[float], *, binary: bool, weights: Sequence[float] | None = None,
+def human_only(human: Sequence[float], *, binary: bool, weights: Values | None = None,
                n_unlabelled: int = 0, z: float = Z_95, bounds: tuple[float, float] | None = None) -> Estimate:
     """The labelled items alone. Unweighted: Wilson for a rate, the normal interval for a mean.
     Weighted: the weighted mean with its linearised variance, n/(n−1)·Σ ω²(y − ȳ)² (ω summing to 1),
@@ -211,6 +215,7 @@ def _rogan_gladen_se(human: np.ndarray, judge: np.ndarray, omega: np.ndarray, ev
     them out overstates the variance.
     """
     q0, q1, pi1 = rates.specificity, rates.sensitivity, rates.positive_share
+    assert q0 is not None and q1 is not None, "rogan_gladen returns before a correction without both rates"
     youden = q0 + q1 - 1
     influence = (everything - rates.rate) / (len(everything) * youden)
     labelled = omega * ((1 - theta) * (1 - human) * ((1 - judge) - q0) / (1 - pi1)
@@ -309,15 +314,17 @@ def rogan_gladen(human: Sequence[float], judge: Sequence[float], judge_unlabelle
     verdicts: dict = {}
     for key, verdict in zip(by_stratum[0] + by_stratum[1], everything.tolist()) if by_stratum else ():
         verdicts.setdefault(key, set()).add(verdict)
-    post_stratified = by_stratum is not None and all(len(v) == 1 for v in verdicts.values())
+    # The strata when each holds one judge verdict (the post-stratified rate and its interval), else None.
+    stratified = by_stratum if by_stratum is not None and all(len(v) == 1 for v in verdicts.values()) else None
     details = {"judge_rate": rates.rate, "sensitivity": rates.sensitivity, "specificity": rates.specificity,
                "human_passes": int(h.sum()), "human_fails": int(n - h.sum()),
                "strata": len(verdicts) if by_stratum else None,
-               "variance": "stratified" if post_stratified else "linearised"}
+               "variance": "stratified" if stratified is not None else "linearised"}
     flags, reasons = [], []
-    if n < min_labels:
+    # At least one label whatever min_labels says: without any, sensitivity and specificity are unknown.
+    if n < max(min_labels, 1):
         flags.append(TOO_FEW_LABELS)
-        reasons.append(f"{n} labelled items; the correction needs at least {min_labels}")
+        reasons.append(f"{n} labelled items; the correction needs at least {max(min_labels, 1)}")
     if n and rates.sensitivity is None:
         flags.append(NO_POSITIVE_LABELS)
         reasons.append("no labelled item passes by the human verdict, so the judge's sensitivity is unknown")
@@ -331,18 +338,20 @@ def rogan_gladen(human: Sequence[float], judge: Sequence[float], judge_unlabelle
                        "not above 1: its verdicts say nothing about the human verdict, so they cannot be corrected")
     if reasons:
         return _empty("rogan_gladen", n, nu, "; ".join(reasons), tuple(flags), details, interval)
-    youden = rates.sensitivity + rates.specificity - 1
-    theta = (rates.rate + rates.specificity - 1) / youden
+    sensitivity, specificity = rates.sensitivity, rates.specificity
+    assert sensitivity is not None and specificity is not None  # else a reason above returned
+    youden = sensitivity + specificity - 1
+    theta = (rates.rate + specificity - 1) / youden
     if not 0 <= theta <= 1:
         flags.append(CLIPPED)
     value = min(1.0, max(0.0, theta))
     if interval == "delta":
-        se = (_stratified_se(h, *by_stratum, value) if post_stratified
+        se = (_stratified_se(h, *stratified, value) if stratified is not None
               else _rogan_gladen_se(h, j, omega, everything, rates, theta))
         low, high = _normal(theta, se, z, (0.0, 1.0))
     else:
-        if post_stratified:
-            thetas = _stratified_bootstrap(h, *by_stratum, resamples, seed)
+        if stratified is not None:
+            thetas = _stratified_bootstrap(h, *stratified, resamples, seed)
             undefined = 0
         else:
             thetas, undefined = _rogan_gladen_bootstrap(h, j, omega, unlabelled, resamples, seed)
@@ -363,7 +372,7 @@ def _coverage(z: float) -> float:
 
 # PPI++ -----------------------------------------------------------------------------------------
 def ppi_mean(human: Sequence[float], judge: Sequence[float], judge_unlabelled: Sequence[float], *,
-             weights: Sequence[float] | None = None, weights_unlabelled: Sequence[float] | None = None,
+             weights: Values | None = None, weights_unlabelled: Values | None = None,
              lam: float | None = None, min_labels: int = MIN_LABELS, z: float = Z_95,
              bounds: tuple[float, float] | None = None) -> Estimate:
     """The human mean by PPI++: θ = λ·mean(w_u·f_u) + mean(w·(y − λ·f)), the weights scaled to a mean
@@ -391,7 +400,7 @@ def ppi_mean(human: Sequence[float], judge: Sequence[float], judge_unlabelled: S
     if reasons:
         return _empty("ppi++", n, nu, "; ".join(reasons), tuple(flags), {"lambda": lam}, "normal")
     tuned = lam is None
-    if tuned:
+    if lam is None:
         pilot = float((wu * fu).mean() + (w * (y - f)).mean())
         grads, grads_judge = w * (y - pilot), w * (f - pilot)
         spread = float(np.var(np.concatenate([grads_judge, wu * (fu - pilot)]), ddof=1))
@@ -491,7 +500,8 @@ def merge_sparse_strata(labelled: Sequence[Hashable], unlabelled: Sequence[Hasha
     neighbour in ``order`` (default: sorted), the sparsest first, into whichever neighbour holds
     fewer labels, so merged strata stay as alike in judge score as the order makes them."""
     present = set(labelled) | set(unlabelled)
-    sequence = [s for s in (order if order is not None else sorted(present)) if s in present]
+    # Without an order the strata must sort (scores, bands, names); mypy cannot know that of Hashable.
+    sequence = [s for s in (order if order is not None else sorted(cast("set[Any]", present))) if s in present]
     missing = present - set(sequence)
     if missing:
         raise ValueError(f"strata {sorted(map(str, missing))} are not in the order given")

@@ -92,7 +92,7 @@ def _correlation(counts: PairedCounts) -> float:
     margins = (a + b) * (c + d) * (a + c) * (b + d)
     if margins == 0:
         return 0.0
-    association = a * d - b * c
+    association: float = a * d - b * c
     if association > counts.n / 2:
         association -= counts.n / 2
     elif association >= 0:
@@ -132,9 +132,10 @@ def compare_counts(counts: PairedCounts) -> PairedComparison:
     p_value = mcnemar_exact_p(counts.flipped_to_wrong, counts.flipped_to_correct) if n else None
     a_accuracy = counts.a_correct / n if n else None
     b_accuracy = counts.b_correct / n if n else None
+    diff = b_accuracy - a_accuracy if a_accuracy is not None and b_accuracy is not None else None
     return PairedComparison(
         n=n, a_correct=counts.a_correct, b_correct=counts.b_correct, a_accuracy=a_accuracy, b_accuracy=b_accuracy,
-        diff=(b_accuracy - a_accuracy) if n else None, diff_ci=newcombe_paired_interval(counts),
+        diff=diff, diff_ci=newcombe_paired_interval(counts),
         flipped_to_wrong=counts.flipped_to_wrong, flipped_to_correct=counts.flipped_to_correct,
         both_correct=counts.both_correct, both_wrong=counts.both_wrong, mcnemar_p=p_value,
         significant=p_value is not None and p_value < SIGNIFICANCE)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 ALPHA = 0.05
 POWER = 0.80
@@ -119,7 +120,7 @@ def samples_needed(design: Design) -> float:
 def plan(design: Design) -> dict:
     """The figures `evalui plan` prints."""
     samples = math.ceil(samples_needed(design) - 1e-9)
-    record = {
+    record: dict[str, Any] = {
         "baseline": design.baseline, "target": design.target, "effect": design.effect, "paired": design.paired,
         "alpha": design.alpha, "power": design.power, "epochs": design.epochs, "cluster_size": design.cluster_size,
         "icc": design.icc, "design_effect": design.design_effect,

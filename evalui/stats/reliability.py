@@ -63,10 +63,11 @@ def reliability_figures(passed: Mapping[str, Sequence[bool]], epochs: int, ks: S
     if not counts or epochs < 1:
         return {"pass_hat_k": {}, "flip_rate": None, "flaky": {}, "icc": None}
     n = len(counts)
-    flips = [flip_rate(epochs, c) for c in counts.values()]
+    # One answer per sample gives no pair, so no sample has a flip rate: then the run has none either.
+    flips = [rate for c in counts.values() if (rate := flip_rate(epochs, c)) is not None]
     return {
         "pass_hat_k": {str(k): sum(pass_hat_k(epochs, c, k) for c in counts.values()) / n for k in ks},
-        "flip_rate": None if flips[0] is None else sum(flips) / n,
+        "flip_rate": sum(flips) / n if flips else None,
         "flaky": {sample_id: flip_rate(epochs, c) for sample_id, c in counts.items() if is_flaky(epochs, c)},
         "icc": epoch_icc(list(counts.values()), epochs),
     }

@@ -85,11 +85,11 @@ def review_plan(labelled_strata: Sequence[Hashable], labelled_outcomes: Sequence
         as_binary(outcomes, "labelled_outcomes")
     pooled = float(np.var(outcomes, ddof=1)) if len(outcomes) > 1 else 1.0
     strata = list(dict.fromkeys([*labelled_strata, *unlabelled_strata]))
-    members = {s: [] for s in strata}
+    members: dict[Hashable, list[float]] = {s: [] for s in strata}
     for s, o in zip(labelled_strata, outcomes.tolist()):
         members[s].append(o)
     rng = np.random.default_rng(seed)
-    waiting = {s: [] for s in strata}
+    waiting: dict[Hashable, list[int]] = {s: [] for s in strata}
     for index in rng.permutation(len(unlabelled_strata)).tolist():
         waiting[unlabelled_strata[index]].append(index)
     items = {s: len(members[s]) + len(waiting[s]) for s in strata}
