@@ -22,7 +22,7 @@ def run_compare(args) -> int:
         raise InputError("--flips must be 0 or more")
     store = RunStore()
     try:
-        record = compare_runs(store, args.a, args.b)
+        record = compare_runs(store, args.a, args.b, calibrated=current_calibration(store))
     except CannotCompare as exc:
         raise InputError(str(exc)) from None
     finally:
@@ -30,6 +30,42 @@ def run_compare(args) -> int:
     print(summary_text(record, args.flips))
     print_summary(record)
     return 0
+
+
+def current_calibration(store):
+    """A run's figures corrected by its reviews as they are now (reviews usually come after the run),
+    for runs whose summary carries them; evalui.reports.comparison reads only what the summary stored."""
+    from evalui.review.calibration import run_calibration
+
+    def calibrated(experiment: dict) -> dict | None:
+        if not (experiment.get("summary") or {}).get("calibrated"):
+            return None
+        predictions = [s.prediction for s in store.samples(experiment["exp_id"], stages=("judged",))]
+        return run_calibration(experiment, predictions)
+
+    return calibrated
+
+
+def calibrated_text(record: dict) -> list[str]:
+    """The figures corrected by the reviews, B against A, when both runs have reviews: the ones to read."""
+    block = record.get("calibrated")
+    if not block:
+        return []
+    if not block.get("figures"):
+        return [f"not corrected by reviews: {block.get('reason') or 'no figure on both sides'}"]
+    lines = [f"corrected by the reviews ({block['a_reviewed']} reviewed in A, {block['b_reviewed']} in B):"]
+    for name, f in block["figures"].items():
+        scale, unit = (1, "") if name == "mean_score" else (100, " pts")
+
+        def value(x, name=name):
+            return f"{x:.2f}" if name == "mean_score" else f"{x:.1%}"
+
+        ci = "–" if f["diff_ci"] is None else f"[{f['diff_ci'][0] * scale:+.1f}, {f['diff_ci'][1] * scale:+.1f}]{unit}"
+        lines.append(f"  {name.replace('_', ' '):<11} A {value(f['a'])} ({f['a_estimate'].replace('_', ' ')}) "
+                     f"B {value(f['b'])} ({f['b_estimate'].replace('_', ' ')}) diff {f['diff'] * scale:+.1f}{unit} "
+                     f"95% CI {ci}{' significant' if f['significant'] else ''}")
+    lines.append("the judge's own figures, paired by sample id:")
+    return lines
 
 
 def summary_text(record: dict, flips: int) -> str:
@@ -40,6 +76,7 @@ def summary_text(record: dict, flips: int) -> str:
         return "–" if not bounds else f"[{bounds[0]:+.3f}, {bounds[1]:+.3f}]"
 
     lines = [f"{record['benchmark']}: {record['b']} ({record['b_model']}) against {record['a']} ({record['a_model']})",
+             *calibrated_text(record),
              f"{'group':<28} {'n':>5} {'A':>7} {'B':>7} {'diff':>8} {'95% CI':>18} {'→wrong':>7} {'→right':>7} {'p':>8}"]
     rows = [("all", record), *record["by_group"].items()] if record["by_group"] else [("all", record)]
     for name, g in rows:

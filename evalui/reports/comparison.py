@@ -3,9 +3,13 @@ gate all show, read from the store and computed by evalui.stats.paired."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 from evalui.reports.markdown import inert, percent
 from evalui.reports.verdicts import verdict_of
 from evalui.stats.clustered import cluster_key, clustered_accuracy
+from evalui.stats.metrics import Z_95
 from evalui.stats.paired import compare_outcomes, flipped
 from evalui.store.run_store import RunStore
 
@@ -32,9 +36,22 @@ def outcome_word(value: bool | None, sample=None) -> str:
     return "error" if sample is not None and sample.stage != "judged" else "wrong"
 
 
-def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
+def stored_calibration(experiment: dict) -> dict | None:
+    """The judge's figures corrected by the reviews as the run's summary holds them (``calibrated``,
+    written when the run was last exported); None for a run whose summary has none."""
+    block = (experiment.get("summary") or {}).get("calibrated")
+    return block if isinstance(block, dict) and "error" not in block else None
+
+
+def compare_runs(store: RunStore, a_id: str, b_id: str,
+                 calibrated: Callable[[dict], dict | None] = stored_calibration) -> dict:
     """B against A (A is the baseline): paired figures, per group, and the flipped samples.
-    Reads each sample's id, group, verdict and stored findings (store.sample_outcomes), not its contents."""
+    Reads each sample's id, group, verdict and stored findings (store.sample_outcomes), not its contents.
+
+    Runs of an LLM judge whose items humans review carry figures corrected by the reviews:
+    ``calibrated`` gives a run's (default: the block its summary stored; the CLI passes one that reads
+    the reviews as they are now). When both runs have reviewed items, ``calibrated`` in the record
+    compares their corrected figures (``calibrated_difference``), which is then what to read."""
     experiments = {}
     for exp_id in (a_id, b_id):
         experiment = store.experiment(exp_id) if exp_id else None
@@ -78,13 +95,68 @@ def compare_runs(store: RunStore, a_id: str, b_id: str) -> dict:
                 "a": outcome_word(outcomes_a[sample_id], samples_a[sample_id]),
                 "b": outcome_word(outcomes_b[sample_id], samples_b[sample_id])}
 
-    return {"a": a_id, "b": b_id, "benchmark": benchmark_a,
-            "a_model": experiments[a_id]["model"], "b_model": experiments[b_id]["model"],
-            **comparison.as_dict(), "a_ci95": interval(outcomes_a), "b_ci95": interval(outcomes_b),
-            "only_in_a": sum(1 for i in samples_a if i not in samples_b),
-            "only_in_b": sum(1 for i in samples_b if i not in samples_a),
-            "flipped": {direction: [described(i) for i in ids] for direction, ids in flips.items()},
-            "valid": valid}
+    record = {"a": a_id, "b": b_id, "benchmark": benchmark_a,
+              "a_model": experiments[a_id]["model"], "b_model": experiments[b_id]["model"],
+              **comparison.as_dict(), "a_ci95": interval(outcomes_a), "b_ci95": interval(outcomes_b),
+              "only_in_a": sum(1 for i in samples_a if i not in samples_b),
+              "only_in_b": sum(1 for i in samples_b if i not in samples_a),
+              "flipped": {direction: [described(i) for i in ids] for direction, ids in flips.items()},
+              "valid": valid}
+    blocks = [calibrated(experiments[exp_id]) for exp_id in (a_id, b_id)]
+    if any(block is not None for block in blocks):
+        record["calibrated"] = calibrated_difference(*blocks)
+    return record
+
+
+CALIBRATED_FIGURES = ("pass_rate", "mean_score", "win_rate")
+
+
+def _reviewed(block: dict | None) -> int:
+    return int((block or {}).get("n_labelled") or 0)
+
+
+def _chosen(figure: dict | None) -> dict | None:
+    """The estimate a figure says to report (corrected, else reviewers only, else judge only) with a value."""
+    if not figure or "estimate" not in figure:
+        return None
+    estimate = figure.get(figure["estimate"]) or {}
+    return estimate if estimate.get("value") is not None else None
+
+
+def _se(estimate: dict) -> float | None:
+    if estimate.get("se") is not None:
+        return float(estimate["se"])
+    if estimate.get("low") is not None and estimate.get("high") is not None:
+        return (estimate["high"] - estimate["low"]) / (2 * Z_95)
+    return None
+
+
+def calibrated_difference(a: dict | None, b: dict | None, z: float = Z_95) -> dict:
+    """B against A by each one's figures corrected by its own reviews (``summary.json``'s
+    ``calibrated`` blocks): per figure, each run's reported estimate with its 95 % interval, and the
+    difference with the normal interval of two independent estimates, d ± z·√(se_A² + se_B²) (the two
+    runs' items and reviews are separate samples). Only when both runs have reviewed items; otherwise
+    ``reason`` says which has none."""
+    missing = [name for name, block in (("A", a), ("B", b)) if not _reviewed(block)]
+    if missing:
+        return {"reason": f"no reviewed items in {' or '.join(missing)}: the judge's own figures are compared",
+                "a_reviewed": _reviewed(a), "b_reviewed": _reviewed(b)}
+    figures = {}
+    for name in CALIBRATED_FIGURES:
+        first, second = _chosen(a.get(name)), _chosen(b.get(name))
+        if first is None or second is None:
+            continue
+        diff = second["value"] - first["value"]
+        se_a, se_b = _se(first), _se(second)
+        spread = None if se_a is None or se_b is None else z * math.sqrt(se_a ** 2 + se_b ** 2)
+        figures[name] = {"a": first["value"], "a_ci95": [first["low"], first["high"]],
+                         "a_estimate": a[name]["estimate"], "b": second["value"],
+                         "b_ci95": [second["low"], second["high"]], "b_estimate": b[name]["estimate"],
+                         "diff": diff, "diff_ci": None if spread is None else [diff - spread, diff + spread],
+                         "significant": spread is not None and abs(diff) > spread}
+    return {"a_reviewed": _reviewed(a), "b_reviewed": _reviewed(b), "figures": figures,
+            "method": "each run's figures corrected by its reviews; the difference's interval treats the two as "
+                      "independent samples"}
 
 
 def _invalid_ids(store: RunStore, experiment: dict, rows) -> set[str]:
@@ -126,11 +198,43 @@ def _p(value: float | None) -> str:
     return "–" if value is None else f"{value:.4g}"
 
 
+def _figure(value: float | None, name: str) -> str:
+    return "–" if value is None else percent(value) if name != "mean_score" else f"{value:.2f}"
+
+
+def calibrated_lines(record: dict) -> list[str]:
+    """The comparison by the figures corrected by the reviews, first when both runs have reviews."""
+    block = record.get("calibrated")
+    if not block:
+        return []
+    if not block.get("figures"):
+        return [f"_Not corrected by reviews: {inert(block.get('reason') or 'no figure on both sides')}._", ""]
+    lines = [f"**Corrected by the reviews** ({block['a_reviewed']} reviewed in A, {block['b_reviewed']} in B; these "
+             "are the figures to read):", "",
+             "| figure | A | B | diff | 95% CI | |", "|---|---|---|---|---|---|"]
+    for name, f in block["figures"].items():
+        scale = 1 if name == "mean_score" else 100
+        unit = "" if name == "mean_score" else " pts"
+
+        def shown(value, ci, estimate, name=name):
+            bounds = "" if ci[0] is None else f" ({_figure(ci[0], name)}–{_figure(ci[1], name)})"
+            return f"{_figure(value, name)}{bounds} {estimate.replace('_', ' ')}"
+
+        ci = "–" if f["diff_ci"] is None else (f"[{f['diff_ci'][0] * scale:+.1f}, {f['diff_ci'][1] * scale:+.1f}]"
+                                               f"{unit}")
+        lines.append(f"| {name.replace('_', ' ')} | {shown(f['a'], f['a_ci95'], f['a_estimate'])} | "
+                     f"{shown(f['b'], f['b_ci95'], f['b_estimate'])} | {f['diff'] * scale:+.1f}{unit} | {ci} | "
+                     f"{'significant' if f['significant'] else 'not significant'} |")
+    return [*lines, "", "The judge's own figures, paired by sample id:", ""]
+
+
 def comparison_markdown(record: dict) -> str:
-    """The comparison as Markdown: the headline figures, then one row per group."""
+    """The comparison as Markdown: the figures corrected by reviews when both runs have them, the
+    headline figures, then one row per group."""
     verdict = ("B is significantly worse" if record["significant"] and record["diff"] < 0 else
                "B is significantly better" if record["significant"] else "no significant difference")
     lines = [
+        *calibrated_lines(record),
         f"**{inert(record['b'])}** against **{inert(record['a'])}** on {record['n']} paired samples: "
         f"{percent(record['a_accuracy'])}{_accuracy_interval(record.get('a_ci95'))} → "
         f"{percent(record['b_accuracy'])}{_accuracy_interval(record.get('b_ci95'))}, diff {_signed(record['diff'])} "

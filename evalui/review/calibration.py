@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from evalui.errors import InputError
-from evalui.review.report import file_reviews, judge_file, judge_scores
+from evalui.review.report import file_reviews, judge_file, judge_scores, scores_of
 from evalui.review.reviews import PREFERENCE, ProblemReviews
 from evalui.review.uploads import read_json
 from evalui.stats import calibration as cal
@@ -305,6 +305,24 @@ def calibrate(data_file: str | Path, *, judged: dict[str, dict] | None = None, i
                                more=more, tie_value=tie_value)
     block["reviewed_without_judge"] = unjudged
     return _finite(block)
+
+
+def run_calibration(experiment: dict, predictions: list) -> dict | None:
+    """A stored judge run's figures corrected by the reviews as they are now: the run's own scores
+    (``predictions``, its judged samples' predictions) against the reviews beside its data file
+    (``config.options.input``). None for a run whose summary holds no usable ``calibrated`` block (not
+    a judge of reviewed items); the stored block when the data file cannot be read any more."""
+    stored = (experiment.get("summary") or {}).get("calibrated")
+    if not isinstance(stored, dict) or "error" in stored:
+        return None
+    data = ((experiment.get("config") or {}).get("options") or {}).get("input")
+    judged = scores_of(predictions)
+    if not data or not judged:
+        return stored
+    try:
+        return calibrate(data, judged=judged)
+    except InputError:
+        return stored
 
 
 def _finite(value):

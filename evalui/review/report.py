@@ -23,6 +23,12 @@ def judge_scores(judge_path: str | Path) -> dict[str, dict]:
         results = read_json(judge_path).get("results", [])
     except (InputError, AttributeError):
         return {}
+    return scores_of(results)
+
+
+def scores_of(results) -> dict[str, dict]:
+    """{problem_id: {dimension: score}} from the judge's results (a judge file's, or a stored judge
+    run's predictions); results without a problem id or four numeric scores are left out."""
     judged = {}
     for result in results if isinstance(results, list) else []:
         try:
