@@ -114,5 +114,8 @@ def test_reviews_change_the_corrected_figure_and_review_next(browser, launch_app
     assert after != before and "corrected" in after
     corrected = lambda row: re.findall(r"[\d.]+%", row)[6:9]  # noqa: E731 -- the corrected figure and its bounds
     assert corrected(after) != corrected(before)
+    results.locator("#aime-calibration-plot .js-plotly-plot").wait_for(timeout=WAIT)
+    results.screenshot(path=str(tmp_path / "aime-calibration.png"), full_page=True)
+    ana.screenshot(path=str(tmp_path / "verify-review-next.png"), full_page=True)
     context_a.close()
     context_b.close()
