@@ -61,6 +61,9 @@ def add_run_flags(parser, *, epochs: bool = False) -> None:
     if epochs:
         parser.add_argument("--epochs", type=int, help="ask each sample this many times (default 1, or what a "
                             "resumed run was started with): mean accuracy with its standard error, and pass@k")
+    parser.add_argument("--no-check", dest="check_endpoint", action="store_false",
+                        help="skip the endpoint check: by default one tiny request (one token) refuses a dead or "
+                        "misconfigured endpoint before anything is registered, as the dashboard does")
     parser.add_argument("--max-cost", type=float, metavar="USD",
                         help="stop the run cleanly once its samples have cost this much (needs a price; in-flight "
                         "samples finish); resume it with a higher --max-cost (default: none, or what a resumed run has)")
@@ -92,13 +95,6 @@ def _use_prices_file(path: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
     os.environ[PRICES_ENV] = path
     return path
-
-
-def apply_budget(store, exp_id: str, args) -> None:
-    """Give a prepared run the command's --max-cost (ValueError when the run has no price)."""
-    from evalui.run.pricing import set_budget
-
-    set_budget(store, exp_id, getattr(args, "max_cost", None))
 
 
 def endpoint_from_args(args):

@@ -11,7 +11,6 @@ from evalui.cli.common import (
     ProgressBar,
     add_endpoint_flags,
     add_run_flags,
-    apply_budget,
     endpoint_from_args,
     interrupt_on_sigterm,
 )
@@ -78,19 +77,18 @@ def settings_for(spec, options, args):
 
 
 def start(spec, options, args, settings, store, *, exp_id: str | None = None) -> str:
-    """Register the command's run (or reopen it to resume); bad input becomes a one-line error."""
-    from evalui.run import lifecycle
-    from evalui.run.epochs import add_epochs
+    """Check the endpoint, then register the command's run (or reopen it to resume), as the dashboard
+    does (evalui.run.run.prepare); bad input and a dead endpoint become a one-line error."""
+    from evalui.run.run import prepare
 
     try:
-        run_id = lifecycle.prepare(store, spec, options, settings, exp_id=exp_id or args.exp_id,
-                                   concurrency=args.concurrency, requests_per_minute=args.rpm, out=args.out)
-        if spec.epochs:
-            add_epochs(store, run_id, args.epochs)
-        apply_budget(store, run_id, args)
+        run = prepare(store, spec, options, settings, epochs=getattr(args, "epochs", None),
+                      max_cost_usd=getattr(args, "max_cost", None), check=getattr(args, "check_endpoint", True),
+                      exp_id=exp_id or args.exp_id, concurrency=args.concurrency, requests_per_minute=args.rpm,
+                      out=args.out)
     except (ValueError, TypeError) as exc:
         raise InputError(str(exc)) from None
-    return run_id
+    return run.exp_id
 
 
 def run_to_end(spec, args, settings, store, run_id: str, phases=None) -> dict:

@@ -21,6 +21,8 @@ from evalui.endpoint.settings import EndpointSettings
 from evalui.endpoint.tls import shared_tls_context
 from evalui.endpoint.url_policy import check_base_url, redact_url
 
+# The check's one question: a reply of one token shows the endpoint serves chat completions.
+PROBE_MESSAGES = [{"role": "user", "content": "Say OK."}]
 MAX_BODY = 1_000_000  # a chat completion for one token is tiny; more means this is not one
 MESSAGE_CHARS = 200
 
@@ -104,8 +106,7 @@ def _run(coroutine):
 
 async def _post(settings: EndpointSettings, url: str, timeout_s: float) -> tuple[int, httpx.Headers, bytes]:
     headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
-    payload = {"model": settings.model, "messages": [{"role": "user", "content": "Say OK."}], "max_tokens": 1,
-               "temperature": 0}
+    payload = {"model": settings.model, "messages": PROBE_MESSAGES, "max_tokens": 1, "temperature": 0}
     async with httpx.AsyncClient(follow_redirects=False, timeout=timeout_s, verify=shared_tls_context()) as client:
         async with client.stream("POST", url, json=payload, headers=headers) as response:
             body = bytearray()

@@ -52,11 +52,12 @@ def _benchmark(name: str) -> Benchmark:
 def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSettings | None, *,
             exp_id: str | None = None, concurrency: int | None = None, requests_per_minute: float | None = None,
             out: str | Path | None = None, model: str | None = None, host: str | None = None,
-            specs: list | None = None) -> str:
+            specs: list | None = None, before_register: Callable[[], None] | None = None) -> str:
     """Register a run and its samples; with the id of a stored run, reopen it to resume. Returns the id.
 
     ``specs`` are samples the caller already selected (a tab that loaded an upload); by default the
-    benchmark selects them from the options."""
+    benchmark selects them from the options. ``before_register`` runs once the options are checked
+    and the samples selected, before anything is written (the endpoint check)."""
     if benchmark.needs_endpoint and settings is None:
         raise ValueError(f"{benchmark.name} needs an endpoint")
     exp_id = check_exp_id(exp_id) if exp_id else None
@@ -71,6 +72,8 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
     specs = benchmark.samples(options) if specs is None else specs
     if not specs:
         raise ValueError("nothing to run: the selection has no samples")
+    if before_register is not None:
+        before_register()
     config = {"options": values, "endpoint": settings.public() if settings else None, "concurrency": concurrency,
               "requests_per_minute": requests_per_minute, "out": str(out) if out else None,
               # The price the run is costed at (evalui.run.pricing); its budget is set apart (set_budget).

@@ -19,7 +19,7 @@ def closed_port() -> int:
 
 
 def test_a_live_endpoint_answers_one_tiny_request():
-    with ScriptedPeer(lambda body, n: completion("OK")) as peer:
+    with ScriptedPeer(lambda body, n: completion("OK"), probes="script") as peer:
         message = check_endpoint(settings_for(peer))
         [request] = peer.chat_requests()
     host = peer.base_url.split("//")[1].split("/")[0]
@@ -29,7 +29,7 @@ def test_a_live_endpoint_answers_one_tiny_request():
 
 
 def test_no_key_sends_no_authorization():
-    with ScriptedPeer(lambda body, n: completion("OK")) as peer:
+    with ScriptedPeer(lambda body, n: completion("OK"), probes="script") as peer:
         check_endpoint(settings_for(peer, api_key=""))
         assert peer.chat_requests()[0].authorization == ""
 
@@ -44,7 +44,7 @@ def dripping_body() -> Reply:
 def test_a_silent_endpoint_times_out_within_the_deadline(reply):
     # One deadline over the whole exchange: a check that waited for the answer would get one it
     # cannot use ("not with an OpenAI-compatible chat completion"), not this timeout.
-    with ScriptedPeer(lambda body, n: reply) as peer:
+    with ScriptedPeer(lambda body, n: reply, probes="script") as peer:
         with pytest.raises(PreflightError, match=r"did not answer within 1 s") as caught:
             check_endpoint(settings_for(peer), timeout_s=1.0)
     assert caught.value.kind == "timeout"
@@ -61,7 +61,7 @@ def test_a_silent_endpoint_times_out_within_the_deadline(reply):
      r"redirects \(HTTP 302\) to https://elsewhere.example/v1\?key=\[redacted\]"),
 ])
 def test_replies_a_run_cannot_use_get_one_message_without_the_key(reply, expected):
-    with ScriptedPeer(lambda body, n: reply) as peer:
+    with ScriptedPeer(lambda body, n: reply, probes="script") as peer:
         with pytest.raises(PreflightError, match=expected) as caught:
             check_endpoint(settings_for(peer))
         assert len(peer.chat_requests()) == 1  # no retries, and a redirect is not followed
@@ -70,14 +70,14 @@ def test_replies_a_run_cannot_use_get_one_message_without_the_key(reply, expecte
 
 
 def test_a_rate_limited_endpoint_passes():
-    with ScriptedPeer(lambda body, n: error(429, "slow down")) as peer:
+    with ScriptedPeer(lambda body, n: error(429, "slow down"), probes="script") as peer:
         assert "rate limited" in check_endpoint(settings_for(peer))
 
 
 def test_invalid_and_private_urls_are_refused_before_any_request(monkeypatch):
     with pytest.raises(RefusedURL, match="http:// or https://"):
         check_endpoint(EndpointSettings(base_url="ftp://example.com/v1", model="m"))
-    with ScriptedPeer(lambda body, n: completion("OK")) as peer:
+    with ScriptedPeer(lambda body, n: completion("OK"), probes="script") as peer:
         monkeypatch.setenv("EVALUI_SHARED", "1")
         with pytest.raises(RefusedURL, match="loopback"):
             check_endpoint(settings_for(peer))

@@ -51,7 +51,7 @@ def test_the_contracts_catch_a_lazy_gradio_import_in_the_cli_and_a_cycle(tmp_pat
     status = dict(m.groups() for m in map(STATUS.match, done.stdout.splitlines()) if m)
     assert status == {
         "evalui's layers, top to bottom": "BROKEN",  # stats under the store; the store beside the endpoint
-        "The run core: lifecycle above the runner, the runner above a sample's run": "KEPT",
+        "The run core: Run, then lifecycle, runner, a sample's run": "KEPT",
         "scoring stays pure": "BROKEN",
         "The CLI never imports gradio": "BROKEN",
         "No import cycles between sibling packages or modules, at any depth": "BROKEN",

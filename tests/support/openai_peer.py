@@ -78,11 +78,24 @@ class _QuietServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-class ScriptedPeer:
-    """``with ScriptedPeer(script) as peer: peer.base_url`` — a live endpoint for the block's duration."""
+def is_probe(body: dict) -> bool:
+    """The endpoint check evalui sends before a run (evalui.endpoint.preflight)."""
+    from evalui.endpoint.preflight import PROBE_MESSAGES
 
-    def __init__(self, script: Script, host: str = "127.0.0.1", port: int = 0):
+    return body.get("messages") == PROBE_MESSAGES and body.get("max_tokens") == 1
+
+
+class ScriptedPeer:
+    """``with ScriptedPeer(script) as peer: peer.base_url`` — a live endpoint for the block's duration.
+
+    ``probes="answer"``: the peer itself answers evalui's endpoint check with "OK" and keeps it in
+    ``probes``, apart from ``requests``, so a script and a count of requests see the run's own
+    requests only. ``probes="script"``: the check goes to the script like any request."""
+
+    def __init__(self, script: Script, host: str = "127.0.0.1", port: int = 0, probes: str = "answer"):
         self.script = script
+        self.answers_probes = probes == "answer"
+        self.probes: list[RecordedRequest] = []
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._numbers = itertools.count(1)
@@ -113,6 +126,12 @@ class ScriptedPeer:
                     body = json.loads(raw or b"{}")
                 except json.JSONDecodeError:
                     self._send(error(400, "request body is not JSON"))
+                    return
+                if peer.answers_probes and _is_chat(self.path) and is_probe(body):
+                    with peer._lock:
+                        peer.probes.append(RecordedRequest(0, self.path, body, self.headers.get("authorization", ""),
+                                                           time.time()))
+                    self._send(completion("OK"))
                     return
                 number = next(peer._numbers)
                 with peer._lock:
