@@ -102,9 +102,9 @@ def compare_runs(store: RunStore, a_id: str, b_id: str,
               "only_in_b": sum(1 for i in samples_b if i not in samples_a),
               "flipped": {direction: [described(i) for i in ids] for direction, ids in flips.items()},
               "valid": valid}
-    blocks = [calibrated(experiments[exp_id]) for exp_id in (a_id, b_id)]
-    if any(block is not None for block in blocks):
-        record["calibrated"] = calibrated_difference(*blocks)
+    block_a, block_b = calibrated(experiments[a_id]), calibrated(experiments[b_id])
+    if block_a is not None or block_b is not None:
+        record["calibrated"] = calibrated_difference(block_a, block_b)
     return record
 
 
@@ -138,7 +138,7 @@ def calibrated_difference(a: dict | None, b: dict | None, z: float = Z_95) -> di
     runs' items and reviews are separate samples). Only when both runs have reviewed items; otherwise
     ``reason`` says which has none."""
     missing = [name for name, block in (("A", a), ("B", b)) if not _reviewed(block)]
-    if missing:
+    if missing or a is None or b is None:
         return {"reason": f"no reviewed items in {' or '.join(missing)}: the judge's own figures are compared",
                 "a_reviewed": _reviewed(a), "b_reviewed": _reviewed(b)}
     figures = {}
