@@ -272,7 +272,7 @@ def read_summary_file(path: str | Path) -> RunSummary:
     return read_run_summary(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
-SCHEMAS = {"sample_record": SampleRecord, "run_summary": RunSummary}
+SCHEMAS: dict[str, type[BaseModel]] = {"sample_record": SampleRecord, "run_summary": RunSummary}
 
 
 def json_schemas() -> dict[str, dict]:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import os
 import socket
 import time
+from typing import Protocol
 
 from evalui.store.rows import Sample
+from evalui.store.store_core import StoreCore
 
 LEASE_ENV = "EVALUI_LEASE_S"
 DEFAULT_LEASE_S = 60.0
@@ -50,10 +52,19 @@ def owner_alive(owner: str | None, heartbeat_at: float | None, now: float | None
     return fresh
 
 
-class ClaimsMixin:
-    """The run store's part for shared runs (mixed into RunStore, which provides _db, _lock, _read…)."""
+class _Claims(StoreCore, Protocol):
+    """What the claims use of RunStore: its core, and these methods themselves."""
 
-    def join_run(self, exp_id: str, worker_id: str) -> int:
+    def live_workers(self, exp_id: str) -> list[str]: ...
+
+    def cancel_count(self, exp_id: str) -> int: ...
+
+
+class ClaimsMixin:
+    """The run store's part for shared runs (mixed into RunStore, which provides _db, _lock, _read…:
+    its methods take ``self`` as StoreCore, so mypy checks what they use of RunStore)."""
+
+    def join_run(self: StoreCore, exp_id: str, worker_id: str) -> int:
         """Register ``worker_id`` as working on the run (status running); returns the run's cancel
         count, so that a later cancel from any dashboard is noticed."""
         self.flush()
@@ -73,11 +84,11 @@ class ClaimsMixin:
         self._joined[exp_id] = worker_id
         return row["cancel_seq"] if row else 0
 
-    def worker_on(self, exp_id: str) -> str | None:
+    def worker_on(self: StoreCore, exp_id: str) -> str | None:
         """The worker this store last joined to ``exp_id`` (this process's worker on it)."""
         return self._joined.get(exp_id)
 
-    def beat(self, exp_id: str, worker_id: str) -> int:
+    def beat(self: _Claims, exp_id: str, worker_id: str) -> int:
         """Show life and renew the leases of this worker's unfinished claims; returns the cancel count."""
         now = time.time()
         self._writer.submit([
@@ -88,11 +99,11 @@ class ClaimsMixin:
         ])
         return self.cancel_count(exp_id)
 
-    def cancel_count(self, exp_id: str) -> int:
+    def cancel_count(self: StoreCore, exp_id: str) -> int:
         rows = self._read("SELECT cancel_seq FROM experiments WHERE exp_id = ?", (exp_id,))
         return rows[0]["cancel_seq"] if rows else 0
 
-    def request_cancel(self, exp_id: str) -> bool:
+    def request_cancel(self: _Claims, exp_id: str) -> bool:
         """Ask every worker of the run, in any process or replica, to stop; False if none works on it."""
         if not self.live_workers(exp_id):
             return False
@@ -100,7 +111,7 @@ class ClaimsMixin:
                     (time.time(), exp_id))
         return True
 
-    def claim_samples(self, exp_id: str, worker_id: str, limit: int) -> list[Sample]:
+    def claim_samples(self: StoreCore, exp_id: str, worker_id: str, limit: int) -> list[Sample]:
         """Lease up to ``limit`` unfinished samples nobody holds (or whose lease ran out), in order."""
         now = time.time()
         pick = (f"SELECT sample_id FROM samples WHERE exp_id = ? AND {_UNFINISHED}"
@@ -122,14 +133,14 @@ class ClaimsMixin:
                 raise
         return sorted((self._sample(row) for row in rows), key=lambda sample: sample.position)
 
-    def held_elsewhere(self, exp_id: str, worker_id: str) -> float | None:
+    def held_elsewhere(self: StoreCore, exp_id: str, worker_id: str) -> float | None:
         """When the first lease held by another worker on an unfinished sample runs out (None: no such lease)."""
         rows = self._read(f"SELECT MIN(lease_until) AS next_expiry FROM samples WHERE exp_id = ? AND {_UNFINISHED}"
                           " AND claimed_by IS NOT NULL AND claimed_by != ? AND lease_until >= ?",
                           (exp_id, worker_id, time.time()))
         return rows[0]["next_expiry"] if rows else None
 
-    def leave_run(self, exp_id: str, worker_id: str) -> int:
+    def leave_run(self: _Claims, exp_id: str, worker_id: str) -> int:
         """Release this worker's unfinished claims and leave; returns how many other workers still live."""
         self.flush()
         self._writer.submit([
@@ -139,7 +150,7 @@ class ClaimsMixin:
         ])
         return len(self.live_workers(exp_id))
 
-    def live_workers(self, exp_id: str) -> list[str]:
+    def live_workers(self: StoreCore, exp_id: str) -> list[str]:
         rows = self._read("SELECT worker_id, heartbeat_at FROM workers WHERE exp_id = ?", (exp_id,))
         now = time.time()
         return [row["worker_id"] for row in rows if owner_alive(row["worker_id"], row["heartbeat_at"], now)]

@@ -11,6 +11,8 @@ depends on the row's old values (was it judged? correct?), which only the databa
 
 from __future__ import annotations
 
+from evalui.store.protocols import Connection
+
 COUNT_COLUMNS = ("n_total", "n_judged", "n_correct", "n_errors", "n_tokens")
 # The most tokens a sample's row records, prompt or completion. Each reply's counts are checked
 # where it is read (evalui.endpoint.completion.MAX_REPLY_TOKENS); this bounds what a task sums from
@@ -90,7 +92,7 @@ def recount_sql() -> str:
     return f"UPDATE experiments SET {', '.join(f'{name} = {total(name)}' for name in COUNT_COLUMNS)}"
 
 
-def keep_counts(db, dialect: str) -> None:
+def keep_counts(db: Connection, dialect: str) -> None:
     """Migration step: the count columns, filled from the samples, and the triggers that keep them."""
     for name in COUNT_COLUMNS:
         db.execute(f"ALTER TABLE experiments ADD COLUMN {name} INTEGER NOT NULL DEFAULT 0")
@@ -99,7 +101,7 @@ def keep_counts(db, dialect: str) -> None:
         db.execute(statement)
 
 
-def wide_token_counts(db, dialect: str) -> None:
+def wide_token_counts(db: Connection, dialect: str) -> None:
     """Migration step: token counts in 64-bit columns on PostgreSQL, whose INTEGER has 32 bits: a
     run's n_tokens passes 2**31 after a few thousand long agent samples. SQLite's INTEGER already
     has 64. PostgreSQL will not change the type of a column a trigger's condition reads, so the

@@ -13,12 +13,18 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
+
+from evalui.store.protocols import Connection
 
 # (sql, params), or (sql, params, key): a statement with a key runs once per group, after the
 # others, with the params of its last occurrence (an idempotent check, such as "is the run done").
-Statement = tuple
-Done = Callable[[BaseException | None], None]
+# A key is a pair: ("part", sha256) for a stored part (evalui.store.parts), else what the check is about.
+Params: TypeAlias = Sequence[Any]
+Key: TypeAlias = tuple[str, str]
+Statement: TypeAlias = tuple[str, Params] | tuple[str, Params, Key]
+Done: TypeAlias = Callable[[BaseException | None], None]
 
 MAX_BATCH = 512
 IDLE_EXIT_S = 5.0
@@ -27,7 +33,7 @@ IDLE_EXIT_S = 5.0
 class GroupCommit:
     """Commits statements on ``connection`` (guarded by ``lock``) from one thread, in groups."""
 
-    def __init__(self, connection: sqlite3.Connection, lock: threading.RLock, name: str = "evalui-store-writer"):
+    def __init__(self, connection: Connection, lock: threading.RLock, name: str = "evalui-store-writer"):
         self._db, self._lock, self._name = connection, lock, name
         self._cond = threading.Condition()
         self._queue: list[_Write] = []
@@ -153,7 +159,7 @@ class GroupCommit:
         return self._commit_each(batch)
 
     def _commit_each(self, batch: list[_Write]) -> dict[int, BaseException]:
-        failures = {}
+        failures: dict[int, BaseException] = {}
         with self._lock:
             for write in batch:
                 try:
@@ -165,10 +171,11 @@ class GroupCommit:
         return failures
 
     def _execute(self, statements: list[Statement]) -> None:
-        once: dict = {}
+        once: dict[Key, tuple[str, Params, Key]] = {}
         # Runs of one statement (a sample's answer and verdict, sample after sample) go to the
         # driver in one executemany: its loop is in C, and a group may hold hundreds.
-        run_sql, run_rows = None, []
+        run_sql: str | None = None
+        run_rows: list[Params] = []
         for statement in statements:
             if len(statement) == 3:
                 once.pop(statement[2], None)  # keep the last one, at the end
@@ -190,7 +197,7 @@ class GroupCommit:
             if not _is_part(key):
                 self._db.execute(sql, params)
 
-    def _execute_run(self, sql: str | None, rows: list) -> None:
+    def _execute_run(self, sql: str | None, rows: list[Params]) -> None:
         if sql is None:
             return
         if len(rows) == 1:
@@ -199,7 +206,7 @@ class GroupCommit:
             self._db.executemany(sql, rows)
 
 
-def _is_part(key) -> bool:
+def _is_part(key: object) -> bool:
     return isinstance(key, tuple) and bool(key) and key[0] == "part"
 
 

@@ -12,10 +12,13 @@ each verdict (and each ``record_findings``), and a migration step fills them for
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 
-from evalui.store.rows import _loads
+from evalui.store.protocols import Connection, Row
+from evalui.store.rows import Sample, _loads
+from evalui.store.store_core import StoreCore
 
 INVALID = "invalid"
 ANY_INVALID = "any invalid"  # the finding filter for samples the valid-sample score leaves out
@@ -109,7 +112,7 @@ def shown_error_type(stage: str, correct, error_type, error) -> str:
     return "" if correct else str(error_type or "")
 
 
-def light_row(row) -> SampleRow:
+def light_row(row: Row) -> SampleRow:
     stage, correct = row["stage"], None if row["correct"] is None else bool(row["correct"])
     error = row["error_excerpt"]
     return SampleRow(
@@ -135,7 +138,8 @@ def parse_findings(text: str | None) -> list[tuple[str, str]] | None:
         return None
     if text == ",":  # scanned, nothing found: most samples
         return []
-    return [tuple(pair.rsplit(":", 1)) for pair in text.strip(",").split(",") if pair]
+    return [(scanner, severity) for scanner, severity in
+            (pair.rsplit(":", 1) for pair in text.strip(",").split(",") if pair)]
 
 
 def verdict_columns(verdict) -> tuple:
@@ -183,7 +187,7 @@ def order(order_by: str, descending: bool) -> str:
     return ", ".join(f"{term}{' DESC' if descending else ''}" for term in ORDERS[order_by])
 
 
-def light_columns_of_verdicts(rows) -> list[tuple]:
+def light_columns_of_verdicts(rows: Iterable[Row]) -> list[tuple[Any, ...]]:
     """Migration backfill: (error_type, unscored, findings, exp_id, sample_id) for stored verdicts."""
     return [(*verdict_columns(_loads(row["verdict"])), row["exp_id"], row["sample_id"]) for row in rows]
 
@@ -197,7 +201,7 @@ INDEXES = (
 )
 
 
-def light_columns(db, dialect: str) -> None:
+def light_columns(db: Connection, dialect: str) -> None:
     """Migration step: the verdict's light columns, filled from the stored verdicts, and the indexes
     of the light reads (samples_by_stage, of the first schema, serves the verdict filters)."""
     db.execute("ALTER TABLE samples ADD COLUMN error_type TEXT")
@@ -211,10 +215,19 @@ def light_columns(db, dialect: str) -> None:
         db.execute(statement)
 
 
-class LightReadsMixin:
-    """The run store's light reads (mixed into RunStore, which provides _read and _sample)."""
+class _Reads(StoreCore, Protocol):
+    """What the light reads use of RunStore: its core, and these reads themselves."""
 
-    def sample_page(self, exp_id: str, offset: int = 0, limit: int | None = 50, *, verdict: str | None = None,
+    def sample_rows(self, exp_id: str, *, verdict: str | None = None, group: str | None = None,
+                    error_type: str | None = None, finding: str | None = None, order_by: str = "position",
+                    descending: bool = False, offset: int = 0, limit: int | None = None) -> list[SampleRow]: ...
+
+
+class LightReadsMixin:
+    """The run store's light reads (mixed into RunStore, which provides _read and _sample: its
+    methods take ``self`` as StoreCore, so mypy checks what they use of RunStore)."""
+
+    def sample_page(self: _Reads, exp_id: str, offset: int = 0, limit: int | None = 50, *, verdict: str | None = None,
                     group: str | None = None, error_type: str | None = None, finding: str | None = None,
                     order_by: str = "position", descending: bool = False) -> SamplePage:
         """One page of light rows of the samples that pass the filters, and how many pass in all.
@@ -231,7 +244,7 @@ class LightReadsMixin:
             total = self._read(f"SELECT COUNT(*) AS n FROM samples WHERE {clause}", params)[0]["n"]
         return SamplePage(rows=rows, total=int(total), offset=offset, limit=limit)
 
-    def sample_rows(self, exp_id: str, *, verdict: str | None = None, group: str | None = None,
+    def sample_rows(self: StoreCore, exp_id: str, *, verdict: str | None = None, group: str | None = None,
                     error_type: str | None = None, finding: str | None = None, order_by: str = "position",
                     descending: bool = False, offset: int = 0, limit: int | None = None) -> list[SampleRow]:
         """The light rows of the run's samples that pass the filters (all of them by default)."""
@@ -245,7 +258,7 @@ class LightReadsMixin:
             params.append(max(0, int(offset)))
         return [light_row(row) for row in self._read(sql, params)]
 
-    def run_version(self, exp_id: str) -> tuple | None:
+    def run_version(self: StoreCore, exp_id: str) -> tuple[Any, ...] | None:
         """A value that differs once the run's row or any of its samples was written again (None: no
         such run), for readers that keep what they built from a run until it changes: the run's row
         (times, status, counts) and its samples' number, latest write time and sum of write times.
@@ -260,14 +273,14 @@ class LightReadsMixin:
                                  " FROM samples WHERE exp_id = ?", (exp_id,)).fetchall()
         return (*tuple(run[0]), *tuple(written[0]))
 
-    def benchmark_version(self, benchmark: str) -> tuple:
+    def benchmark_version(self: StoreCore, benchmark: str) -> tuple[tuple[Any, ...], ...]:
         """A value that differs once a run of ``benchmark`` is added, removed, renamed to another model
         or judges a sample: what the scanners' context of its runs (other models' outcomes) is built from."""
         return tuple(tuple(row) for row in self._read(
             "SELECT exp_id, model, created_at, updated_at, n_judged, n_correct FROM experiments WHERE benchmark = ?"
             " ORDER BY exp_id", (benchmark,)))
 
-    def sample_outcomes(self, exp_id: str) -> list[Outcome]:
+    def sample_outcomes(self: StoreCore, exp_id: str) -> list[Outcome]:
         """Every sample of the run as (id, group, stage, verdict word, invalid or None when never
         scanned), in run order: what a comparison reads, and nothing else."""
         rows = self._read("SELECT sample_id, grp, stage, correct, unscored, error IS NOT NULL AS failed, findings"
@@ -276,15 +289,15 @@ class LightReadsMixin:
                         verdict_word(r["stage"], r["correct"], r["unscored"], True if r["failed"] else None),
                         None if r["findings"] is None else f":{INVALID}," in r["findings"]) for r in rows]
 
-    def sample(self, exp_id: str, sample_id: str):
+    def sample(self: StoreCore, exp_id: str, sample_id: str) -> Sample | None:
         """One sample in full (its transcript), or None: one row read by its key."""
         rows = self._read("SELECT * FROM samples WHERE exp_id = ? AND sample_id = ?", (exp_id, sample_id))
         return self._sample(rows[0]) if rows else None
 
-    def samples_by_id(self, exp_id: str, sample_ids) -> dict:
+    def samples_by_id(self: StoreCore, exp_id: str, sample_ids: Iterable[str]) -> dict[str, Sample]:
         """Some samples of a run in full, by id (two transcripts side by side, a page's details)."""
         sample_ids = list(dict.fromkeys(sample_ids))
-        found = {}
+        found: dict[str, Sample] = {}
         for start in range(0, len(sample_ids), 500):  # within every database's limit of parameters
             chunk = sample_ids[start:start + 500]
             rows = self._read(f"SELECT * FROM samples WHERE exp_id = ? AND sample_id IN ({','.join('?' * len(chunk))})",
@@ -292,7 +305,7 @@ class LightReadsMixin:
             found.update((row["sample_id"], self._sample(row)) for row in rows)
         return {sample_id: found[sample_id] for sample_id in sample_ids if sample_id in found}
 
-    def sample_facets(self, exp_id: str) -> dict[str, dict[str, int]]:
+    def sample_facets(self: StoreCore, exp_id: str) -> dict[str, dict[str, int]]:
         """What each filter can choose for this run, with counts: ``verdict``, ``group``,
         ``error_type`` and ``finding`` (scanner names, and ANY_INVALID when some sample is invalid)."""
         facets: dict[str, dict[str, int]] = {"verdict": {}, "group": {}, "error_type": {}, "finding": {}}
@@ -306,7 +319,8 @@ class LightReadsMixin:
                            (exp_id,))[0]["n"]
             if n:
                 facets["verdict"][word] = int(n)
-        invalid, scanners = 0, {}
+        invalid = 0
+        scanners: dict[str, int] = {}
         for row in self._read("SELECT findings, COUNT(*) AS n FROM samples WHERE exp_id = ? AND findings IS NOT NULL"
                               " AND findings != ',' GROUP BY findings", (exp_id,)):
             pairs = parse_findings(row["findings"]) or []

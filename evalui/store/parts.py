@@ -24,7 +24,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
+from evalui.store.group_commit import Statement
+from evalui.store.protocols import Connection, Row
 from evalui.store.rows import _dumps, _loads
 
 PREFIX = "@"
@@ -103,7 +107,7 @@ def references(text) -> list[str]:
     return REFERENCE.findall(text)
 
 
-def part_statements(parts: dict[str, str]) -> list[tuple]:
+def part_statements(parts: dict[str, str]) -> list[Statement]:
     """Keyed statements (evalui.store.group_commit) that store the parts, once per group."""
     return [(INSERT_PART, (digest, body), ("part", digest)) for digest, body in parts.items()]
 
@@ -115,7 +119,7 @@ class LostPart(LookupError):
 class PartCache:
     """The parts this process has read or written, by sha256; reads what it lacks from the store."""
 
-    def __init__(self, read):
+    def __init__(self, read: Callable[[str, Iterable[Any]], Sequence[Row]]):
         self._read = read  # RunStore._read
         self._bodies: dict[str, str] = {}
         self._chars = 0
@@ -133,7 +137,7 @@ class PartCache:
         self._bodies[digest] = body
         self._chars += len(body)
 
-    def fetch(self, digests) -> None:
+    def fetch(self, digests: Iterable[str]) -> None:
         """Read, in a few queries, the parts among ``digests`` not in memory."""
         missing = list(dict.fromkeys(d for d in digests if d not in self._bodies))
         for start in range(0, len(missing), 500):
@@ -158,14 +162,14 @@ class PartCache:
         return _loads(text)
 
 
-def rows_references(rows, columns) -> list[str]:
+def rows_references(rows: Iterable[Row], columns: Sequence[str]) -> list[str]:
     return [digest for row in rows for column in columns for digest in references(row[column])]
 
 
 PACKED_COLUMNS = ("payload", "request", "response", "trajectory")
 
 
-def pack_stored_samples(db, dialect: str) -> None:
+def pack_stored_samples(db: Connection, dialect: str) -> None:
     """Migration step: the parts table, and every stored sample's large parts moved into it, run by
     run (a read gives back exactly what it gave before)."""
     db.execute(PARTS_TABLE)

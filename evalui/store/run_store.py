@@ -11,23 +11,25 @@ a write has returned (or its callback has run) only once it is committed.
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from evalui.config import data_dir
 from evalui.errors import DamagedRun
 from evalui.store.claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
 from evalui.store.counts import COUNT_COLUMNS, stored_tokens
-from evalui.store.group_commit import Done, GroupCommit
+from evalui.store.group_commit import Done, GroupCommit, Statement
 from evalui.store.light import LightReadsMixin, findings_text, verdict_columns
 from evalui.store.parts import INSERT_PART, PACKED_COLUMNS, LostPart, PartCache, pack, part_statements, rows_references
+from evalui.store.protocols import Connection, Row
 from evalui.store.rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.store.schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
 from evalui.store.sql import (
     database_url,
+    first_row,
     is_postgres,
     migrate_postgres,
     migrate_sqlite,
@@ -64,24 +66,32 @@ class RunStore(ClaimsMixin, LightReadsMixin):
         url = url or (None if path else database_url())
         self._lock = threading.RLock()
         self._joined: dict[str, str] = {}  # exp_id -> this store's worker on it (see record_judgement)
-        self._readers: list = []  # idle connections of reader(), guarded by _readers_lock
+        self._readers: list[Connection] = []  # idle connections of reader(), guarded by _readers_lock
         self._readers_lock = threading.Lock()
         self._readers_closed = False
+        self.path: Path | None  # the SQLite file; None for PostgreSQL
+        self.dialect: str  # "sqlite" or "postgresql"
+        self.location: str  # the file, or the server's URL without its password
+        self._db: Connection
+        self._open_reader: Callable[[], Connection]
         if is_postgres(url):
             from evalui.store.sql import PostgresConnection
 
+            postgres_url = url  # a str here: is_postgres says so
             self.path, self.dialect = None, "postgresql"
-            self.location = redact_database_url(url)
-            self._db = PostgresConnection(url)
-            self._open_reader = lambda: PostgresConnection(url)  # a closure: the password stays out of attributes
+            self.location = redact_database_url(postgres_url)
+            self._db = PostgresConnection(postgres_url)
+            # a closure: the password stays out of attributes
+            self._open_reader = lambda: PostgresConnection(postgres_url)
             with self._lock:
                 migrate_postgres(self._db)
         else:
-            self.path = Path(path) if path else sqlite_path(url) if url else data_dir() / "evalui.sqlite"
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.dialect, self.location = "sqlite", str(self.path)
-            self._db = open_sqlite(self.path)
-            self._open_reader = lambda: open_sqlite_reader(self.path)
+            sqlite_file = Path(path) if path else sqlite_path(url) if url else data_dir() / "evalui.sqlite"
+            self.path = sqlite_file
+            sqlite_file.parent.mkdir(parents=True, exist_ok=True)
+            self.dialect, self.location = "sqlite", str(sqlite_file)
+            self._db = open_sqlite(sqlite_file)
+            self._open_reader = lambda: open_sqlite_reader(sqlite_file)
             with self._lock:
                 migrate_sqlite(self._db)
         self._writer = GroupCommit(self._db, self._lock)
@@ -102,7 +112,7 @@ class RunStore(ClaimsMixin, LightReadsMixin):
             self._db.close()
 
     @contextlib.contextmanager
-    def reader(self) -> Iterator:
+    def reader(self) -> Iterator[Connection]:
         """A read connection of its own, used without the store's lock: a long read (a visitor's
         full-text search) then holds up no other read or write of this store. It sees what the
         store has committed; the caller ends any transaction it opens. One that raised is closed,
@@ -131,10 +141,10 @@ class RunStore(ClaimsMixin, LightReadsMixin):
         """Seconds the store's writer has spent committing so far (evalui.run.phases)."""
         return self._writer.commit_s
 
-    def _write(self, sql: str, params: Iterable = (), *, wait: bool = True, on_done: Done | None = None) -> None:
+    def _write(self, sql: str, params: Iterable[Any] = (), *, wait: bool = True, on_done: Done | None = None) -> None:
         self._writer.submit([(sql, tuple(params))], wait=wait, on_done=on_done)
 
-    def _read(self, sql: str, params: Iterable = ()) -> list[sqlite3.Row]:
+    def _read(self, sql: str, params: Iterable[Any] = ()) -> Sequence[Row]:
         with self._lock:
             rows = self._db.execute(sql, tuple(params)).fetchall()
             if self.dialect == "postgresql":
@@ -154,6 +164,8 @@ class RunStore(ClaimsMixin, LightReadsMixin):
                 (exp_id, benchmark, model, endpoint_host, _dumps(config), now, now),
             )
             existing = self.experiment(exp_id)
+            if existing is None:  # deleted by another process between the insert and this read
+                raise LookupError(f"exp_id {exp_id!r} was deleted while it was being created")
         if existing["benchmark"] != benchmark:
             raise ValueError(f"exp_id {exp_id!r} already holds a {existing['benchmark']} run, not {benchmark}")
         return existing
@@ -170,7 +182,7 @@ class RunStore(ClaimsMixin, LightReadsMixin):
             params = (benchmark,)
         return [self._experiment_dict(r) for r in self._read(sql + " ORDER BY created_at DESC", params)]
 
-    def _experiment_dict(self, row: sqlite3.Row) -> dict:
+    def _experiment_dict(self, row: Row) -> dict:
         record = dict(row)
         record["config"] = _loads(record["config"]) or {}
         record["summary"] = _loads(record["summary"])
@@ -232,8 +244,8 @@ class RunStore(ClaimsMixin, LightReadsMixin):
         self.flush()
         with self._lock:
             try:
-                start = self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM samples WHERE exp_id = ?",
-                                         (exp_id,)).fetchone()[0]
+                start = first_row(self._db.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM samples"
+                                                   " WHERE exp_id = ?", (exp_id,)))[0]
                 parts: dict[str, str] = {}
                 rows = []
                 for i, (sid, group, payload) in enumerate(samples):
@@ -262,7 +274,7 @@ class RunStore(ClaimsMixin, LightReadsMixin):
         self._parts.fetch(rows_references(rows, PACKED_COLUMNS))  # every part the rows lack, in a few reads
         return [self._sample(r) for r in rows]
 
-    def _sample(self, row: sqlite3.Row) -> Sample:
+    def _sample(self, row: Row) -> Sample:
         # A missing part or a column that is not JSON is said with the run and the sample it is in,
         # not as a traceback from the middle of whatever was reading.
         try:
@@ -272,7 +284,7 @@ class RunStore(ClaimsMixin, LightReadsMixin):
         except ValueError as exc:
             raise DamagedRun(row["exp_id"], row["sample_id"], f"a stored column is not JSON ({exc})") from None
 
-    def _sample_of(self, row: sqlite3.Row) -> Sample:
+    def _sample_of(self, row: Row) -> Sample:
         load = self._parts.load
         return Sample(
             exp_id=row["exp_id"],
@@ -300,28 +312,29 @@ class RunStore(ClaimsMixin, LightReadsMixin):
                        prompt_tokens: int, completion_tokens: int, attempts: int, trajectory: list | None = None,
                        wait: bool = True, on_done: Done | None = None) -> int:
         """Keep the answer (stage rollout). Returns the write's ticket, for ``record_judgement(after=)``."""
-        (request, response, trajectory), parts = self._pack(request, response, trajectory)
+        (request_text, response_text, trajectory_text), parts = self._pack(request, response, trajectory)
         return self._writer.submit([(
             "UPDATE samples SET stage = 'rollout', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
             " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?"
             " WHERE exp_id = ? AND sample_id = ?",
-            (request, response, latency_s, stored_tokens(prompt_tokens), stored_tokens(completion_tokens), attempts,
-             trajectory, time.time(), exp_id, sample_id)), *parts], wait=wait, on_done=on_done)
+            (request_text, response_text, latency_s, stored_tokens(prompt_tokens), stored_tokens(completion_tokens),
+             attempts, trajectory_text, time.time(), exp_id, sample_id)), *parts], wait=wait, on_done=on_done)
 
     def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int,
                      trajectory: list | None = None, wait: bool = True, on_done: Done | None = None) -> None:
         """The call failed for good: back to init (a resume starts it again), with what it did kept."""
-        (request, trajectory), parts = self._pack(request, trajectory)
+        (request_text, trajectory_text), parts = self._pack(request, trajectory)
         self._writer.submit([(
             "UPDATE samples SET stage = 'init', request = ?, error = ?, attempts = attempts + ?, trajectory = ?,"
             " updated_at = ? WHERE exp_id = ? AND sample_id = ?",
-            (request, error, attempts, trajectory, time.time(), exp_id, sample_id)), *parts],
+            (request_text, error, attempts, trajectory_text, time.time(), exp_id, sample_id)), *parts],
             wait=wait, on_done=on_done)
 
-    def _pack(self, *values) -> tuple[list, list]:
+    def _pack(self, *values: object) -> tuple[list[str | None], list[Statement]]:
         """Column texts of ``values`` with their large parts stored apart (evalui.store.parts),
         and the statements that store those parts."""
-        texts, parts = [], {}
+        texts: list[str | None] = []
+        parts: dict[str, str] = {}
         for value in values:
             text, found = pack(value)
             texts.append(text)
@@ -346,8 +359,9 @@ class RunStore(ClaimsMixin, LightReadsMixin):
                   " (SELECT 1 FROM samples WHERE exp_id = ? AND stage IN ('init', 'rollout'))",
                   (self._joined.get(exp_id) or process_owner(), now, exp_id, exp_id), ("finished", exp_id))
 
-        def fold(statements: list) -> list:
-            (_, params), *parts = statements  # the rollout's update, then its parts
+        def fold(statements: list[Statement]) -> list[Statement]:
+            rollout, *parts = statements  # the rollout's update, then its parts
+            params = rollout[1]
             return [(_ANSWER_AND_VERDICT, (*params[:8], *verdict_values, *params[8:])), *parts, *checks]
 
         # PostgreSQL: two workers judging the last two samples at once would each see the other's

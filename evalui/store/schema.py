@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeAlias
+
 from evalui.store.counts import keep_counts, wide_token_counts
 from evalui.store.light import light_columns
 from evalui.store.parts import pack_stored_samples
+from evalui.store.protocols import Connection
+
+# A migration step: SQL (statements split on ";"), or a function of the connection and the dialect.
+Migration: TypeAlias = str | Callable[[Connection, str], None]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS experiments (
@@ -47,7 +54,7 @@ CREATE INDEX IF NOT EXISTS samples_by_stage ON samples(exp_id, stage);
 # first wave's schema above; a store written by it opens and gains the later columns. A step is SQL
 # (statements split on ";"), or a function ``step(db, dialect)`` for what differs between the two
 # databases (triggers) or needs Python (rewriting stored JSON).
-MIGRATIONS: tuple = (
+MIGRATIONS: tuple[Migration, ...] = (
     SCHEMA,
     # Who executes a run, and when it last showed life: a run whose process died is "interrupted".
     "ALTER TABLE experiments ADD COLUMN owner TEXT;"

@@ -19,9 +19,20 @@ import re
 import sqlite3
 import time
 import weakref
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from evalui.config import positive_number
 from evalui.errors import InputError
+from evalui.store.group_commit import Statement
+from evalui.store.protocols import Connection, Row
+from evalui.store.rows import Sample
+
+if TYPE_CHECKING:
+    from evalui.store.run_store import RunStore
+
+# A read of the store's tables: (sql, params) to rows.
+Read = Callable[[str, Sequence[Any]], Sequence[Row]]
 
 MAX_BODY_CHARS = 200_000  # of one sample's text; PostgreSQL's tsvector is capped at 1 MB
 # Each word becomes one term of the match, and a term costs a pass over the index (a one-letter
@@ -38,7 +49,7 @@ SEARCH_DEADLINE_ENV = "EVALUI_SEARCH_DEADLINE_S"
 _PROGRESS_STEPS = 1_000
 _QUERY_CANCELED = "57014"  # PostgreSQL's SQLSTATE for a statement stopped by statement_timeout
 _INDEX_LOCK = 7_261_002  # PostgreSQL advisory lock: two processes creating the index at once
-_ready: weakref.WeakSet = weakref.WeakSet()  # stores whose index tables exist (checked once per store)
+_ready: weakref.WeakSet[RunStore] = weakref.WeakSet()  # stores whose index tables exist (checked once per store)
 
 _SQLITE_TABLES = [
     "CREATE TABLE IF NOT EXISTS sample_text_state (doc INTEGER PRIMARY KEY, exp_id TEXT NOT NULL,"
@@ -64,15 +75,15 @@ def search_deadline_s() -> float:
 
 # The store's own connection and writer: the index is written in the store's transactions, so a
 # search sees exactly what the store has committed. (Private members, used here only.)
-def _read(store, sql: str, params=()) -> list:
+def _read(store: RunStore, sql: str, params: Sequence[Any] = ()) -> Sequence[Row]:
     return store._read(sql, params)
 
 
-def _write(store, statements: list) -> None:
+def _write(store: RunStore, statements: list[Statement]) -> None:
     store._writer.submit(statements, wait=True)
 
 
-def _strings(value, out: list[str], depth: int = 0) -> None:
+def _strings(value: object, out: list[str], depth: int = 0) -> None:
     if depth > 20 or value is None:
         return
     if isinstance(value, str):
@@ -90,7 +101,7 @@ def _strings(value, out: list[str], depth: int = 0) -> None:
         out.append(str(value))
 
 
-def sample_text(sample) -> str:
+def sample_text(sample: Sample) -> str:
     """What a search looks in: the id and group, the prompt, every step's messages, replies, tool calls and
     results, the answer read from it, and the endpoint's error."""
     out = [sample.sample_id, sample.group or ""]
@@ -103,32 +114,32 @@ def sample_text(sample) -> str:
     return "\n".join(s for s in out if s)[:MAX_BODY_CHARS]
 
 
-def _ensure(store) -> None:
+def _ensure(store: RunStore) -> None:
     if store in _ready:
         return
     _write(store, [(sql, ()) for sql in (_POSTGRES_TABLES if store.dialect == "postgresql" else _SQLITE_TABLES)])
     _ready.add(store)
 
 
-def _indexed(store, exp_id: str, read) -> dict[str, float | None]:
+def _indexed(store: RunStore, exp_id: str, read: Read) -> dict[str, float | None]:
     table = "sample_search" if store.dialect == "postgresql" else "sample_text_state"
     return {r["sample_id"]: r["updated_at"] for r in
             read(f"SELECT sample_id, updated_at FROM {table} WHERE exp_id = ?", (exp_id,))}
 
 
-def _samples(store, exp_id: str, wanted: set[str]) -> list:
+def _samples(store: RunStore, exp_id: str, wanted: set[str]) -> list[Sample]:
     """The stored samples to index, read by id when they are not most of the run."""
     if hasattr(store, "samples_by_id"):
         return list(store.samples_by_id(exp_id, sorted(wanted)).values())
     return [s for s in store.samples(exp_id) if s.sample_id in wanted]
 
 
-def refresh(store, exp_id: str, db=None) -> int:
+def refresh(store: RunStore, exp_id: str, db: Connection | None = None) -> int:
     """Bring the run's index up to date with the store; returns how many samples were (re)indexed.
     ``db``: a connection of ``store.reader()`` to compare on, instead of the store's own (and its lock)."""
     _ensure(store)
 
-    def read(sql: str, params=()) -> list:
+    def read(sql: str, params: Sequence[Any] = ()) -> Sequence[Row]:
         if db is None:
             return _read(store, sql, params)
         rows = db.execute(sql, params).fetchall()
@@ -144,7 +155,7 @@ def refresh(store, exp_id: str, db=None) -> int:
         return 0
     samples = _samples(store, exp_id, stale)
     if store.dialect == "postgresql":
-        statements = [("DELETE FROM sample_search WHERE exp_id = ? AND sample_id = ?", (exp_id, i)) for i in gone]
+        statements: list[Statement] = [("DELETE FROM sample_search WHERE exp_id = ? AND sample_id = ?", (exp_id, i)) for i in gone]
         statements += [("INSERT INTO sample_search (exp_id, sample_id, updated_at, body) VALUES (?, ?, ?, ?)"
                         " ON CONFLICT (exp_id, sample_id) DO UPDATE SET updated_at = excluded.updated_at,"
                         " body = excluded.body",
@@ -189,7 +200,7 @@ def _too_slow(seconds: float) -> SearchRefused:
                          " longer ones (a word of one or two letters matches a great many).")
 
 
-def search(store, exp_id: str, query: str) -> list[str] | None:
+def search(store: RunStore, exp_id: str, query: str) -> list[str] | None:
     """Ids of the run's samples holding every piece of ``query`` (a piece's words in a row, its last word
     also as a prefix; case-insensitive, and accent-insensitive on SQLite), in stored order; None for an
     empty query (no search). SearchRefused for a query over the caps or a search past its deadline."""
@@ -203,11 +214,12 @@ def search(store, exp_id: str, query: str) -> list[str] | None:
         if store.dialect == "postgresql":
             rows = _postgres_match(db, exp_id, phrases, seconds)
         else:
-            rows = _sqlite_match(db, exp_id, phrases, seconds)
+            # A SQLite store's reader is a sqlite3.Connection (evalui.store.sql.open_sqlite_reader).
+            rows = _sqlite_match(cast(sqlite3.Connection, db), exp_id, phrases, seconds)
     return [r["sample_id"] for r in rows]
 
 
-def _postgres_match(db, exp_id: str, phrases: list[list[str]], seconds: float) -> list:
+def _postgres_match(db: Connection, exp_id: str, phrases: list[list[str]], seconds: float) -> list[Row]:
     try:
         # LOCAL: the timeout ends with this transaction, and the connection goes back to the pool without it.
         db.execute(f"SET LOCAL statement_timeout = {max(1, round(seconds * 1000))}")
@@ -225,7 +237,7 @@ def _postgres_match(db, exp_id: str, phrases: list[list[str]], seconds: float) -
         raise
 
 
-def _sqlite_match(db: sqlite3.Connection, exp_id: str, phrases: list[list[str]], seconds: float) -> list:
+def _sqlite_match(db: sqlite3.Connection, exp_id: str, phrases: list[list[str]], seconds: float) -> list[Row]:
     match = " AND ".join('"' + " ".join(p) + '"*' for p in phrases)
     deadline = time.monotonic() + seconds
     db.set_progress_handler(lambda: time.monotonic() > deadline, _PROGRESS_STEPS)

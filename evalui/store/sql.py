@@ -11,11 +11,18 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, SupportsIndex, TypeGuard, overload
 from urllib.parse import urlsplit, urlunsplit
 
-from evalui.store.schema import MIGRATIONS
+from evalui.store.protocols import Connection, Cursor, Row
+from evalui.store.schema import MIGRATIONS, Migration
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg.rows import RowMaker
 
 DATABASE_URL_ENV = "EVALUI_DATABASE_URL"
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
@@ -28,7 +35,7 @@ def database_url() -> str | None:
     return os.environ.get(DATABASE_URL_ENV) or None
 
 
-def is_postgres(url: str | None) -> bool:
+def is_postgres(url: str | None) -> TypeGuard[str]:
     return bool(url) and urlsplit(url).scheme in POSTGRES_SCHEMES
 
 
@@ -90,11 +97,19 @@ def _enter_wal_mode(db: sqlite3.Connection) -> None:
             db.execute("PRAGMA journal_mode=WAL")
 
 
-def migrate_sqlite(db: sqlite3.Connection) -> None:
+def first_row(cursor: Cursor) -> Row:
+    """The row of a query that always returns one (an aggregate, a PRAGMA, the schema's version)."""
+    row = cursor.fetchone()
+    if row is None:
+        raise LookupError("the store's query returned no row")
+    return row
+
+
+def migrate_sqlite(db: Connection) -> None:
     # BEGIN IMMEDIATE: two processes opening a fresh store must not both run a step.
     db.execute("BEGIN IMMEDIATE")
     try:
-        version = db.execute("PRAGMA user_version").fetchone()[0]
+        version = first_row(db.execute("PRAGMA user_version"))[0]
         if version == 0 and db.execute("SELECT 1 FROM sqlite_master WHERE name = 'experiments'").fetchone():
             version = 1  # written before versions were recorded: the first wave's schema
         for number, step in enumerate(MIGRATIONS[version:], start=version + 1):
@@ -106,17 +121,23 @@ def migrate_sqlite(db: sqlite3.Connection) -> None:
         raise
 
 
-def sqlite_version(db: sqlite3.Connection) -> int:
-    return db.execute("PRAGMA user_version").fetchone()[0]
+def sqlite_version(db: Connection) -> int:
+    return first_row(db.execute("PRAGMA user_version"))[0]
 
 
 # PostgreSQL ------------------------------------------------------------------------------------
-class PostgresRow(tuple):
+class PostgresRow(tuple[Any, ...]):
     """A row read by name or position, as sqlite3.Row is, so the store reads both alike."""
 
     names: tuple[str, ...] = ()
 
-    def __getitem__(self, key):
+    @overload
+    def __getitem__(self, key: SupportsIndex | str, /) -> Any: ...
+
+    @overload
+    def __getitem__(self, key: slice, /) -> tuple[Any, ...]: ...
+
+    def __getitem__(self, key: SupportsIndex | str | slice, /) -> Any:
         if isinstance(key, str):
             return tuple.__getitem__(self, self.names.index(key))
         return tuple.__getitem__(self, key)
@@ -125,7 +146,7 @@ class PostgresRow(tuple):
         return self.names
 
 
-def _row_factory(cursor):
+def _row_factory(cursor: psycopg.Cursor[Any]) -> RowMaker[PostgresRow]:
     names = tuple(column.name for column in cursor.description or ())
     row_type = type("Row", (PostgresRow,), {"names": names})
     return lambda values: row_type(values)
@@ -157,10 +178,10 @@ class PostgresConnection:
             raise RuntimeError(f"cannot open the PostgreSQL store {redact_database_url(url)}: "
                                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
 
-    def execute(self, sql: str, params=()):
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[PostgresRow]:
         return self._db.execute(to_postgres(sql), tuple(params))
 
-    def executemany(self, sql: str, rows):
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> psycopg.Cursor[PostgresRow]:
         cursor = self._db.cursor()
         rows = list(rows)
         cursor.executemany(to_postgres(sql), rows)
@@ -176,7 +197,7 @@ class PostgresConnection:
         self._db.close()
 
 
-def migrate_postgres(db: PostgresConnection) -> None:
+def migrate_postgres(db: Connection) -> None:
     try:
         db.execute(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
         db.execute("CREATE TABLE IF NOT EXISTS evalui_schema (version INTEGER NOT NULL)")
@@ -193,13 +214,13 @@ def migrate_postgres(db: PostgresConnection) -> None:
         raise
 
 
-def postgres_version(db: PostgresConnection) -> int:
-    version = db.execute("SELECT version FROM evalui_schema").fetchone()[0]
+def postgres_version(db: Connection) -> int:
+    version = first_row(db.execute("SELECT version FROM evalui_schema"))[0]
     db.commit()
     return version
 
 
-def _run_step(db, step, dialect: str) -> None:
+def _run_step(db: Connection, step: Migration, dialect: str) -> None:
     if callable(step):
         step(db, dialect)
         return

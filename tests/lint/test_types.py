@@ -1,6 +1,6 @@
 """mypy holds the evalui package to its baseline (tests/lint/types.py, mypy_baseline.json): no file
-gains an error, evalui.stats and evalui.scanners have none, a fix lowers the baseline with it, and
-the gate sees an error planted in a copy of the package.
+gains an error, the strict packages (evalui.core, evalui.scanners, evalui.stats, evalui.store) have
+none, a fix lowers the baseline with it, and the gate sees an error planted in a copy of the package.
 
 mypy runs twice: over the tree, then over a copy with a planted error. Both share the work through
 mypy's cache (the tree's .mypy_cache, copied for the copy), so only a cold cache takes long.
@@ -48,15 +48,23 @@ def test_the_baseline_only_shrinks(found):
                       f"(file: (baseline, now)): {under}"
 
 
+def test_the_strict_packages_are_those_issue_37_names():
+    assert set(STRICT) >= {"evalui/core/", "evalui/scanners/", "evalui/stats/", "evalui/store/"}
+
+
 def test_the_gate_reports_an_error_planted_in_a_strict_package(found, tmp_path):
     # `found` first: the tree's cache is warm before it is copied.
     shutil.copytree(ROOT / PACKAGE, tmp_path / PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(CACHE, tmp_path / "cache")
-    planted = tmp_path / PACKAGE / "stats" / "cost.py"
-    lines = len(planted.read_text(encoding="utf-8").splitlines())
-    with planted.open("a", encoding="utf-8") as module:
-        module.write('\n\ndef planted() -> int:\n    return "x"\n')
+    planted_in = ("evalui/stats/cost.py", "evalui/store/rows.py")  # one mypy run for both
+    lines = {}
+    for name in planted_in:
+        planted = tmp_path / name
+        lines[name] = len(planted.read_text(encoding="utf-8").splitlines())
+        with planted.open("a", encoding="utf-8") as module:
+            module.write('\n\ndef planted() -> int:\n    return "x"\n')
     errors = run_mypy(tmp_path, tmp_path / "cache")
-    assert errors.get("evalui/stats/cost.py") == [
-        f'{lines + 4}: error: Incompatible return value type (got "str", expected "int")  [return-value]']
-    assert over_baseline(counts(errors), read_baseline()).get("evalui/stats/cost.py") == (0, 1)
+    for name in planted_in:
+        assert errors.get(name) == [
+            f'{lines[name] + 4}: error: Incompatible return value type (got "str", expected "int")  [return-value]']
+        assert over_baseline(counts(errors), read_baseline()).get(name) == (0, 1)
