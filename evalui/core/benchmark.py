@@ -104,6 +104,10 @@ def no_question(sample) -> str | None:
     return None
 
 
+def own_cluster(sample_id: str) -> str:
+    return sample_id
+
+
 @dataclass(frozen=True)
 class Scorer:
     """A named way to judge a stored reply, with no model call: the run judges with the first one,
@@ -173,6 +177,10 @@ class Benchmark:
     # (stored prediction) -> text, as the viewer and the search show a model's answer.
     render_prediction: Callable[[Any], str] = plain_prediction
     model_help: str = "model name at the endpoint"
+    # (a sample's id, its epoch suffix taken off) -> the cluster it shares with samples whose answers
+    # are not independent of its own (BFCL's multi-turn variants of one base entry, say), for the
+    # clustered accuracy intervals (evalui.stats.clustered). Default: each sample its own cluster.
+    cluster_of: Callable[[str], str] = own_cluster
 
     def target(self, sample) -> Target | None:
         """The sample's target, or None when there is none or its data cannot be read here (a category

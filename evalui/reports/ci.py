@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from pathlib import Path
 
+from evalui.reports.clusters import cluster_rule
 from evalui.reports.markdown import inert
 from evalui.reports.verdicts import verdict_of
 from evalui.stats.clustered import cluster_key, clustered_accuracy
@@ -32,7 +33,8 @@ def gate_figures(samples: list, benchmark: str | None = None) -> dict:
     statuses = [(s, sample_status(s)) for s in samples]
     counts = Counter(status for _, status in statuses)
     considered = len(samples) - counts["skipped"]
-    interval = clustered_accuracy((cluster_key(s.sample_id, benchmark), status == "passed")
+    rule = cluster_rule(benchmark)
+    interval = clustered_accuracy((cluster_key(s.sample_id, rule), status == "passed")
                                   for s, status in statuses if status != "skipped")
     return {"passed": counts["passed"], "failed": counts["failed"], "errors": counts["error"],
             "pending": counts["pending"], "skipped": counts["skipped"], "considered": considered,

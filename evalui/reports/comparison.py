@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from evalui.reports.clusters import cluster_rule
 from evalui.reports.markdown import inert, percent
 from evalui.reports.verdicts import verdict_of
 from evalui.stats.clustered import cluster_key, clustered_accuracy
@@ -72,7 +73,8 @@ def compare_runs(store: RunStore, a_id: str, b_id: str,
     flips = flipped(outcomes_a, outcomes_b)
     paired = [i for i in outcomes_a if outcomes_a[i] is not None and outcomes_b.get(i) is not None]
 
-    clusters = {i: cluster_key(i, benchmark_a) for i in paired}  # once: four intervals read them
+    rule = cluster_rule(benchmark_a)
+    clusters = {i: cluster_key(i, rule) for i in paired}  # once: four intervals read them
 
     def interval(outcomes: dict, ids: list[str] = paired) -> list[float]:
         """95 % interval of a run's accuracy over the paired samples, clustered as the run summary's."""

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
-import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 
 from evalui.stats.epochs import split_epoch
@@ -27,38 +26,38 @@ from evalui.stats.metrics import Proportion, wilson
 METHOD_WILSON = "wilson"
 METHOD_CLUSTERED = "wilson, effective n from the cluster-robust variance (Korn & Graubard 1998), t(clusters−1)"
 
-# BFCL multi-turn: multi_turn_base_12, multi_turn_miss_func_12, multi_turn_miss_param_12 and
-# multi_turn_long_context_12 play the same base entry (same initial state, same gold path).
-_BFCL_MULTI_TURN = re.compile(r"multi_turn_(?:base|miss_func|miss_param|long_context)_(\d+)")
-# BFCL memory, as bfcl-eval names it per backend: memory_kv_7-customer-7 is scenario "customer", whose
-# prerequisite conversation every entry of that scenario (on every backend) builds on.
-_BFCL_MEMORY = re.compile(r"memory(?:_kv|_vector|_rec_sum)?_\d+-([A-Za-z]+)-\d+")
-# BFCL web search: web_search_base_3 and web_search_no_snippet_3 ask the same question.
-_BFCL_WEB_SEARCH = re.compile(r"web_search(?:_base|_no_snippet)?_(\d+)")
-# BFCL format sensitivity: format_sensitivity_<i>:<config>:<original id>, one entry under many prompt formats.
-_BFCL_FORMAT = re.compile(r"format_sensitivity_\d+:[^:]*:(.+)")
-
-_RULES = {
-    "bfcl": (
-        (_BFCL_MULTI_TURN, "bfcl:multi_turn:{}"),
-        (_BFCL_MEMORY, "bfcl:memory:{}"),
-        (_BFCL_WEB_SEARCH, "bfcl:web_search:{}"),
-        (_BFCL_FORMAT, "bfcl:format_sensitivity:{}"),
-    ),
-}
+# A benchmark's cluster rule: a sample's own id (its epoch suffix taken off) -> the key of the cluster
+# it shares with other samples, the id itself when it shares none. Benchmarks give theirs in their spec
+# (Benchmark.cluster_of); the caller passes it in, so these functions know no benchmark.
+ClusterRule = Callable[[str], str]
 
 
-def cluster_key(sample_id: str, benchmark: str | None = None) -> str:
-    """The cluster a stored sample belongs to: its repeats (``<id>#e<k>``) with it, and on BFCL the
-    samples that share a multi-turn base entry, a memory scenario, a web-search question or a
-    format-sensitivity entry. ``benchmark`` None applies every benchmark's rules (their id patterns
-    are specific); any other benchmark's samples are their own clusters."""
+def by_sample(sample_id: str) -> str:
+    """The rule of a benchmark whose samples share nothing: each sample (with its epochs) a cluster."""
+    return sample_id
+
+
+# Rules for the callers that cannot name a benchmark (a summary made from stored samples alone): a
+# benchmark's package shares its rule when its spec loads, and such a caller applies every shared rule.
+_shared: dict[str, ClusterRule] = {}
+
+
+def share_rule(name: str, rule: ClusterRule) -> None:
+    """Apply ``rule`` where a caller names no rule (the rules' id patterns must be specific)."""
+    _shared[name] = rule
+
+
+def cluster_key(sample_id: str, rule: ClusterRule | None = None) -> str:
+    """The cluster a stored sample belongs to: its repeats (``<id>#e<k>``) with it, and the samples
+    that ``rule`` (its benchmark's Benchmark.cluster_of) puts with it. ``rule`` None applies every
+    shared rule (share_rule), for a caller that does not know the benchmark."""
     own, _ = split_epoch(sample_id)
-    rules = [r for name, rs in _RULES.items() if benchmark in (None, name) for r in rs]
-    for pattern, key in rules:
-        found = pattern.fullmatch(own)
-        if found:
-            return key.format(found.group(1))
+    if rule is not None:
+        return rule(own)
+    for shared in tuple(_shared.values()):
+        key = shared(own)
+        if key != own:
+            return key
     return own
 
 
@@ -143,6 +142,6 @@ def clustered_accuracy_by(rows: Iterable[tuple[str, str, bool]]) -> dict[str, Pr
     return {group: clustered_accuracy(outcomes).proportion() for group, outcomes in per_group.items()}
 
 
-def sample_outcomes(rows: Iterable[tuple[str, bool]], benchmark: str | None = None) -> list[tuple[str, bool]]:
+def sample_outcomes(rows: Iterable[tuple[str, bool]], rule: ClusterRule | None = None) -> list[tuple[str, bool]]:
     """(cluster key, passed) from (sample id, passed)."""
-    return [(cluster_key(sample_id, benchmark), passed) for sample_id, passed in rows]
+    return [(cluster_key(sample_id, rule), passed) for sample_id, passed in rows]

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from evalui.benchmarks.bfcl.clusters import cluster_of as bfcl_rule
 from evalui.stats.clustered import (
     METHOD_CLUSTERED,
     METHOD_WILSON,
+    by_sample,
     cluster_key,
     clustered_accuracy,
     clustered_accuracy_by,
@@ -34,9 +36,9 @@ def test_bfcl_multi_turn_variants_of_one_base_entry_share_a_cluster():
         ids = [f"multi_turn_{v}_{index}" for v in variants]
         # The same base entry: one gold path and one set of classes in every variant.
         assert len({json.dumps(entries[v][i]["path"]) for v, i in zip(variants, ids)}) == 1
-        assert {cluster_key(i) for i in ids} == {f"bfcl:multi_turn:{index}"}
-        assert cluster_key(f"{ids[1]}#e3", "bfcl") == f"bfcl:multi_turn:{index}"
-    assert cluster_key("multi_turn_base_1") != cluster_key("multi_turn_base_12")
+        assert {cluster_key(i, bfcl_rule) for i in ids} == {f"bfcl:multi_turn:{index}"}
+        assert cluster_key(f"{ids[1]}#e3", bfcl_rule) == f"bfcl:multi_turn:{index}"
+    assert cluster_key("multi_turn_base_1", bfcl_rule) != cluster_key("multi_turn_base_12", bfcl_rule)
 
 
 def test_bfcl_memory_entries_cluster_by_scenario_on_every_backend():
@@ -46,7 +48,7 @@ def test_bfcl_memory_entries_cluster_by_scenario_on_every_backend():
     clusters: dict[str, set[str]] = {}
     for category in ("memory_kv", "memory_vector", "memory_rec_sum"):
         for entry in load_dataset_entry(category, include_prereq=False):
-            clusters.setdefault(entry["scenario"], set()).add(cluster_key(entry["id"]))
+            clusters.setdefault(entry["scenario"], set()).add(cluster_key(entry["id"], bfcl_rule))
     assert clusters == {s: {f"bfcl:memory:{s}"} for s in clusters} and len(clusters) == 5
 
 
@@ -58,15 +60,33 @@ def test_bfcl_web_search_variants_of_one_question_share_a_cluster():
     assert len(base) == len(no_snippet) > 0
     for a, b in zip(base, no_snippet):
         assert a["question"] == b["question"] and a["id"] != b["id"]
-        assert cluster_key(a["id"]) == cluster_key(b["id"]) == f"bfcl:web_search:{a['id'].rsplit('_', 1)[1]}"
-    assert len({cluster_key(e["id"]) for e in base}) == len(base)
+        assert cluster_key(a["id"], bfcl_rule) == cluster_key(b["id"], bfcl_rule) == \
+            f"bfcl:web_search:{a['id'].rsplit('_', 1)[1]}"
+    assert len({cluster_key(e["id"], bfcl_rule) for e in base}) == len(base)
 
 
 def test_other_samples_are_their_own_cluster_but_their_epochs_join_them():
-    assert cluster_key("simple_python_3") == "simple_python_3"
-    assert cluster_key("c61d22de-5f6c-4958-a7f6-5e9707bd3466#e2", "gaia") == "c61d22de-5f6c-4958-a7f6-5e9707bd3466"
-    # BFCL's patterns apply to BFCL only when the benchmark is named.
-    assert cluster_key("multi_turn_base_3", "toy") == "multi_turn_base_3"
+    assert cluster_key("simple_python_3", bfcl_rule) == "simple_python_3"
+    assert cluster_key("c61d22de-5f6c-4958-a7f6-5e9707bd3466#e2", by_sample) == "c61d22de-5f6c-4958-a7f6-5e9707bd3466"
+    # BFCL's patterns apply to BFCL only when its rule is passed.
+    assert cluster_key("multi_turn_base_3", by_sample) == "multi_turn_base_3"
+
+
+def test_the_spec_gives_its_rule_and_shares_it_with_callers_that_name_none():
+    from evalui.benchmarks.bfcl.spec import BENCHMARK
+    from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+
+    assert BENCHMARK.cluster_of is bfcl_rule and GAIA.cluster_of("t1") == "t1"
+    # A summary made from stored samples alone (evalui.run.experiment) names no rule: BFCL's applies.
+    assert cluster_key("multi_turn_miss_func_4#e2") == "bfcl:multi_turn:4"
+    assert cluster_key("c61d22de#e2") == "c61d22de"
+
+
+def test_reports_read_the_stored_benchmark_s_rule():
+    from evalui.reports.clusters import cluster_rule
+
+    assert cluster_rule("bfcl") is bfcl_rule and cluster_rule("not-installed") is by_sample
+    assert cluster_rule(None) is None
 
 
 @pytest.mark.parametrize("successes, total", [(0, 10), (7, 10), (10, 10), (123, 200), (1, 1)])

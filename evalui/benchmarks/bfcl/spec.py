@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalui.benchmarks.bfcl.clusters import cluster_of
 from evalui.benchmarks.bfcl.data import VERSION_PREFIX, bfcl_data_dir, check_category
 from evalui.benchmarks.bfcl.options import MODES, BfclOptions, check_options, cli_summary
 from evalui.benchmarks.bfcl.scoring.single_turn import (
@@ -18,6 +19,7 @@ from evalui.benchmarks.bfcl.scoring.single_turn import (
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
 from evalui.core.benchmark import Benchmark, Scorer, Target
 from evalui.jsonl import write_jsonl
+from evalui.stats.clustered import share_rule
 
 MULTI_TURN_DOC_FILES = ("gorilla_file_system.json", "math_api.json", "message_api.json", "posting_api.json",
                         "ticket_api.json", "trading_bot.json", "travel_booking.json", "vehicle_control.json")
@@ -265,4 +267,7 @@ BENCHMARK = Benchmark(
                     version=bfcl_eval_version),),
     target_of=target_of,
     render_prediction=render_prediction,
+    cluster_of=cluster_of,
 )
+# For summaries made from stored samples alone (evalui.run.experiment.summary_of), which name no rule.
+share_rule(BENCHMARK.name, BENCHMARK.cluster_of)

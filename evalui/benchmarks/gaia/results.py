@@ -9,7 +9,7 @@ from pathlib import Path
 from evalui.benchmarks.gaia.report import write_gaia_report, write_submission_guide
 from evalui.benchmarks.gaia.task import question_from_payload
 from evalui.jsonl import write_jsonl
-from evalui.stats.clustered import cluster_key, clustered_accuracy, clustered_accuracy_by
+from evalui.stats.clustered import by_sample, cluster_key, clustered_accuracy, clustered_accuracy_by
 from evalui.stats.metrics import accuracy, level_drop_rates, percentile
 
 
@@ -43,8 +43,8 @@ def gaia_summary(rows: list[dict]) -> dict:
     judged = [r for r in rows if r["stage"] == "judged"]
     scored = [r for r in judged if r["exact"] is not None]
     # Clustered by task: a run with epochs answers each task several times (evalui.stats.clustered).
-    overall = clustered_accuracy((cluster_key(r["task_id"], "gaia"), r["exact"]) for r in scored)
-    per_level = clustered_accuracy_by((str(r["level"]), cluster_key(r["task_id"], "gaia"), r["exact"]) for r in scored)
+    overall = clustered_accuracy((cluster_key(r["task_id"], by_sample), r["exact"]) for r in scored)
+    per_level = clustered_accuracy_by((str(r["level"]), cluster_key(r["task_id"], by_sample), r["exact"]) for r in scored)
     latencies = [r["latency_s"] for r in judged if r["latency_s"] is not None]
     steps = [r["steps"] for r in scored if r["steps"] is not None]
     return {
