@@ -9,6 +9,7 @@ import functools
 
 import gradio as gr
 
+from evalui.ui.i18n.benchmarks import benchmark_strings
 from evalui.ui.i18n.calibration import CALIBRATION_STRINGS
 from evalui.ui.i18n.columns import COLUMN_STRINGS
 from evalui.ui.i18n.verify import VERIFY_STRINGS
@@ -17,10 +18,6 @@ from evalui.ui.request import language
 _GENERAL: dict[str, tuple[str, str]] = {
     "app.title": ("# evalui\nEvaluate LLM agents: BFCL function calling, GAIA, generated AIME problems.",
                   "# evalui\n评估 LLM 智能体：BFCL 函数调用、GAIA、生成的 AIME 题目。"),
-    "tab.bfcl": ("BFCL", "BFCL"),
-    "tab.gaia": ("GAIA", "GAIA"),
-    "tab.aime": ("AIME generation", "AIME 题目生成"),
-    "tab.aime_results": ("AIME results", "AIME 评估结果"),
     "tab.verify": ("Verification", "人工验证"),
     "tab.runs": ("Runs", "运行记录"),
     "tab.score": ("Score files", "评分文件"),
@@ -137,77 +134,10 @@ _GENERAL: dict[str, tuple[str, str]] = {
     "msg.nothing_to_cancel": ("No run of this page is going.", "本页面没有正在进行的运行。"),
     "msg.run_failed": ("The run stopped: {error}", "运行已停止：{error}"),
     "msg.not_started": ("⚠️ Not started: {reason}", "⚠️ 未开始：{reason}"),
-    # BFCL
-    "bfcl.start": ("Start BFCL run", "开始 BFCL 评估"),
-    "bfcl.categories": ("Categories", "类别"),
-    "bfcl.limit": ("Limit per category (0 = all)", "每类样本上限（0 = 全部）"),
-    "bfcl.mode": ("Mode", "模式"),
-    "bfcl.mode_info": ("fc: native tool calls · prompt: [func(param=value)] text",
-                       "fc：原生工具调用 · prompt：输出 [func(param=value)] 文本"),
-    "bfcl.accuracy": ("Accuracy per category", "各类别准确率"),
-    "bfcl.errors": ("Error types", "错误类型"),
-    "bfcl.samples": ("Samples", "样本"),
-    "bfcl.downloads": ("Result files and report", "结果文件与报告"),
-    "bfcl.turns_sample": ("Multi-turn sample, turn by turn", "多轮样本逐轮查看"),
-    "bfcl.turns_hint": ("click a row of the table, or type a sample id (multi_turn_base_0)",
-                        "点击表格中的一行，或输入样本 id（multi_turn_base_0）"),
-    "bfcl.turns_show": ("Show turns", "查看各轮"),
-    # GAIA
-    "gaia.start": ("Start GAIA run", "开始 GAIA 评估"),
-    "gaia.source": ("Source", "数据来源"),
-    "gaia.split": ("Split", "数据划分"),
-    "gaia.level": ("Level", "难度级别"),
-    "gaia.token_present": ("HF_TOKEN is set on the server.", "服务器已设置 HF_TOKEN。"),
-    "gaia.token_missing": ("HF_TOKEN is not set: the gated dataset cannot be fetched.",
-                           "未设置 HF_TOKEN：无法下载受限数据集。"),
-    "gaia.folder": ("Local folder (GAIA layout, inside the data folder)", "本地文件夹（GAIA 目录结构，须位于数据目录内）"),
-    "gaia.upload": ("Questions (JSON array)", "问题文件（JSON 数组）"),
-    "gaia.solver": ("Answered by", "作答者"),
-    "gaia.solver_info": ("agents are listed by the server's EVALUI_AGENTS", "可选智能体由服务器的 EVALUI_AGENTS 指定"),
-    "gaia.limit": ("Limit (0 = all)", "数量上限（0 = 全部）"),
-    "gaia.by_level": ("Accuracy per level", "各级别准确率"),
-    "gaia.latency": ("Latency", "延迟"),
-    "gaia.tasks": ("Tasks", "任务"),
-    "gaia.downloads": ("Submission, guide and report", "提交文件、提交指南与报告"),
-    "gaia.tools": ("Agent tools (none: one plain request per task)", "智能体工具（不选：每个任务一次普通请求）"),
-    "gaia.tools_info": ("python runs in a sandbox; web needs the server's EVALUI_WEB_BACKEND",
-                        "python 在沙箱中运行；web 需要服务器设置 EVALUI_WEB_BACKEND"),
-    "gaia.tool_timeout": ("Seconds per program", "每个程序的秒数上限"),
-    "gaia.max_steps": ("Max steps per task", "每个任务的最大步数"),
-    "gaia.transcript": ("Transcript of a task", "任务执行记录"),
-    "gaia.transcript_task": ("Task", "任务"),
     "endpoint.price_input": ("Price per million input tokens (optional)", "每百万输入 token 价格（可选）"),
     "endpoint.price_output": ("Price per million output tokens (optional)", "每百万输出 token 价格（可选）"),
     "endpoint.price_info": ("USD, for every tab's runs of this model; empty or 0: the price table's, else unpriced",
                             "美元，用于各标签页中该模型的运行；留空或 0：使用价格表中的价格，没有则不计价"),
-    # AIME generation and results
-    "aime.intro": ("Generate AIME-style problems with the endpoint above. Each is parsed as JSON (LaTeX intact), "
-                   "checked (answer 0–999, no duplicates) and retried when invalid; invalid output is never kept.",
-                   "使用上方端点生成 AIME 风格题目。每道题按 JSON 解析（保留 LaTeX），经过校验（答案为 0–999 的整数、"
-                   "不重复），无效时重试；无效输出绝不保存。"),
-    "aime.start": ("Generate problems", "生成题目"),
-    "aime.count": ("Problems", "题目数量"),
-    "aime.topics": ("Topics", "主题"),
-    "aime.seed": ("Seed", "随机种子"),
-    "aime.references": ("Reference examples", "参考样例"),
-    "aime.downloads": ("Generated file and report", "生成文件与报告"),
-    "aime.results_intro": ("Pick a generated file, judge it and compare it with real AIME 2025 problems. The judge is "
-                           "the model named here (same base URL and key as above), at low temperature.",
-                           "选择一个生成文件，用 LLM 评委打分，并与 AIME 2025 真题比较。评委为此处指定的模型"
-                           "（使用上方相同的 Base URL 与密钥），低温度运行。"),
-    "aime.file": ("Generated file", "生成文件"),
-    "aime.judge_model": ("Judge model", "评委模型"),
-    "aime.real": ("Real AIME 2025 problems", "AIME 2025 真题"),
-    "aime.pair_seed": ("Pairing seed", "配对种子"),
-    "aime.judge_start": ("Run LLM judge", "运行 LLM 评委"),
-    "aime.winrate_start": ("Run win rate", "运行胜率评估"),
-    "aime.dimensions": ("Judge dimensions", "评分维度"),
-    "aime.distribution": ("Score distribution", "分数分布"),
-    "aime.outcomes": ("Win / loss / tie", "胜 / 负 / 平"),
-    "aime.results_downloads": ("Reports and results", "报告与结果"),
-    "aime.review": ("Review these problems in the verification panel", "在人工验证面板中审阅这些题目"),
-    "aime.judge_samples": ("Samples of the judge run", "评审运行的样本"),
-    "aime.winrate_samples": ("Pairs of the win-rate run", "胜率运行的题目对"),
     # runs
     "runs.refresh": ("Refresh list", "刷新列表"),
     "runs.table": ("Runs", "运行记录"),
@@ -273,39 +203,20 @@ _GENERAL: dict[str, tuple[str, str]] = {
     "msg.need_folder": ("Give the local folder's path.", "请填写本地文件夹路径。"),
     "msg.folder_outside": ("Local folders must be inside the data folder.", "本地文件夹必须位于数据目录内。"),
     "msg.need_upload": ("Upload a JSON file of questions first.", "请先上传问题 JSON 文件。"),
-    "msg.no_tasks": ("The selection has no GAIA tasks.", "所选范围内没有 GAIA 任务。"),
     "msg.agent_refused": ("That agent is not allowed on this server.", "此服务器不允许使用该智能体。"),
     "msg.need_file": ("Choose a generated file first.", "请先选择一个生成文件。"),
     "msg.file_outside": ("Generated files are read from the runs folder only.", "只能读取运行目录中的生成文件。"),
     # score files
-    "score.bfcl_intro": ('### BFCL result file\nJSON lines `{"id", "result"}`, as `bfcl generate` writes them.',
-                         '### BFCL 结果文件\nJSON lines 格式 `{"id", "result"}`，与 `bfcl generate` 的输出一致。'),
     "score.category": ("Category", "类别"),
     "score.results": ("Result file", "结果文件"),
-    "score.bfcl_button": ("Score BFCL file", "为 BFCL 文件评分"),
-    "score.gaia_intro": ('### GAIA submission\nJSON lines `{"task_id", "model_answer"}` and GAIA\'s metadata.',
-                         '### GAIA 提交文件\nJSON lines 格式 `{"task_id", "model_answer"}`，以及 GAIA 的 metadata。'),
     "score.submission": ("Submission", "提交文件"),
     "score.metadata": ("Metadata (jsonl or parquet)", "Metadata（jsonl 或 parquet）"),
-    "score.gaia_button": ("Score GAIA submission", "为 GAIA 提交评分"),
     "score.summary": ("Summary", "汇总"),
     "score.verdicts": ("Verdicts", "判定结果"),
     "score.download": ("Verdicts (JSONL)", "判定结果（JSONL）"),
     "score.json": ("Summary as JSON", "汇总（JSON）"),
     # run-time messages of the Score tab (access.say, in the request's language)
     "score.choose_file": ("Choose a file first.", "请先选择文件。"),
-    "score.bfcl_figures": ("| figure | value |\n|---|---|\n| category | {category} |\n| correct | {correct} of {total} |\n"
-                           "| accuracy | {accuracy} |\n| ids of the category not in the file | {missing} |",
-                           "| 指标 | 数值 |\n|---|---|\n| 类别 | {category} |\n| 正确 | {correct} / {total} |\n"
-                           "| 准确率 | {accuracy} |\n| 文件中缺少的该类别 ID | {missing} |"),
-    "score.gaia_figures": ("| figure | value |\n|---|---|\n| correct (exact match) | {correct} of {total} |\n"
-                           "| accuracy | {accuracy} |\n| lenient accuracy (partial, not the score) | {lenient} |\n"
-                           "| tasks not in the submission | {missing} |",
-                           "| 指标 | 数值 |\n|---|---|\n| 正确（精确匹配） | {correct} / {total} |\n"
-                           "| 准确率 | {accuracy} |\n| 宽松准确率（仅供参考，不是得分） | {lenient} |\n"
-                           "| 提交中缺少的任务 | {missing} |"),
-    "score.gaia_level": ("| level {level} | {correct} of {total} · {accuracy} |",
-                         "| 级别 {level} | {correct} / {total} · {accuracy} |"),
     # run-time messages: who may act
     "access.refused": ("Only allowed users may {action} here. Log in with an allowed account.",
                        "只有获准的用户才能在此{action}。请使用获准的账号登录。"),
@@ -346,8 +257,13 @@ _GENERAL: dict[str, tuple[str, str]] = {
 }
 
 
-# The verification panel's texts, the table headers and the corrected figures' texts live in modules of their own.
-STRINGS: dict[str, tuple[str, str]] = {**_GENERAL, **VERIFY_STRINGS, **COLUMN_STRINGS, **CALIBRATION_STRINGS}
+# The verification panel's texts, the table headers and the corrected figures' texts live in modules of their own;
+# a benchmark's tab texts in its own package (evalui.ui.i18n.benchmarks).
+_OWN: dict[str, tuple[str, str]] = {**_GENERAL, **VERIFY_STRINGS, **COLUMN_STRINGS, **CALIBRATION_STRINGS}
+_BENCHMARKS = benchmark_strings()
+if set(_OWN) & set(_BENCHMARKS):
+    raise ValueError(f"benchmark UI strings redefine the catalog's own: {sorted(set(_OWN) & set(_BENCHMARKS))}")
+STRINGS: dict[str, tuple[str, str]] = {**_OWN, **_BENCHMARKS}
 
 
 @functools.cache

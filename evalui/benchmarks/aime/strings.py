@@ -1,0 +1,37 @@
+"""The texts of the AIME generation and results tabs, in English and Chinese: merged into the
+dashboard's one catalog (evalui.ui.i18n.strings.STRINGS), which finds every benchmark package's
+``strings.STRINGS``."""
+
+from __future__ import annotations
+
+STRINGS: dict[str, tuple[str, str]] = {
+    "tab.aime": ("AIME generation", "AIME 题目生成"),
+    "tab.aime_results": ("AIME results", "AIME 评估结果"),
+    "aime.intro": ("Generate AIME-style problems with the endpoint above. Each is parsed as JSON (LaTeX intact), "
+                   "checked (answer 0–999, no duplicates) and retried when invalid; invalid output is never kept.",
+                   "使用上方端点生成 AIME 风格题目。每道题按 JSON 解析（保留 LaTeX），经过校验（答案为 0–999 的整数、"
+                   "不重复），无效时重试；无效输出绝不保存。"),
+    "aime.start": ("Generate problems", "生成题目"),
+    "aime.count": ("Problems", "题目数量"),
+    "aime.topics": ("Topics", "主题"),
+    "aime.seed": ("Seed", "随机种子"),
+    "aime.references": ("Reference examples", "参考样例"),
+    "aime.downloads": ("Generated file and report", "生成文件与报告"),
+    "aime.results_intro": ("Pick a generated file, judge it and compare it with real AIME 2025 problems. The judge is "
+                           "the model named here (same base URL and key as above), at low temperature.",
+                           "选择一个生成文件，用 LLM 评委打分，并与 AIME 2025 真题比较。评委为此处指定的模型"
+                           "（使用上方相同的 Base URL 与密钥），低温度运行。"),
+    "aime.file": ("Generated file", "生成文件"),
+    "aime.judge_model": ("Judge model", "评委模型"),
+    "aime.real": ("Real AIME 2025 problems", "AIME 2025 真题"),
+    "aime.pair_seed": ("Pairing seed", "配对种子"),
+    "aime.judge_start": ("Run LLM judge", "运行 LLM 评委"),
+    "aime.winrate_start": ("Run win rate", "运行胜率评估"),
+    "aime.dimensions": ("Judge dimensions", "评分维度"),
+    "aime.distribution": ("Score distribution", "分数分布"),
+    "aime.outcomes": ("Win / loss / tie", "胜 / 负 / 平"),
+    "aime.results_downloads": ("Reports and results", "报告与结果"),
+    "aime.review": ("Review these problems in the verification panel", "在人工验证面板中审阅这些题目"),
+    "aime.judge_samples": ("Samples of the judge run", "评审运行的样本"),
+    "aime.winrate_samples": ("Pairs of the win-rate run", "胜率运行的题目对"),
+}
