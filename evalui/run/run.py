@@ -75,6 +75,19 @@ def check_endpoint(settings: EndpointSettings) -> None:
     probe_endpoint(settings, timeout_s=min(float(settings.timeout_s or PREFLIGHT_MAX_S), PREFLIGHT_MAX_S))
 
 
+def reopen(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, epochs: int | None = None,
+           max_cost_usd: float | None = None, check: bool = True) -> Run:
+    """A stored run, to resume as it was started: the endpoint checked (``check``), then its epochs
+    (None: as stored) and a new budget (None: keep its own)."""
+    run = Run.open(store, exp_id, settings)
+    if check and settings is not None:
+        check_endpoint(settings)
+    if run.benchmark.epochs:
+        add_epochs(store, exp_id, epochs)
+    set_budget(store, exp_id, max_cost_usd)
+    return run
+
+
 def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSettings | None, *,
             epochs: int | None = None, max_cost_usd: float | None = None, check: bool = True,
             **registration) -> Run:

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 import gradio as gr
 
 from evalui.endpoint.in_flight import live_run
+from evalui.endpoint.preflight import PreflightError
+from evalui.endpoint.url_policy import RefusedURL
 from evalui.errors import InputError
 from evalui.reports.markdown import defuse_links, inert
 from evalui.run.background import BackgroundRun, background_runs
-from evalui.run.epochs import add_epochs
-from evalui.run.pricing import live_cost, set_budget
+from evalui.run.pricing import live_cost
 from evalui.store.run_store import RunStore
 from evalui.ui.i18n.strings import t
 from evalui.ui.live_status import accuracy_so_far, live_status  # noqa: F401  (accuracy_so_far: for the tabs)
@@ -57,6 +58,15 @@ STICKY_CSS = """<style>
   padding: 6px 0; border-bottom: 1px solid var(--border-color-primary); }
 </style>"""
 
+
+
+def preflight_reason(exc: PreflightError | RefusedURL) -> str:
+    """Why the endpoint cannot serve a run, in the visitor's language, as HTML-safe text (toasts
+    render HTML, and the server's words and its URL are not ours)."""
+    if isinstance(exc, RefusedURL):
+        return say("msg.url_refused", reason=html.escape(str(exc)))
+    reason = say(f"preflight.{exc.kind}", **exc.facts) + (f": {exc.detail}" if exc.detail else "")
+    return say("msg.endpoint_failed", reason=html.escape(reason))
 
 def build_controls(prefix: str, start_label: str) -> LauncherParts:
     with gr.Column(elem_id=f"{prefix}-status-bar"):
@@ -154,14 +164,17 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         try:
             # One of the visitor's run slots is held while the run is prepared, then the run keeps it.
             with RUNS_IN_FLIGHT.start(is_running) as owned:
-                run_id, work = prepare(*(own[:-1] if epochs is not None else own), **priced)
-                add_epochs(store, run_id, int(asked) if asked and asked > 1 else None)
-                set_budget(store, run_id, float(budget) if budget else None)
+                # The tab's prepare starts the run through evalui.run.run (options, endpoint check,
+                # registration, epochs, budget), as the CLI does.
+                run_id, work = prepare(*(own[:-1] if epochs is not None else own), **priced,
+                                       epochs=int(asked) if asked and asked > 1 else None,
+                                       max_cost_usd=float(budget) if budget else None)
                 background_runs().start(run_id, work)
                 owned(run_id)
         except (ValueError, InputError, gr.Error) as exc:
             # A warning and the status line, not a raised error: that would badge every output "Error".
-            reason = exc.message if isinstance(exc, gr.Error) else html.escape(bare_names(str(exc)))
+            reason = (exc.message if isinstance(exc, gr.Error) else preflight_reason(exc)
+                      if isinstance(exc, (PreflightError, RefusedURL)) else html.escape(bare_names(str(exc))))
             gr.Warning(reason)
             # The reason may quote the endpoint's reply or a file: in the status Markdown it is no link or image.
             return (gr.skip(), gr.skip(), say("msg.not_started", reason=defuse_links(reason)), gr.skip(), idle,

@@ -143,13 +143,16 @@ def latest_running(store: RunStore, benchmark: str) -> str | None:
     return max(mine, key=lambda r: r.started_at).exp_id if mine else None
 
 
-def finished_summary(store: RunStore, exp_id: str, export) -> dict | None:
-    """The summary of a run that is not going; ``export`` writes it first for a run that stopped
-    (crash, kill) before its exports were written. None while the run goes or before any answer."""
+def finished_summary(store: RunStore, exp_id: str) -> dict | None:
+    """The summary of a run that is not going. A run that stopped (crash, kill) before its exports
+    were written is summarised from the store, and nothing is written: a view never writes (its
+    files come back when it is resumed, or with ``evalui export``). None while the run goes or
+    before any answer."""
+    from evalui.run.run import Run
+
     experiment = store.experiment(exp_id)
     if experiment is None or is_running(exp_id):
         return None
     if not experiment.get("summary") and store.progress(exp_id)["judged"]:
-        export(store, exp_id)
-        experiment = store.experiment(exp_id)
+        return Run.open(store, exp_id).summarise()
     return experiment.get("summary")

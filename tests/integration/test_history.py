@@ -100,7 +100,9 @@ def test_unscored_runs_task_words_and_mixed_comparisons(store, tmp_path):
     assert table.loc["parallel_0", "prediction"] == ('spotify_play(artist="Taylor Swift", duration=20)\n'
                                                      'spotify_play(artist="Maroon 5", duration=15)')
     assert set(table["verdict"]) == {"correct"}
-    assert history.pretty_truth([{"f": {"a": [1], "unit": ["units", ""]}}]) == 'f(a=1, unit=("units" | omitted))'
+    from evalui.benchmarks.bfcl.calls import pretty_truth
+
+    assert pretty_truth([{"f": {"a": [1], "unit": ["units", ""]}}]) == 'f(a=1, unit=("units" | omitted))'
 
     with pytest.raises(ValueError, match="one benchmark at a time"):
         history.comparison_figures(store, ["hidden", "calls"])

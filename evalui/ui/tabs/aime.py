@@ -16,14 +16,14 @@ from evalui.config import runs_dir
 from evalui.errors import InputError
 from evalui.reports.charts import fitted, judge_dimension_bars, score_distribution, win_loss_tie
 from evalui.review.calibration import calibrate
-from evalui.run import lifecycle
+from evalui.run.run import prepare as begin_run
 from evalui.stats.calibration import MIN_LABELS, UNINFORMATIVE_JUDGE
 from evalui.store.run_store import RunStore
 from evalui.ui import launcher
 from evalui.ui.i18n.strings import t
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown, problem_markdown
 from evalui.ui.refresh import files_refresh_s
-from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings
 from evalui.ui.tabs.option_inputs import option_input
 from evalui.ui.viewer import page as viewer
 from evalui.ui.web.access import bare_names, say
@@ -59,19 +59,18 @@ def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     downloads = gr.File(label=t("aime.downloads"), file_count="multiple", elem_id="aime-downloads")
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, count_value, topic_values, seed_value,
-                reference_label, concurrency_value, exp_id_value, prices=(None, None)):
+                reference_label, concurrency_value, exp_id_value, prices=(None, None), **start):
         settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, *prices)
-        preflight(settings)
         options = GenerateOptions(n=int(count_value or 0), topics=list(topic_values or []), seed=int(seed_value or 0),
                                   reference_source=REFERENCE_SOURCES[reference_label])
-        run_id = lifecycle.prepare(store, GENERATION, options, settings, exp_id=(exp_id_value or "").strip() or None)
+        started = begin_run(store, GENERATION, options, settings, exp_id=(exp_id_value or "").strip() or None, **start)
 
         def work(run):
             run.say(f"generating {int(count_value)} problems with {settings.model}")
-            return lifecycle.execute(store, run_id, settings, concurrency=int(concurrency_value), cancel=run.cancel,
-                                     on_progress=lambda p: run.say(p.message))
+            return started.execute(concurrency=int(concurrency_value), cancel=run.cancel,
+                                   on_progress=lambda p: run.say(p.message))
 
-        return run_id, work
+        return started.exp_id, work
 
     launcher.wire(demo, store, parts, benchmark=GENERATE,
                   inputs=[*endpoint.components(), count, topics, seed, references, concurrency, exp_id],
@@ -241,33 +240,31 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
         # The panel's prices are its model's: a judge of another name is costed at the table's price.
         if (judge_name or "").strip() != (model or "").strip():
             prices = (None, None)
-        settings = endpoint_settings(base_url, judge_name, api_key, min(float(temperature or 0), 0.2), max_tokens,
-                                     timeout, *prices)
-        preflight(settings)
-        return settings
+        return endpoint_settings(base_url, judge_name, api_key, min(float(temperature or 0), 0.2), max_tokens,
+                                 timeout, *prices)
 
     def prepare_judge(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, *_,
-                      prices=(None, None)):
+                      prices=(None, None), **start):
         generated_file = checked_file(path)
         settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model, judge_name, prices)
-        run_id = lifecycle.prepare(store, JUDGING, JudgeOptions(input=str(generated_file)), settings)
+        started = begin_run(store, JUDGING, JudgeOptions(input=str(generated_file)), settings, **start)
 
         def work(run):
-            return lifecycle.execute(store, run_id, settings, cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+            return started.execute(cancel=run.cancel, on_progress=lambda p: run.say(p.message))
 
-        return run_id, work
+        return started.exp_id, work
 
     def prepare_winrate(base_url, model, api_key, temperature, max_tokens, timeout, path, judge_name, source, seed_value,
-                        prices=(None, None)):
+                        prices=(None, None), **start):
         generated_file = checked_file(path)
         settings = judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model, judge_name, prices)
         options = WinrateOptions(input=str(generated_file), seed=int(seed_value or 0), real_source=REFERENCE_SOURCES[source])
-        run_id = lifecycle.prepare(store, WINRATE_SPEC, options, settings)
+        started = begin_run(store, WINRATE_SPEC, options, settings, **start)
 
         def work(run):
-            return lifecycle.execute(store, run_id, settings, cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+            return started.execute(cancel=run.cancel, on_progress=lambda p: run.say(p.message))
 
-        return run_id, work
+        return started.exp_id, work
 
     def view_for_run(run_id):
         experiment = store.experiment(run_id) if run_id else None

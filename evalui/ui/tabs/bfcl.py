@@ -17,13 +17,13 @@ from evalui.benchmarks.bfcl.spec import BENCHMARK, BfclOptions
 from evalui.benchmarks.bfcl.tables import samples_frame
 from evalui.benchmarks.bfcl.turns import stored_sample_turns, turns_summary
 from evalui.reports.charts import accuracy_bars, count_bars
-from evalui.run import lifecycle
+from evalui.run.run import prepare as begin_run
 from evalui.store.run_store import RunStore
 from evalui.ui import launcher
 from evalui.ui.columns import localized
 from evalui.ui.i18n.strings import t
 from evalui.ui.run_view import finished_summary
-from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings
 from evalui.ui.tabs.option_inputs import option_input
 from evalui.ui.viewer import page as viewer
 
@@ -67,7 +67,7 @@ def _results(store: RunStore, exp_id: str | None):
     overall score with the parts run) of a run, from the store."""
     if not exp_id or store.experiment(exp_id) is None:
         return None, None, sample_table(store, None), None, None, ""
-    summary = finished_summary(store, exp_id, lifecycle.export)
+    summary = finished_summary(store, exp_id)
     if not summary:  # a run going: its accuracy so far (the launcher rebuilds this every few seconds)
         so_far = launcher.accuracy_so_far(store, exp_id, "Accuracy per category so far (95% CI)")
         return so_far, None, sample_table(store, exp_id), None, None, ""
@@ -114,19 +114,19 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     downloads = gr.File(label=t("bfcl.downloads"), file_count="multiple", elem_id="bfcl-downloads")
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, chosen, limit_value, mode_value,
-                concurrency_value, exp_id_value, prices=(None, None)):
+                concurrency_value, exp_id_value, prices=(None, None), **start):
         settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, *prices)
-        preflight(settings)  # before anything is registered: a dead endpoint leaves no empty run behind
         options = BfclOptions(categories=list(chosen or []), limit=int(limit_value or 0), mode=mode_value)
-        run_id = lifecycle.prepare(store, BENCHMARK, options, settings, exp_id=(exp_id_value or "").strip() or None,
-                                   concurrency=int(concurrency_value))
+        # The endpoint is checked before anything is registered: a dead one leaves no empty run behind.
+        started = begin_run(store, BENCHMARK, options, settings, exp_id=(exp_id_value or "").strip() or None,
+                            concurrency=int(concurrency_value), **start)
 
         def work(run):
-            run.say(f"run {run_id} started against {settings.host} ({settings.model})")
-            return lifecycle.execute(store, run_id, settings, concurrency=int(concurrency_value), cancel=run.cancel,
-                                     on_progress=lambda p: run.say(p.message))
+            run.say(f"run {started.exp_id} started against {settings.host} ({settings.model})")
+            return started.execute(concurrency=int(concurrency_value), cancel=run.cancel,
+                                   on_progress=lambda p: run.say(p.message))
 
-        return run_id, work
+        return started.exp_id, work
 
     current = launcher.wire(demo, store, parts, benchmark="bfcl",
                   inputs=[*endpoint.components(), categories, limit, mode, concurrency, exp_id],

@@ -14,6 +14,7 @@ from evalui.endpoint.settings import DEFAULT_TEMPERATURE, EndpointSettings, defa
 from evalui.endpoint.url_policy import RefusedURL, allow_server_host, check_base_url
 from evalui.reports.markdown import defuse_links
 from evalui.ui.i18n.strings import t
+from evalui.ui.launcher import preflight_reason
 from evalui.ui.web.access import require_access, say
 
 # A slow endpoint still answers one token within this; a dead one is known long before.
@@ -147,11 +148,7 @@ def preflight(settings: EndpointSettings) -> str:
     """One tiny request before a run: a message for the page, or gr.Error saying what is wrong."""
     try:
         answer = probe_endpoint(settings, timeout_s=min(float(settings.timeout_s or PREFLIGHT_MAX_S), PREFLIGHT_MAX_S))
-    except RefusedURL as exc:
-        raise gr.Error(say("msg.url_refused", reason=html.escape(str(exc)))) from None
-    except PreflightError as exc:
-        # Toasts render HTML, and the server's words and its URL are not ours.
-        reason = say(f"preflight.{exc.kind}", **exc.facts) + (f": {exc.detail}" if exc.detail else "")
-        raise gr.Error(say("msg.endpoint_failed", reason=html.escape(reason))) from None
+    except (RefusedURL, PreflightError) as exc:
+        raise gr.Error(preflight_reason(exc)) from None
     note = say("msg.endpoint_rate_limited") if answer.rate_limited else ""
     return say("msg.endpoint_ok", host=html.escape(answer.host), seconds=f"{answer.seconds:.2f}") + note

@@ -16,13 +16,13 @@ from evalui.benchmarks.gaia.tools.base import CHOICES, code_allowed, web_configu
 from evalui.benchmarks.gaia.transcript import transcript_html
 from evalui.config import data_dir
 from evalui.reports.charts import accuracy_bars, histogram
-from evalui.run import lifecycle
+from evalui.run.run import prepare as begin_run
 from evalui.store.run_store import RunStore
 from evalui.ui import launcher
 from evalui.ui.columns import localized
 from evalui.ui.i18n.strings import t
 from evalui.ui.run_view import finished_summary
-from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings
 from evalui.ui.tabs.option_inputs import option_input
 from evalui.ui.viewer import page as viewer
 from evalui.ui.web.access import say
@@ -117,7 +117,7 @@ def results_view(store: RunStore, exp_id: str | None):
 def _results(store: RunStore, exp_id: str | None):
     if not exp_id or store.experiment(exp_id) is None:
         return None, None, task_table(store, None), None, task_choices(store, None)
-    summary = finished_summary(store, exp_id, lifecycle.export)
+    summary = finished_summary(store, exp_id)
     if not summary:  # a run going: exact match per level so far (the launcher rebuilds this every few seconds)
         so_far = launcher.accuracy_so_far(store, exp_id, "Exact match per level so far (95% CI)")
         return so_far, None, task_table(store, exp_id), None, task_choices(store, exp_id)
@@ -167,7 +167,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, source_value, split_value, level_value,
                 folder_value, upload_value, solver_value, limit_value, concurrency_value, tools_value,
-                tool_timeout_value, max_steps_value, exp_id_value, prices=(None, None)):
+                tool_timeout_value, max_steps_value, exp_id_value, prices=(None, None), **start):
         options = GaiaOptions(source=selected_source(source_value, split_value, folder_value, upload_value),
                               level=None if level_value == "All" else level_value, limit=int(limit_value or 0) or None,
                               tools=list(tools_value or []) or None, tool_timeout=float(tool_timeout_value or 30),
@@ -179,19 +179,19 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
             options.agent = solver_value
         else:
             settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, *prices)
-            preflight(settings)
         try:
-            run_id = lifecycle.prepare(store, BENCHMARK, options, settings, exp_id=(exp_id_value or "").strip() or None)
+            started = begin_run(store, BENCHMARK, options, settings, exp_id=(exp_id_value or "").strip() or None,
+                                **start)
         except NoTasks:
             raise ValueError(say("msg.no_tasks")) from None
-        total = store.progress(run_id)["total"]
+        total = store.progress(started.exp_id)["total"]
 
         def work(run):
-            run.say(f"run {run_id}: {total} tasks from {options.source}")
-            return lifecycle.execute(store, run_id, settings, concurrency=int(concurrency_value), cancel=run.cancel,
-                                     on_progress=lambda p: run.say(p.message))
+            run.say(f"run {started.exp_id}: {total} tasks from {options.source}")
+            return started.execute(concurrency=int(concurrency_value), cancel=run.cancel,
+                                   on_progress=lambda p: run.say(p.message))
 
-        return run_id, work
+        return started.exp_id, work
 
     launcher.wire(demo, store, parts, benchmark="gaia",
                   inputs=[*endpoint.components(), source, split, level, folder, upload, solver, limit, concurrency,

@@ -8,13 +8,13 @@ import gradio as gr
 from evalui.core.benchmark import Benchmark
 from evalui.ops.history import artefacts, samples_frame
 from evalui.reports.charts import accuracy_bars
-from evalui.run import lifecycle
+from evalui.run.run import prepare as begin_run
 from evalui.store.run_store import RunStore
 from evalui.ui import launcher
 from evalui.ui.columns import localized
 from evalui.ui.i18n.strings import t
 from evalui.ui.run_view import finished_summary
-from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings, preflight
+from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings
 from evalui.ui.tabs.option_inputs import option_input
 from evalui.ui.viewer import page as viewer
 
@@ -37,7 +37,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
     def view(run_id):
         if not run_id or store.experiment(run_id) is None:
             return "", None, localized(samples_frame(store, "")), None
-        summary = finished_summary(store, run_id, lambda s, i: lifecycle.export(s, i))
+        summary = finished_summary(store, run_id)
         if not summary:  # a run going: its accuracy so far (the launcher rebuilds this every few seconds)
             so_far = launcher.accuracy_so_far(store, run_id, f"{spec.title}: accuracy per {spec.group_name} so far")
             return "", so_far, localized(samples_frame(store, run_id)), None
@@ -48,23 +48,22 @@ def build(demo, store: RunStore, endpoint: EndpointInputs, spec: Benchmark) -> N
                 accuracy_bars(groups, f"{spec.title}: {label} per {spec.group_name}") if groups else None,
                 localized(samples_frame(store, run_id)), artefacts(store.experiment(run_id)) or None)
 
-    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, *values, prices=(None, None)):
+    def prepare(base_url, model, api_key, temperature, max_tokens, timeout, *values, prices=(None, None), **start):
         *option_values, concurrency_value, exp_id_value = values
         settings = endpoint_settings(base_url, model, api_key, temperature, max_tokens, timeout, *prices)
-        preflight(settings)
         typed = {f.name: v for f, v in zip(fields, option_values) if v not in (None, "")}
         try:
             options = spec.make_options(typed)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{spec.title}: {exc}") from None
-        run_id = lifecycle.prepare(store, spec, options, settings, exp_id=(exp_id_value or "").strip() or None,
-                                   concurrency=int(concurrency_value))
+        started = begin_run(store, spec, options, settings, exp_id=(exp_id_value or "").strip() or None,
+                            concurrency=int(concurrency_value), **start)
 
         def work(run):
-            run.say(f"run {run_id} started against {settings.host} ({settings.model})")
-            return lifecycle.execute(store, run_id, settings, cancel=run.cancel, on_progress=lambda p: run.say(p.message))
+            run.say(f"run {started.exp_id} started against {settings.host} ({settings.model})")
+            return started.execute(cancel=run.cancel, on_progress=lambda p: run.say(p.message))
 
-        return run_id, work
+        return started.exp_id, work
 
     launcher.wire(demo, store, parts, benchmark=spec.name,
                   inputs=[*endpoint.components(), *inputs, concurrency, exp_id], prepare=prepare,

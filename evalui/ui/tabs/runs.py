@@ -11,12 +11,13 @@ from evalui.endpoint.default_key import key_for
 from evalui.ops import history
 from evalui.reports.charts import cost_pareto, priced_runs
 from evalui.reports.markdown import inert
+from evalui.run.run import reopen
 from evalui.store.run_store import RunStore
 from evalui.ui import launcher
 from evalui.ui.columns import localized
 from evalui.ui.i18n.strings import t
 from evalui.ui.run_view import is_running, percent
-from evalui.ui.tabs.endpoint_panel import EndpointInputs, preflight
+from evalui.ui.tabs.endpoint_panel import EndpointInputs
 from evalui.ui.viewer import api as viewer_api
 from evalui.ui.viewer import compare as compare_view
 from evalui.ui.viewer import page as viewer
@@ -97,7 +98,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
             return pd.DataFrame(columns=history.SAMPLE_COLUMNS), None
         return history.samples_frame(store, run_id), history.artefacts(experiment) or None
 
-    def prepare(api_key, selected):
+    def prepare(api_key, selected, **start):
         if not selected:
             raise ValueError(say("msg.need_run"))
         experiment = store.experiment(selected)
@@ -105,7 +106,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
             raise ValueError(say("msg.no_such_run", exp_id=selected))
         saved = experiment["config"].get("endpoint") or {}
         settings = history.stored_endpoint(experiment, (api_key or "").strip() or key_for(saved.get("base_url", "")))
-        preflight(settings)
+        reopen(store, selected, settings, **start)  # the endpoint checked, then the run's epochs and budget
 
         def work(run):
             run.say(f"resuming {selected} against {settings.host}")
