@@ -10,11 +10,13 @@ from evalui.errors import InputError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from evalui.cli import aime, bfcl, compare, export, gaia, generic, plan, rescore, runs, scan, verify, view
+    from evalui.cli import compare, export, generic, plan, rescore, runs, scan, verify, view
 
-    parser = argparse.ArgumentParser(prog="evalui", description="Evaluate LLM agents: BFCL, GAIA, AIME.")
-    benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar="{bfcl,gaia,aime,verify,compare,…}")
-    groups = {"bfcl": bfcl.register(benchmarks), "gaia": gaia.register(benchmarks), "aime": aime.register(benchmarks)}
+    specs = generic.specs()
+    own = generic.own_groups(specs)  # the benchmarks with commands of their own, named first
+    parser = argparse.ArgumentParser(prog="evalui", description=f"Evaluate LLM agents: {', '.join(g.upper() for g in own)}.")
+    benchmarks = parser.add_subparsers(dest="benchmark", required=True, metavar=f"{{{','.join([*own, 'verify', 'compare'])},…}}")
+    groups = generic.register_own(benchmarks, specs)
     verify.register(benchmarks)
     compare.register(benchmarks)
     plan.register(benchmarks)

@@ -1,10 +1,12 @@
-"""The run commands of every benchmark (``evalui bfcl run``, ``evalui gaia run``, ``evalui aime
-generate``, ``evalui NAME run`` for one added through the registry), built from its options: each
-option is a flag, and the benchmark's hooks add what is not an option (GAIA's source flags) and
-choose what the summary prints."""
+"""Every benchmark's commands: the run commands (``evalui NAME run``, or the group and command its spec
+names), built from its options: each option is a flag, and the benchmark's hooks add what is not an
+option and choose what the summary prints; and the commands a benchmark adds of its own in its
+group (its spec's ``cli_commands``), which get what they need of the CLI from ``KIT``. Nothing here
+names a benchmark: the registry lists them."""
 
 from __future__ import annotations
 
+import types
 import typing
 
 from evalui.cli.common import (
@@ -18,6 +20,33 @@ from evalui.core.benchmark import base_type, option_default
 from evalui.errors import InputError
 
 
+def specs() -> list:
+    """Every registered benchmark's spec, in the registry's order."""
+    from evalui.core import registry
+
+    return [registry.get(name) for name in registry.names()]
+
+
+def own_groups(all_specs: list) -> list[str]:
+    """The groups of the benchmarks that add commands of their own, in the registry's order."""
+    return list(dict.fromkeys(spec.cli_command()[0] for spec in all_specs if spec.cli_commands))
+
+
+def register_own(benchmarks, all_specs: list) -> dict:
+    """A group per benchmark that adds commands of its own, with them; returns the groups by name
+    (register adds the run commands to them)."""
+    groups: dict = {}
+    for spec in all_specs:
+        if spec.cli_commands is None:
+            continue
+        group = spec.cli_command()[0]
+        if group not in groups:
+            parser = benchmarks.add_parser(group, help=spec.cli_help or spec.title)
+            groups[group] = parser.add_subparsers(dest="command", required=True)
+        spec.cli_commands(groups[group], KIT)
+    return groups
+
+
 def register(benchmarks, groups: dict) -> None:
     """A run command per registered benchmark, in its group's sub-commands (``groups``: the groups
     already made, by name; a benchmark with a group of its own gets one)."""
@@ -27,7 +56,7 @@ def register(benchmarks, groups: dict) -> None:
         spec = registry.get(name)
         group, command = spec.cli_command()
         if group not in groups:
-            parser = benchmarks.add_parser(group, help=spec.title)
+            parser = benchmarks.add_parser(group, help=spec.cli_help or spec.title)
             groups[group] = parser.add_subparsers(dest="command", required=True)
         add_run_command(groups[group], command, spec)
 
@@ -121,3 +150,22 @@ def run_benchmark(args) -> int:
         store.close()
     print_summary({**spec.cli_summary(summary), "timings": phases.timings()})
     return 0
+
+
+def _print_summary(summary: dict) -> None:
+    from evalui.cli.summary import print_summary
+
+    print_summary(summary)
+
+
+# What a benchmark's own commands (Benchmark.cli_commands) use of the CLI: they live in the benchmark's
+# package, which may not import the CLI, so the CLI lends it to them.
+KIT = types.SimpleNamespace(
+    add_endpoint_flags=add_endpoint_flags,  # (parser, model_help=…): --base-url, --model, --api-key-env, …
+    add_run_flags=add_run_flags,  # (parser): --exp-id, --concurrency, --rpm, --out, --seed, …
+    endpoint_from_args=endpoint_from_args,  # (args) -> EndpointSettings
+    interrupt_on_sigterm=interrupt_on_sigterm,
+    start=start,  # (spec, options, args, settings, store, exp_id=…) -> run id
+    run_to_end=run_to_end,  # (spec, args, settings, store, run id) -> summary
+    print_summary=_print_summary,  # the command's last line: its JSON summary, judged by the CI gate
+)

@@ -161,6 +161,13 @@ class Benchmark:
     cli_flags: Callable[[Any], None] | None = None  # (parser) -> None
     cli_options: Callable[[Any, dict], dict] = given_options  # (parsed args, option values) -> option values
     cli_summary: Callable[[dict], dict] = common_cli_summary
+    # Commands of its own in its group, beside the run command (``evalui bfcl score``):
+    # (the group's sub-commands, the CLI's kit) -> None. The kit (evalui.cli.generic.KIT) lends them
+    # the CLI's endpoint and run flags, its way to start and follow a run and its summary line, so a
+    # benchmark's commands live in its package without importing the CLI. Where specs share a group
+    # (AIME's three steps), one of them declares the group's commands and its help.
+    cli_commands: Callable[[Any, Any], None] | None = None
+    cli_help: str | None = None  # the group's help in ``evalui --help`` (default: the title)
     epochs: bool = True  # whether the run commands offer --epochs (and the tabs an Epochs input)
     # (stored sample) -> evalui.scanners.material.Material: its gold answer, and which of what the model
     # was shown is the question, the task's own material (an attachment, a search's pages) or a judge's.

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from evalui.benchmarks.aime import command_line
 from evalui.benchmarks.aime.material import generation_material, judge_material
 from evalui.benchmarks.aime.options import (
     GenerateOptions,
@@ -206,12 +207,20 @@ def _task(name: str):
     return make
 
 
+
+def own_commands(group, kit) -> None:
+    """The aime group's commands of its own (evaluate, calibrate), which run the three steps."""
+    command_line.commands(group, kit, (GENERATION, JUDGING, WINRATE_SPEC))
+
+
 GENERATION = Benchmark(
     name=GENERATE, title="AIME-style problem generation", options=GenerateOptions, samples=generation_samples,
     task=generation_task, fixed=("seed", "output_name"), summarise=generation_summary, export=export_generation,
     headline=generated_share, verdict_words=("valid", "invalid"), group_name="topic", default_concurrency=4,
     out_is_run_folder=False, check=check_generation, command=("aime", "generate"), cli_summary=generation_cli_summary,
     epochs=False, scorers=(GENERATED_PROBLEM,), material=generation_material,
+    cli_commands=own_commands,
+    cli_help=command_line.HELP,  # the aime group's own commands: evaluate, calibrate
     metrics={"generated": "valid problems (parsed, answer 0–999, not a near-duplicate) out of those asked"})
 JUDGING = Benchmark(
     name=JUDGE, title="LLM judge of generated problems", options=JudgeOptions, samples=judge_samples,

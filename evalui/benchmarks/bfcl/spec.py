@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalui.benchmarks.bfcl import command_line
 from evalui.benchmarks.bfcl.clusters import cluster_of
 from evalui.benchmarks.bfcl.data import VERSION_PREFIX, bfcl_data_dir, check_category
 from evalui.benchmarks.bfcl.options import MODES, BfclOptions, check_options, cli_summary
@@ -262,6 +263,8 @@ BENCHMARK = Benchmark(
              "by_category": "the same, per category"},
     check=check_options,
     cli_summary=cli_summary,
+    cli_commands=command_line.commands,
+    cli_help=command_line.HELP,
     scorers=(Scorer("bfcl_checker", "bfcl-eval's own checkers: the AST checker (single-turn) and "
                     "multi_turn_checker (run in a worker process)", score=score_stored,
                     version=bfcl_eval_version),),

@@ -1,11 +1,13 @@
-"""GAIA's extras on the generic ``evalui gaia run``: where the tasks come from, said with flags of
-their own (a split, a bundled sample, a question file or a local copy) that become the ``source``
-option, and the summary it prints."""
+"""GAIA on the command line: its extras on the generic ``evalui gaia run`` (where the tasks come from,
+said with flags of their own (a split, a bundled sample, a question file or a local copy) that become
+the ``source`` option, and the summary it prints), and its own ``evalui gaia score``, which scores a
+leaderboard submission (the spec's ``cli_commands`` hook; ``kit``: what the CLI lends, evalui.cli.generic.KIT)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+HELP = "GAIA general-assistant benchmark"
 # The tool agent's figures, printed when the run has them.
 AGENT_FIGURES = ("steps_mean", "steps_median", "tool_calls", "tool_error_rate", "tokens_per_task", "cost")
 
@@ -39,3 +41,22 @@ def cli_summary(summary: dict) -> dict:
             "errors": summary["errors"], "duration_s": summary["duration_s"], "out_dir": summary["out_dir"],
             "submission": summary["submission"], "status": summary["status"],
             **{k: summary[k] for k in (*AGENT_FIGURES, "epochs") if k in summary}}
+
+
+def commands(group, kit) -> None:
+    score = group.add_parser("score", help="score a leaderboard submission against GAIA metadata")
+    score.add_argument("--submission", required=True, help='JSON lines {"task_id", "model_answer"}')
+    score.add_argument("--metadata", required=True, help="GAIA metadata.jsonl or metadata.parquet")
+    score.add_argument("--out", help="write one verdict line per task to this JSONL file")
+    score.set_defaults(handler=lambda args: run_score(args, kit))
+
+
+def run_score(args, kit) -> int:
+    from evalui.benchmarks.gaia.score_file import score_submission
+    from evalui.jsonl import write_jsonl
+
+    rows, summary = score_submission(args.submission, args.metadata)
+    if args.out:
+        write_jsonl(args.out, rows)
+    kit.print_summary(summary)
+    return 0

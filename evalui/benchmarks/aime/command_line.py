@@ -1,20 +1,22 @@
-"""``evalui aime evaluate``: generate AIME-style problems, judge them and measure their win rate, then
-write one report. The single steps (``aime generate``, ``aime judge``, ``aime winrate``) are built
-from their options (evalui.cli.generic)."""
+"""AIME's own commands beside its three steps (``evalui aime generate``, ``judge`` and ``winrate``, which
+evalui.cli.generic builds from their options): ``evalui aime evaluate`` generates problems, judges them
+and measures their win rate, then writes one report; ``evalui aime calibrate`` corrects the judge's
+figures by the reviews. The generation spec's ``cli_commands`` hook; ``kit`` is what the CLI lends
+(evalui.cli.generic.KIT: its endpoint and run flags, starting and following a run, the summary line)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from evalui.cli.common import add_endpoint_flags, add_run_flags, endpoint_from_args, interrupt_on_sigterm
 from evalui.errors import InputError
 
+HELP = "AIME-style data generation, LLM judge and win rate"
 
-def register(benchmarks):
-    parser = benchmarks.add_parser("aime", help="AIME-style data generation, LLM judge and win rate")
-    commands = parser.add_subparsers(dest="command", required=True)
-    evaluate = commands.add_parser("evaluate", help="generate, judge and compare, then write one report")
+
+def commands(group, kit, steps: tuple) -> None:
+    """``steps``: the generation, judging and win-rate specs, as evalui.benchmarks.aime.spec gives them."""
+    evaluate = group.add_parser("evaluate", help="generate, judge and compare, then write one report")
     evaluate.add_argument("--n", type=int, required=True, help="how many problems")
     evaluate.add_argument("--topics", help="comma-separated topics (default: algebra, geometry, number theory, "
                                            "combinatorics, probability)")
@@ -22,14 +24,14 @@ def register(benchmarks):
                           help="reference examples: TianHongZXY/aime-1983-2025 from the Hub, the bundled sample, or "
                                "auto")
     evaluate.add_argument("--real", choices=("auto", "hub", "bundled"), default="auto")
-    add_endpoint_flags(evaluate, model_help="the generator model")
+    kit.add_endpoint_flags(evaluate, model_help="the generator model")
     evaluate.add_argument("--judge-base-url", help="the judge's endpoint (default: the generator's)")
     evaluate.add_argument("--judge-model", help="the judge model (default: the generator's)")
     evaluate.add_argument("--judge-api-key-env", help="variable holding the judge's key (default: --api-key-env)")
-    add_run_flags(evaluate)
-    evaluate.set_defaults(handler=run_evaluate)
-    calibrate = commands.add_parser("calibrate", help="the judge's pass rate, mean score and win rate corrected by "
-                                                      "the reviews, beside the judge's and the reviewers' own")
+    kit.add_run_flags(evaluate)
+    evaluate.set_defaults(handler=lambda args: run_evaluate(args, kit, steps))
+    calibrate = group.add_parser("calibrate", help="the judge's pass rate, mean score and win rate corrected by "
+                                                   "the reviews, beside the judge's and the reviewers' own")
     calibrate.add_argument("file", metavar="FILE", help="a generated file, judged, with reviews beside it")
     calibrate.add_argument("--interval", choices=("delta", "bootstrap"), default="delta",
                            help="the pass rate's interval: the delta method (default) or a bootstrap of both sets")
@@ -39,53 +41,50 @@ def register(benchmarks):
     calibrate.add_argument("--ties-half", action="store_true",
                            help="count a tie as half a win in the win rate (default: only wins count, as the win "
                                 "rate reports)")
-    calibrate.set_defaults(handler=run_calibrate)
-    return commands
+    calibrate.set_defaults(handler=lambda args: run_calibrate(args, kit))
 
 
-def _judge_settings(args):
+def _judge_settings(args, kit):
     judge_args = argparse.Namespace(**vars(args))
     judge_args.base_url = args.judge_base_url or args.base_url
     judge_args.model = args.judge_model or args.model
     judge_args.api_key_env = args.judge_api_key_env or args.api_key_env
-    return endpoint_from_args(judge_args)
+    return kit.endpoint_from_args(judge_args)
 
 
-def run_evaluate(args) -> int:
-    interrupt_on_sigterm()
+def run_evaluate(args, kit, steps: tuple) -> int:
+    kit.interrupt_on_sigterm()
     from evalui.benchmarks.aime.companions import write_evaluation_report
     from evalui.benchmarks.aime.options import GenerateOptions, JudgeOptions, WinrateOptions
-    from evalui.benchmarks.aime.spec import GENERATION, JUDGING, WINRATE_SPEC
-    from evalui.cli.generic import run_to_end, start
-    from evalui.cli.summary import print_summary
     from evalui.store.run_store import RunStore
 
-    generator, judge_settings = endpoint_from_args(args), _judge_settings(args)
+    generation_spec, judging_spec, winrate_spec = steps
+    generator, judge_settings = kit.endpoint_from_args(args), _judge_settings(args, kit)
     generate = GenerateOptions(n=args.n, seed=args.seed, reference_source=args.references,
                                **({"topics": args.topics.split(",")} if args.topics else {}))
     store = RunStore()
     try:
-        generation = run_to_end(GENERATION, args, generator, store, start(GENERATION, generate, args, generator, store))
+        generation = kit.run_to_end(generation_spec, args, generator, store,
+                                    kit.start(generation_spec, generate, args, generator, store))
         if not generation["generated"]:
             raise InputError("no problem was generated, so there is nothing to judge")
         output, base = str(Path(generation["output"])), args.exp_id or generation["exp_id"]
-        steps = []
-        for spec, options, suffix in ((JUDGING, JudgeOptions(input=output), "judge"),
-                                      (WINRATE_SPEC, WinrateOptions(input=output, seed=args.seed, real_source=args.real),
+        results = []
+        for spec, options, suffix in ((judging_spec, JudgeOptions(input=output), "judge"),
+                                      (winrate_spec, WinrateOptions(input=output, seed=args.seed, real_source=args.real),
                                        "winrate")):
-            run_id = start(spec, options, args, judge_settings, store, exp_id=f"{base}-{suffix}")
-            steps.append(run_to_end(spec, args, judge_settings, store, run_id))
+            run_id = kit.start(spec, options, args, judge_settings, store, exp_id=f"{base}-{suffix}")
+            results.append(kit.run_to_end(spec, args, judge_settings, store, run_id))
     finally:
         store.close()
-    judged, compared = steps
+    judged, compared = results
     report = write_evaluation_report(generation, judged, compared)
-    print_summary({"generation": GENERATION.cli_summary(generation), "judge": JUDGING.cli_summary(judged),
-                   "winrate": WINRATE_SPEC.cli_summary(compared), "report": report})
+    kit.print_summary({"generation": generation_spec.cli_summary(generation), "judge": judging_spec.cli_summary(judged),
+                       "winrate": winrate_spec.cli_summary(compared), "report": report})
     return 0
 
 
-def run_calibrate(args) -> int:
-    from evalui.cli import print_summary
+def run_calibrate(args, kit) -> int:
     from evalui.review.calibration import calibrate, figure_rows, why_not_corrected
 
     if args.more < 0:
@@ -107,5 +106,5 @@ def run_calibrate(args) -> int:
         ids = ", ".join("".join(c if c.isprintable() else "?" for c in p) for p in following["problem_ids"])
         print(f"review next: {ids}"
               + (f" (pass-rate interval ±{after:.1%} after them)" if after is not None else ""))
-    print_summary({"input": args.file, **block})
+    kit.print_summary({"input": args.file, **block})
     return 0
