@@ -27,7 +27,6 @@ from evalui.export.inspect_events import SampleFacts, sample_events, stop_reason
 from evalui.export.inspect_messages import content, message, turns
 from evalui.export.inspect_model import base_url, inspect_model_name
 from evalui.ops.stored_checks import check_verdicts
-from evalui.stats.epochs import split_epoch
 from evalui.store.light import shown_error_type
 
 INSTALL_HINT = "pip install inspect_ai (it is in evalui's test extra: pip install -e '.[test]')"
@@ -148,7 +147,7 @@ def eval_sample(spec, experiment: dict, model: str, sample, found: list[dict], e
 
     benchmark = experiment["benchmark"]
     record = SampleRecord.of(sample)
-    base_id, epoch = split_epoch(record.id)
+    base_id, epoch = sample.own_id, sample.epoch
     steps: list[StepRecord] = record.trajectory or []
     turn_list = turns(steps, model)
     question, target = question_and_target(spec, sample)

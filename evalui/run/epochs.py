@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from evalui.stats.epochs import epoch_figures, epoch_id, split_epoch
+from evalui.stats.epochs import epoch_figures, epoch_id
 
 
 def add_epochs(store, exp_id: str, epochs: int | None) -> int:
     """Ask each sample of a prepared run ``epochs`` times (stored in its config, kept on resume).
     Returns the run's epochs."""
     experiment = store.experiment(exp_id)
-    ids = [s.sample_id for s in store.samples(exp_id)]
+    samples = store.samples(exp_id)
     # The samples say how many epochs the run has; a resume's prepare rewrites the config.
-    stored = max((split_epoch(i)[1] for i in ids), default=1)
+    stored = max((s.epoch for s in samples), default=1)
     if epochs is None:
         epochs = stored
     if epochs < 1:
@@ -22,7 +22,7 @@ def add_epochs(store, exp_id: str, epochs: int | None) -> int:
     if epochs != stored and stored > 1:
         raise ValueError(f"exp_id {exp_id!r} was run with {stored} epochs; it cannot be resumed with {epochs}")
     if epochs > 1:
-        firsts = [s for s in store.samples(exp_id) if split_epoch(s.sample_id)[1] == 1]
+        firsts = [s for s in samples if s.epoch == 1]
         store.add_samples(exp_id, [(epoch_id(s.sample_id, k), s.group, s.payload)
                                    for k in range(2, epochs + 1) for s in firsts])
         if experiment["config"].get("epochs") != epochs:
@@ -35,9 +35,9 @@ def as_asked(value):
     ``x#e3`` is ``x``."""
     if isinstance(value, list):
         return [as_asked(v) for v in value]
-    sample_id = getattr(value, "sample_id", None)
-    if isinstance(sample_id, str) and dataclasses.is_dataclass(value):
-        return dataclasses.replace(value, sample_id=split_epoch(sample_id)[0])
+    own = getattr(value, "own_id", None)
+    if isinstance(own, str) and dataclasses.is_dataclass(value):
+        return dataclasses.replace(value, sample_id=own)
     return value
 
 

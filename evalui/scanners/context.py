@@ -31,6 +31,16 @@ UNDECLARED_TOOL_REASON = ("finding it is often the task, but an agent that looke
                           "not; the benchmark does not say which its tools are")
 
 
+
+def own_id(sample) -> str:
+    """The sample's id whatever its epoch: the stored sample's own, else read from its key."""
+    own = getattr(sample, "own_id", None)
+    if isinstance(own, str):
+        return own
+    from evalui.stats.epochs import split_epoch
+
+    return split_epoch(sample.sample_id)[0]
+
 def known_target(value) -> str | None:
     """``value`` as a gold answer's text, or None where it is none (a hidden answer, not a string or number)."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
@@ -133,9 +143,7 @@ def unsolvable(sample, context: ScanContext) -> list[dict]:
     verdict stands. It changes as runs are stored: ``evalui scan`` brings it up to date."""
     if not failed(sample):
         return []
-    from evalui.stats.epochs import split_epoch
-
-    own, _ = split_epoch(sample.sample_id)
+    own = own_id(sample)
     models = {m: solved for m, solved in (context.others.get(own) or {}).items() if m != context.model}
     if len(models) < UNSOLVABLE_MIN_MODELS or any(models.values()):
         return []

@@ -30,9 +30,18 @@ class Sample:
     trajectory: list | None = None
     updated_at: float | None = None
     claimed_by: str | None = None  # the worker that holds (or last held) it: evalui.run.claims
+    # Which repeat of the sample this row is (1 for a run without epochs). A column of its own; the
+    # row's key still carries it (``x#e2``), so exports and links keep their ids.
+    epoch: int = 1
     # What the validity scanners found, once evalui.run.findings scanned it (kept in a judged
     # sample's verdict in the store; not a column of its own).
     findings: list | None = None
+
+    @property
+    def own_id(self) -> str:
+        """The sample's id as its benchmark knows it, whatever the epoch (``x`` for ``x#e2``)."""
+        suffix = f"#e{self.epoch}"
+        return self.sample_id[:-len(suffix)] if self.epoch > 1 and self.sample_id.endswith(suffix) else self.sample_id
 
     @property
     def steps(self) -> int:

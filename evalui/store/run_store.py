@@ -19,6 +19,7 @@ from typing import Any
 
 from evalui.config import data_dir
 from evalui.errors import DamagedRun
+from evalui.stats.epochs import split_epoch
 from evalui.store.claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
 from evalui.store.counts import COUNT_COLUMNS, stored_tokens
 from evalui.store.group_commit import Done, GroupCommit, Statement
@@ -251,11 +252,12 @@ class RunStore(ClaimsMixin, LightReadsMixin):
                 for i, (sid, group, payload) in enumerate(samples):
                     text, found = pack(payload)
                     parts.update(found)
-                    rows.append((exp_id, sid, start + i, group, text, now))
+                    rows.append((exp_id, sid, start + i, group, text, now, split_epoch(sid)[1]))
                 if parts:
                     self._db.executemany(INSERT_PART, sorted(parts.items()))
                 cursor = self._db.executemany(
-                    "INSERT INTO samples (exp_id, sample_id, position, grp, payload, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+                    "INSERT INTO samples (exp_id, sample_id, position, grp, payload, updated_at, epoch)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT (exp_id, sample_id) DO NOTHING", rows)
                 self._db.commit()
             except BaseException:
@@ -306,6 +308,7 @@ class RunStore(ClaimsMixin, LightReadsMixin):
             trajectory=load(row["trajectory"]),
             updated_at=row["updated_at"],
             claimed_by=row["claimed_by"],
+            epoch=row["epoch"],
         )
 
     def record_rollout(self, exp_id: str, sample_id: str, *, request, response, latency_s: float,

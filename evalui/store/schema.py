@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeAlias
 
+from evalui.stats.epochs import split_epoch
 from evalui.store.counts import keep_counts, wide_token_counts
 from evalui.store.light import light_columns
 from evalui.store.parts import pack_stored_samples
@@ -49,6 +50,18 @@ CREATE TABLE IF NOT EXISTS samples (
 CREATE INDEX IF NOT EXISTS samples_by_stage ON samples(exp_id, stage);
 """
 
+def epoch_column(db: Connection, dialect: str) -> None:
+    """Migration step: the epoch as a column of its own, filled from the ids older stores kept it in
+    (``x#e2``), with an index for the first epoch's samples (a resume adds the later ones from them)."""
+    db.execute("ALTER TABLE samples ADD COLUMN epoch INTEGER NOT NULL DEFAULT 1")
+    rows = db.execute("SELECT exp_id, sample_id FROM samples WHERE sample_id LIKE '%#e%'").fetchall()
+    updates = [(split_epoch(row["sample_id"])[1], row["exp_id"], row["sample_id"]) for row in rows]
+    updates = [u for u in updates if u[0] > 1]
+    if updates:
+        db.executemany("UPDATE samples SET epoch = ? WHERE exp_id = ? AND sample_id = ?", updates)
+    db.execute("CREATE INDEX IF NOT EXISTS samples_by_epoch ON samples(exp_id, epoch, position)")
+
+
 # Each step brings a store from version i to i + 1 (PRAGMA user_version on SQLite, the table
 # evalui_schema on PostgreSQL; both run these same steps, see sql.py). Version 1 is the
 # first wave's schema above; a store written by it opens and gains the later columns. A step is SQL
@@ -79,4 +92,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     pack_stored_samples,
     # Token counts that a run's sum cannot overflow on PostgreSQL (counts.py).
     wide_token_counts,
+    # The epoch as a column, not only a suffix of the id.
+    epoch_column,
 )

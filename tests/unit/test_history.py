@@ -37,7 +37,7 @@ def test_multi_turn_gold_is_shown_turn_by_turn():
 
     entry = next(e for e in load_category("multi_turn_base") if len(e.possible_answer) > 1)
     stored = Sample(exp_id="r", sample_id=f"{entry.id}#e2", position=0, group="multi_turn_base", stage="judged",
-                    payload={})
+                    payload={}, epoch=2)
     shown = BENCHMARK.target(stored).shown.splitlines()  # the viewer's gold answer, for a second epoch too
     assert len(shown) == len(entry.possible_answer)
     for number, (line, calls) in enumerate(zip(shown, entry.possible_answer), 1):

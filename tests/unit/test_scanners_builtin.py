@@ -21,11 +21,11 @@ def step(text="", calls=(), results=(), finish="stop", note="", messages=()):
 
 
 def sample(*steps, sample_id="s1", stage="judged", correct=False, verdict=None, error=None, payload=None,
-           response=None, request=None):
+           response=None, request=None, epoch=1):
     return Sample(exp_id="e", sample_id=sample_id, position=0, group="g", stage=stage, payload=payload or {},
                   request=request, response=response, correct=correct if stage == "judged" else None,
                   verdict=verdict if verdict is not None else ({"error_type": "wrong_answer"} if stage == "judged" else None),
-                  error=error, trajectory=list(steps))
+                  error=error, trajectory=list(steps), epoch=epoch)
 
 
 def found(item, benchmark="gaia", **context) -> dict[str, str]:
@@ -146,7 +146,7 @@ def test_the_answer_in_context():
 
 
 def test_unsolvable_needs_three_other_models_that_all_failed():
-    failed = sample(step("FINAL ANSWER: x"), sample_id="q7#e2")
+    failed = sample(step("FINAL ANSWER: x"), sample_id="q7#e2", epoch=2)  # the second epoch, as the store keeps it
     assert found(failed, others={"q7": {"a": False, "b": False, "c": False}}) == {"unsolvable": "warning"}
     assert found(failed, others={"q7": {"a": False, "b": False}}) == {}
     assert found(failed, others={"q7": {"a": False, "b": False, "c": True}}) == {}

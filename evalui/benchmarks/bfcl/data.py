@@ -124,9 +124,9 @@ def entry_of(category: str, entry_id: str) -> BfclEntry:
 def stored_entry(sample) -> BfclEntry | None:
     """The entry a stored sample (any epoch of it: ``multi_turn_base_0#e2``) was asked from; None
     when the data has no such entry."""
-    from evalui.stats.epochs import split_epoch
+    from evalui.scanners.context import own_id
 
-    return entries_by_id(sample.group).get(split_epoch(sample.sample_id)[0])
+    return entries_by_id(sample.group).get(own_id(sample))
 
 
 def category_of_id(entry_id: str) -> str | None:
