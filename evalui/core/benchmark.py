@@ -126,6 +126,52 @@ class Scorer:
     version: Callable[[], str] = evalui_version
 
 
+def percent(value) -> str:
+    """A share as the Score tab's figures show it (``–`` for none)."""
+    return "–" if value is None else f"{value:.1%}"
+
+
+def accuracy_interval(summary: dict) -> str:
+    """The summary's accuracy with its 95% interval, as the Score tab's figures show it."""
+    low, high = summary.get("ci95") or (None, None)
+    return f"{percent(summary.get('accuracy'))} (95% CI {percent(low)}–{percent(high)})"
+
+
+@dataclass(frozen=True)
+class ScoreInput:
+    """One input of a file-scoring panel: an uploaded file, or (``choices`` given) one value among
+    ``choices()``. ``key`` ends its element id (``score-<benchmark>-<key>``) and names the scoring
+    function's parameter; ``label`` is the UI string key of its label."""
+
+    key: str
+    label: str
+    file_types: tuple[str, ...] = ()
+    choices: Callable[[], list[str]] | None = None
+    default: str | None = None
+    parameter: str | None = None  # the scoring function's parameter name, when it is not ``key``
+
+
+@dataclass(frozen=True)
+class FileScoring:
+    """Scoring files the benchmark's official tools write (a result file, a submission), with no run:
+    the dashboard's Score tab builds one panel per benchmark that has it, and names its endpoint
+    ``score_<benchmark>_file``.
+
+    ``score(values, budget_s)`` takes the inputs' values in order (files as local paths of UTF-8 text
+    or parquet, already checked for size) and the seconds it may take, and returns (verdict rows, summary);
+    ``figures(summary)`` words the summary as lines of (UI string key, its fields), in the visitor's
+    language; ``verdicts_name(values)`` names the file the rows are offered in; ``columns`` are the
+    rows' columns in the verdict table. ``intro`` and ``button`` are UI string keys."""
+
+    inputs: tuple[ScoreInput, ...]
+    score: Callable[[list, float], tuple[list[dict], dict]]
+    figures: Callable[[dict], list[tuple[str, dict]]]
+    columns: tuple[str, ...]
+    intro: str
+    button: str
+    verdicts_name: Callable[[list], str] = lambda values: "verdicts.jsonl"
+
+
 @dataclass(frozen=True)
 class Benchmark:
     name: str
@@ -188,6 +234,9 @@ class Benchmark:
     # are not independent of its own (BFCL's multi-turn variants of one base entry, say), for the
     # clustered accuracy intervals (evalui.stats.clustered). Default: each sample its own cluster.
     cluster_of: Callable[[str], str] = own_cluster
+    # Files of the benchmark's own format that the dashboard's Score tab scores (BFCL's result files,
+    # say); None: the tab offers none.
+    score_files: FileScoring | None = None
 
     def target(self, sample) -> Target | None:
         """The sample's target, or None when there is none or its data cannot be read here (a category

@@ -8,6 +8,7 @@ from pathlib import Path
 from evalui.benchmarks.bfcl import command_line
 from evalui.benchmarks.bfcl.clusters import cluster_of
 from evalui.benchmarks.bfcl.data import VERSION_PREFIX, bfcl_data_dir, check_category
+from evalui.benchmarks.bfcl.file_scoring import SCORE_FILES
 from evalui.benchmarks.bfcl.options import MODES, BfclOptions, check_options, cli_summary
 from evalui.benchmarks.bfcl.scoring.single_turn import (
     AGENTIC_CATEGORIES,
@@ -271,6 +272,7 @@ BENCHMARK = Benchmark(
     target_of=target_of,
     render_prediction=render_prediction,
     cluster_of=cluster_of,
+    score_files=SCORE_FILES,
 )
 # For summaries made from stored samples alone (evalui.run.experiment.summary_of), which name no rule.
 share_rule(BENCHMARK.name, BENCHMARK.cluster_of)

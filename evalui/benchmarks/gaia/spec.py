@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalui.benchmarks.gaia import command_line
+from evalui.benchmarks.gaia.file_scoring import SCORE_FILES
 from evalui.core.benchmark import Benchmark, Scorer, Target, option
 
 SOURCES = "sample, hf:<split>, folder:<path>[@<split>] or questions:<path>"
@@ -188,4 +189,5 @@ BENCHMARK = Benchmark(
     material=material,
     question_of=question_of,
     target_of=target_of,
+    score_files=SCORE_FILES,
 )

@@ -1,4 +1,9 @@
-"""Score existing result files: BFCL result files and GAIA submissions.
+"""Score existing result files: one panel per benchmark whose spec offers file scoring (its
+``score_files``: the official result files of one, the leaderboard submissions of another).
+
+Each panel's element ids are ``score-<benchmark>-<input>`` and ``score-<benchmark>-button``, and its
+endpoint ``score_<benchmark>_file``, made from the spec's name; ``score_<benchmark>_file`` and
+``<benchmark>_figures`` are this module's functions too (module ``__getattr__``).
 
 Uploads are checked (size, binary, UTF-8) before scoring, so the page can say why in the visitor's language; a refusal or a bad file is a one-line
 message in ``#score-figures`` naming the file without its server path, and the outputs keep their values.
@@ -6,16 +11,18 @@ message in ``#score-figures`` naming the file without its server path, and the o
 
 from __future__ import annotations
 
+import inspect
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import gradio as gr
 import pandas as pd
 
-from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES
+from evalui.core import registry
+from evalui.core.benchmark import Benchmark, FileScoring
 from evalui.jsonl import max_input_mb, write_jsonl
-from evalui.reports.markdown import inert
 from evalui.review.uploads import FileProblem
 from evalui.ui.i18n.strings import t
 from evalui.ui.review.view import explain
@@ -43,70 +50,86 @@ def _text_file(upload) -> str:
     return str(path)
 
 
-def _percent(value) -> str:
-    return "–" if value is None else f"{value:.1%}"
+def scoring_specs() -> list[Benchmark]:
+    """The benchmarks whose files the tab scores, in the registry's order (one that cannot load is left out)."""
+    found = (registry.find(name) for name in registry.names())
+    return [spec for spec in found if spec is not None and spec.score_files is not None]
 
 
-def _interval(summary: dict) -> str:
-    low, high = summary.get("ci95") or (None, None)
-    return f"{_percent(summary.get('accuracy'))} (95% CI {_percent(low)}–{_percent(high)})"
+def figures_text(scoring: FileScoring, summary: dict) -> str:
+    """The summary's figures in the visitor's language, one line of the spec's ``figures`` each."""
+    return "\n".join(say(key, **fields) for key, fields in scoring.figures(summary))
 
 
-def bfcl_figures(summary: dict) -> str:
-    return say("score.bfcl_figures", category=inert(summary["category"]), correct=summary["correct"], total=summary["total"],
-               accuracy=_interval(summary), missing=summary["missing"])
+def figures_of(spec: Benchmark) -> Callable[[dict], str]:
+    scoring = spec.score_files
+    assert scoring is not None
+
+    def figures(summary: dict) -> str:
+        return figures_text(scoring, summary)
+
+    figures.__name__ = figures.__qualname__ = f"{spec.name}_figures"
+    return figures
 
 
-def gaia_figures(summary: dict) -> str:
-    text = say("score.gaia_figures", correct=summary["correct"], total=summary["total"], accuracy=_interval(summary),
-               lenient=_percent(summary.get("lenient_accuracy")), missing=summary.get("missing", 0))
-    for level, figures in summary.get("by_level", {}).items():
-        # Levels are whatever the uploaded metadata says: shown as text, never as HTML or an image.
-        text += "\n" + say("score.gaia_level", level=inert(level), correct=figures["correct"], total=figures["total"],
-                           accuracy=_percent(figures["accuracy"]))
-    return text
+def file_scorer(spec: Benchmark) -> Callable:
+    """The endpoint that scores the spec's files: (its inputs' values) -> (figures, summary JSON,
+    verdict table, verdict file)."""
+    scoring = spec.score_files
+    assert scoring is not None
+
+    def score_file(*values):
+        require_access("score files")
+        given = [_text_file(value) if not field.choices else value for field, value in zip(scoring.inputs, values)]
+        rows, summary = scoring.score(given, SCORE_BUDGET_S)
+        out = write_jsonl(Path(tempfile.mkdtemp(prefix="evalui-")) / scoring.verdicts_name(given), rows)
+        table = pd.DataFrame(rows, columns=list(scoring.columns))
+        return figures_text(scoring, summary), json.dumps(summary, indent=2), table, str(out)
+
+    score_file.__name__ = score_file.__qualname__ = f"score_{spec.name}_file"
+    score_file.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(field.parameter or field.key, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+         for field in scoring.inputs])
+    return score_file
 
 
-def score_bfcl_file(category: str, upload):
-    from evalui.benchmarks.bfcl.score_file import score_result_file
+def __getattr__(name: str):
+    """``score_<benchmark>_file`` and ``<benchmark>_figures`` for every benchmark that scores files."""
+    for spec in scoring_specs():
+        if name == f"score_{spec.name}_file":
+            return file_scorer(spec)
+        if name == f"{spec.name}_figures":
+            return figures_of(spec)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    require_access("score files")
-    path = _text_file(upload)
-    verdicts, summary = score_result_file(path, category, budget_s=SCORE_BUDGET_S)
-    out = write_jsonl(Path(tempfile.mkdtemp(prefix="evalui-")) / f"{category}_verdicts.jsonl", verdicts)
-    table = pd.DataFrame(verdicts, columns=["id", "correct", "error_type", "error"])
-    return bfcl_figures(summary), json.dumps(summary, indent=2), table, str(out)
 
-
-def score_gaia_file(submission, metadata):
-    from evalui.benchmarks.gaia.score_file import score_submission
-
-    require_access("score files")
-    rows, summary = score_submission(_text_file(submission), _text_file(metadata))
-    out = write_jsonl(Path(tempfile.mkdtemp(prefix="evalui-")) / "gaia_verdicts.jsonl", rows)
-    table = pd.DataFrame(rows, columns=["task_id", "level", "model_answer", "correct", "lenient_correct"])
-    return gaia_figures(summary), json.dumps(summary, indent=2), table, str(out)
+def _panel(spec: Benchmark):
+    """The spec's inputs and its button, in a column of their own."""
+    scoring = spec.score_files
+    assert scoring is not None
+    inputs: list[gr.components.Component] = []
+    with gr.Column():
+        gr.Markdown(t(scoring.intro))
+        for field in scoring.inputs:
+            elem_id = f"score-{spec.name}-{field.key}"
+            if field.choices:
+                inputs.append(gr.Dropdown(field.choices(), value=field.default, label=t(field.label), elem_id=elem_id))
+            else:
+                inputs.append(gr.File(label=t(field.label), file_types=list(field.file_types), elem_id=elem_id))
+        button = gr.Button(t(scoring.button), variant="primary", elem_id=f"score-{spec.name}-button")
+    return inputs, button
 
 
 def build() -> None:
+    specs = scoring_specs()
     with gr.Row():
-        with gr.Column():
-            gr.Markdown(t("score.bfcl_intro"))
-            category = gr.Dropdown(list(ALL_CATEGORIES), value="simple_python", label=t("score.category"), elem_id="score-bfcl-category")
-            results = gr.File(label=t("score.results"), file_types=[".json", ".jsonl"], elem_id="score-bfcl-file")
-            bfcl_button = gr.Button(t("score.bfcl_button"), variant="primary", elem_id="score-bfcl-button")
-        with gr.Column():
-            gr.Markdown(t("score.gaia_intro"))
-            submission = gr.File(label=t("score.submission"), file_types=[".jsonl", ".json"], elem_id="score-gaia-submission")
-            metadata = gr.File(label=t("score.metadata"), file_types=[".jsonl", ".parquet"], elem_id="score-gaia-metadata")
-            gaia_button = gr.Button(t("score.gaia_button"), variant="primary", elem_id="score-gaia-button")
+        panels = [(spec, *_panel(spec)) for spec in specs]
     figures = gr.Markdown(elem_id="score-figures")
     with gr.Accordion(t("score.json"), open=False):
         summary = gr.Code(language="json", elem_id="score-summary")
     table = gr.Dataframe(label=t("score.verdicts"), wrap=True, max_height=420, elem_id="score-table")
     download = gr.File(label=t("score.download"), elem_id="score-download")
     outputs = [figures, summary, table, download]
-    bfcl_button.click(guarded(len(outputs), 0, explain=explain)(score_bfcl_file), [category, results], outputs,
-                      api_name="score_bfcl_file")
-    gaia_button.click(guarded(len(outputs), 0, explain=explain)(score_gaia_file), [submission, metadata], outputs,
-                      api_name="score_gaia_file")
+    for spec, inputs, button in panels:
+        button.click(guarded(len(outputs), 0, explain=explain)(file_scorer(spec)), inputs, outputs,
+                     api_name=f"score_{spec.name}_file")
