@@ -237,6 +237,10 @@ class Benchmark:
     # Files of the benchmark's own format that the dashboard's Score tab scores (BFCL's result files,
     # say); None: the tab offers none.
     score_files: FileScoring | None = None
+    # Its own dashboard tabs: "module:attr" of a sequence of tabs (evalui.ui.BenchmarkTab), named by a
+    # string as the registry names specs, so no benchmark imports the dashboard. None: the generic tab
+    # made from its options; "": none (a step that another spec's tabs show, as AIME's judging is).
+    tabs: str | None = None
 
     def target(self, sample) -> Target | None:
         """The sample's target, or None when there is none or its data cannot be read here (a category

@@ -2,7 +2,34 @@
 
 from __future__ import annotations
 
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
 from evalui.ui.space import on_space
+
+
+@dataclass(frozen=True)
+class BenchmarkTab:
+    """A benchmark's own tab: its title (a UI string key), its id (``#tab-<id>`` on the page), and
+    ``build(demo, store, endpoint)``, which lays it out and returns None or a ReviewLink. A spec names
+    its tabs by ``Benchmark.tabs``; the dashboard puts them first, in the registry's order."""
+
+    title: str
+    id: str
+    build: Callable[[Any, Any, Any], ReviewLink | None]
+
+
+@dataclass(frozen=True)
+class ReviewLink:
+    """A tab's button that opens the file chosen in ``chosen`` in the Verification panel; ``resolve``
+    maps the choice to the file's path (None: not a file the panel may open)."""
+
+    button: Any
+    chosen: Any
+    resolve: Callable[[str | None], Path | None]
 
 
 def build_demo(store=None):
@@ -13,7 +40,6 @@ def build_demo(store=None):
     from evalui.ui.i18n.strings import t
     from evalui.ui.review import tab as verify_tab
     from evalui.ui.review import view as verify_view
-    from evalui.ui.tabs import aime, bfcl, gaia
     from evalui.ui.tabs import generic as generic_tab
     from evalui.ui.tabs import runs as runs_tab
     from evalui.ui.tabs import score as score_tab
@@ -33,43 +59,51 @@ def build_demo(store=None):
             # No icon: Gradio's own would put its install path into the page's config.
             gr.LoginButton(icon=None)
         endpoint = build_endpoint_panel()
+        specs = [registry.get(name) for name in registry.names()]
+        links = []
         with gr.Tabs() as tabs:
-            with gr.Tab(t("tab.bfcl"), id="bfcl", elem_id="tab-bfcl"):
-                bfcl.build(demo, store, endpoint)
-            with gr.Tab(t("tab.gaia"), id="gaia", elem_id="tab-gaia"):
-                gaia.build(demo, store, endpoint)
-            with gr.Tab(t("tab.aime"), id="aime", elem_id="tab-aime"):
-                aime.build_generation(demo, store, endpoint)
-            with gr.Tab(t("tab.aime_results"), id="aime-results", elem_id="tab-aime-results"):
-                review_button, chosen_file = aime.build_results(demo, store, endpoint)
+            for spec in specs:  # benchmarks with tabs of their own, in the registry's order
+                for tab in own_tabs(spec):
+                    with gr.Tab(t(tab.title), id=tab.id, elem_id=f"tab-{tab.id}"):
+                        link = tab.build(demo, store, endpoint)
+                        if link is not None:
+                            links.append(link)
             with gr.Tab(t("tab.verify"), id="verify", elem_id="tab-verify"):
                 verify_file = verify_tab.build(demo)
             with gr.Tab(t("tab.runs"), id="runs", elem_id="tab-runs"):
                 runs_tab.build(demo, store, endpoint)
             with gr.Tab(t("tab.score"), id="score", elem_id="tab-score"):
                 score_tab.build()
-            for name in registry.extra_names():  # benchmarks added through the registry
-                spec = registry.get(name)
-                with gr.Tab(spec.title, id=name, elem_id=f"tab-{name}"):
-                    generic_tab.build(demo, store, endpoint, spec)
-        # "Review these problems" in the AIME results tab opens the same file in the panel.
-        review_button.click(lambda path: review_in_panel(path, verify_view.file_choices()), [chosen_file],
-                            [tabs, verify_file], api_visibility="private")
+            for spec in specs:  # benchmarks that have the generic tab, made from their options
+                if spec.tabs is None:
+                    with gr.Tab(spec.title, id=spec.name, elem_id=f"tab-{spec.name}"):
+                        generic_tab.build(demo, store, endpoint, spec)
+        for link in links:  # a tab's button that opens its chosen file in the Verification panel
+            link.button.click(opener(link, verify_view.file_choices), [link.chosen], [tabs, verify_file],
+                              api_visibility="private")
     gate_reads(demo)
     limit_progress_targets(demo)
     relax_idle_polling(demo)
     return demo
 
 
-def review_in_panel(chosen: str | None, choices: list[tuple[str, str]]):
-    """The Verification tab with the AIME results tab's file open. The two lists may name a file
-    differently (relative or absolute), so the panel's own value for the same file is chosen."""
+def own_tabs(spec) -> tuple[BenchmarkTab, ...]:
+    """The tabs a spec names (its ``tabs``, module:attr); none for "" and None."""
+    return tuple(pkgutil.resolve_name(spec.tabs)) if spec.tabs else ()
+
+
+def opener(link: ReviewLink, file_choices: Callable[[], list[tuple[str, str]]]):
+    return lambda chosen: review_in_panel(chosen, file_choices(), link.resolve)
+
+
+def review_in_panel(chosen: str | None, choices: list[tuple[str, str]], resolve: Callable[[str | None], Path | None]):
+    """The Verification tab with a tab's chosen file open. The two lists may name a file differently
+    (relative or absolute), so the panel's own value for the same file is chosen."""
     import gradio as gr
 
     from evalui.config import data_dir, runs_dir
-    from evalui.ui.tabs.aime import generated_path
 
-    target = generated_path(chosen)
+    target = resolve(chosen)
     value = next((v for _, v in choices
                   if target and any((root / v).resolve() == target for root in (runs_dir(), data_dir()))), None)
     return gr.Tabs(selected="verify"), gr.update(choices=choices, value=value)

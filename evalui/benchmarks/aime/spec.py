@@ -221,6 +221,7 @@ GENERATION = Benchmark(
     epochs=False, scorers=(GENERATED_PROBLEM,), material=generation_material,
     cli_commands=own_commands,
     cli_help=command_line.HELP,  # the aime group's own commands: evaluate, calibrate
+    tabs="evalui.ui.tabs.aime:TABS",  # generation, and the results of all three steps
     metrics={"generated": "valid problems (parsed, answer 0–999, not a near-duplicate) out of those asked"})
 JUDGING = Benchmark(
     name=JUDGE, title="LLM judge of generated problems", options=JudgeOptions, samples=judge_samples,
@@ -229,7 +230,7 @@ JUDGING = Benchmark(
     group_name="topic", default_concurrency=4, out_is_run_folder=False,
     data_files=lambda options: [Path(options.input)], check=check_judge, command=("aime", "judge"),
     cli_summary=judge_summary, epochs=False, model_help="the judge model", scorers=(LLM_JUDGE, LLM_JUDGE_EXCELLENT),
-    material=judge_material, question_of=judged_problem, target_of=generator_answer,
+    material=judge_material, question_of=judged_problem, target_of=generator_answer, tabs="",  # the results tab's
     metrics={"average": "mean of the four dimensions (1–5)", "pass_rate": "share with a mean ≥ 3.5"})
 WINRATE_SPEC = Benchmark(
     name=WINRATE, title="Win rate against real AIME problems", options=WinrateOptions, samples=winrate_samples,
@@ -238,5 +239,5 @@ WINRATE_SPEC = Benchmark(
     group_name="topic", default_concurrency=4, out_is_run_folder=False,
     data_files=lambda options: [Path(options.input)], check=check_winrate, command=("aime", "winrate"),
     cli_summary=winrate_summary, epochs=False, model_help="the judge model", scorers=(PAIRWISE_PREFERENCE,),
-    material=judge_material,
+    material=judge_material, tabs="",  # the results tab's
     metrics={"win_rate": "pairs the judge prefers in both orders; order-dependent pairs are ties"})

@@ -273,6 +273,7 @@ BENCHMARK = Benchmark(
     render_prediction=render_prediction,
     cluster_of=cluster_of,
     score_files=SCORE_FILES,
+    tabs="evalui.ui.tabs.bfcl:TABS",
 )
 # For summaries made from stored samples alone (evalui.run.experiment.summary_of), which name no rule.
 share_rule(BENCHMARK.name, BENCHMARK.cluster_of)

@@ -190,4 +190,5 @@ BENCHMARK = Benchmark(
     question_of=question_of,
     target_of=target_of,
     score_files=SCORE_FILES,
+    tabs="evalui.ui.tabs.gaia:TABS",
 )

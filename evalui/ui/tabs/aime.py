@@ -19,7 +19,7 @@ from evalui.review.calibration import calibrate
 from evalui.run.run import prepare as begin_run
 from evalui.stats.calibration import MIN_LABELS, UNINFORMATIVE_JUDGE
 from evalui.store.run_store import RunStore
-from evalui.ui import launcher
+from evalui.ui import BenchmarkTab, ReviewLink, launcher
 from evalui.ui.i18n.strings import t
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown, problem_markdown
 from evalui.ui.refresh import files_refresh_s
@@ -297,3 +297,12 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
     gr.Timer(files_refresh_s()).tick(files_now, [known], [generated, known], api_visibility="private",
                                      show_progress="hidden")
     return review, generated
+
+
+def results_tab(demo, store: RunStore, endpoint: EndpointInputs) -> ReviewLink:
+    """The results tab; its "Review these problems" opens the chosen file in the Verification panel."""
+    review, generated = build_results(demo, store, endpoint)
+    return ReviewLink(review, generated, generated_path)
+
+
+TABS = (BenchmarkTab("tab.aime", "aime", build_generation), BenchmarkTab("tab.aime_results", "aime-results", results_tab))

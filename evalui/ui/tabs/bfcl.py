@@ -19,7 +19,7 @@ from evalui.benchmarks.bfcl.turns import stored_sample_turns, turns_summary
 from evalui.reports.charts import accuracy_bars, count_bars
 from evalui.run.run import prepare as begin_run
 from evalui.store.run_store import RunStore
-from evalui.ui import launcher
+from evalui.ui import BenchmarkTab, launcher
 from evalui.ui.columns import localized
 from evalui.ui.i18n.strings import t
 from evalui.ui.run_view import finished_summary
@@ -143,3 +143,6 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     turn_show.click(lambda run_id, sample_id: stored_sample_turns(store, run_id, sample_id), [current, turn_id],
                     [turn_view], api_name="bfcl_turns")
     samples.select(picked, [current], [turn_id, turn_view], api_visibility="private")
+
+
+TABS = (BenchmarkTab("tab.bfcl", BENCHMARK.name, build),)

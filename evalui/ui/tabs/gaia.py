@@ -18,7 +18,7 @@ from evalui.config import data_dir
 from evalui.reports.charts import accuracy_bars, histogram
 from evalui.run.run import prepare as begin_run
 from evalui.store.run_store import RunStore
-from evalui.ui import launcher
+from evalui.ui import BenchmarkTab, launcher
 from evalui.ui.columns import localized
 from evalui.ui.i18n.strings import t
 from evalui.ui.run_view import finished_summary
@@ -202,3 +202,6 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     transcript_task.change(lambda run_id, task_id: transcript(store, run_id, task_id), [parts.runs, transcript_task],
                            [transcript_view], api_name="gaia_transcript")
     viewer.include(demo, store, parts)
+
+
+TABS = (BenchmarkTab("tab.gaia", BENCHMARK.name, build),)
