@@ -1,9 +1,11 @@
-"""The one list of evalui's settings: every ``EVALUI_*`` environment variable the code reads.
+"""evalui's settings: every generic ``EVALUI_*`` environment variable the code reads.
 
 Each field is one variable (``EVALUI_`` and the field's name in capitals), with its type, its
-default and what it does, as the code that reads it has them. The configuration reference of the
-docs (docs/hooks/reference.py) is generated from this model, and tests/lint/test_reference_docs.py
-fails when the package reads a variable this model does not declare, or declares one nothing reads.
+default and what it does, as the code that reads it has them. A benchmark's own variables are
+declared in its package (``evalui/benchmarks/<name>/settings.py``, a ``Settings`` model of the same
+kind; ``evalui.benchmarks.settings_models`` finds them). The configuration reference of the docs
+(docs/hooks/reference.py) is generated from these models together, and tests/lint/test_reference_docs.py
+fails when the package reads a variable no model declares, or declares one nothing reads.
 
 For now the model documents the variables; the modules named in each description still read the
 environment themselves (``os.environ`` and ``evalui.config.positive_number``), so a value the model
@@ -48,12 +50,12 @@ class Settings(BaseSettings):
         "prices of its own. The CLI's --prices sets it."))
     max_calls_per_step: int | None = Field(None, description=(
         "Most tool calls one model step may make before it fails as too_many_calls; unset, the benchmark's "
-        "own (64 for BFCL)."))
+        "own (64 for function calling)."))
     max_step_bytes: int | None = Field(None, description=(
         "Largest model step, in bytes, before it fails as too_large; unset, the benchmark's own "
-        "(256 KiB for BFCL)."))
+        "(256 KiB for function calling)."))
     max_sample_bytes: int | None = Field(None, description=(
-        "Largest sample, all its steps together, in bytes; unset, the benchmark's own (4 MiB for BFCL)."))
+        "Largest sample, all its steps together, in bytes; unset, the benchmark's own (4 MiB for function calling)."))
     max_response_bytes: int = Field(2_000_000, description=(
         "Largest reply body read from a model endpoint, in bytes, unless the run's endpoint settings give one."))
     benchmarks: str = Field("", description=(
@@ -62,45 +64,29 @@ class Settings(BaseSettings):
     scanners: str = Field("", description=(
         "Extra validity scanners, comma-separated name=module:attr; never replaces a built-in one."))
 
-    # BFCL's call workers
+    # Call workers: the processes that run a model's calls on a benchmark's backends, and check result lines
     call_seconds: float = Field(5.0, description=(
-        "The longest one BFCL backend call may run in its worker process before the worker is killed."))
+        "The longest one backend call may run in its worker process before the worker is killed."))
     line_seconds: float = Field(30.0, description=(
         "The longest checking one result line (all its calls) may run in a worker process."))
-    sample_call_seconds: float = Field(15.0, description=(
-        "The time all of one BFCL sample's calls may take together, replays included."))
-    call_workers: int = Field(2, description="Worker processes in one pool of BFCL call workers.")
+    call_workers: int = Field(2, description="Worker processes in one pool of call workers.")
     call_worker_memory_mb: float = Field(2048.0, description=(
         "The address-space limit of one call worker process, in megabytes."))
-    size_argument_limit: int | None = Field(None, description=(
-        "Replaces every bound on size arguments (counts, lengths) of BFCL's executable calls; unset, "
-        "each argument's own bound."))
 
     # The sandbox
     sandbox_cgroup: Path | None = Field(None, description=(
         "A writable cgroup v2 folder, delegated to evalui's user, in which each sandbox task gets a cgroup "
         "(pids and memory bounds); unset, evalui makes evalui-sandbox in the root cgroup where it can."))
 
-    # Web search and fetch (GAIA's web tool, BFCL's web search categories)
-    web_backend: str = Field("", description=(
-        "The GAIA agent's web tool: http (evalui's own fetcher and EVALUI_WEB_SEARCH_URL) or module:attr; "
-        "unset, the web tool is off."))
+    # Web search and fetch (the benchmarks' web tools and web search categories)
     web_search_url: str = Field("", description=(
-        "A SearXNG-style JSON search URL with {query} in it, for the GAIA web tool and BFCL's searxng provider."))
+        "A SearXNG-style JSON search URL with {query} in it, for the benchmarks' web tools and searxng "
+        "search providers."))
     web_fetch_deadline_s: float = Field(20.0, description=(
         "The deadline of one web download, redirects included (0 to 600 seconds; others fall back to 20)."))
     web_allow_hosts: str = Field("", description=(
         "Comma-separated host or host:port the web tools may reach although not public (a local search "
         "engine, say)."))
-    bfcl_web_search: str = Field("", description=(
-        "BFCL's web search provider: serpapi, searxng or module:attr; unset, serpapi when SERPAPI_API_KEY is "
-        "set, else searxng when EVALUI_WEB_SEARCH_URL is set, else serpapi."))
-    serpapi_url: str = Field("https://serpapi.com", description="The base URL of the serpapi provider.")
-    allow_code: bool = Field(False, description=(
-        "1 lets the GAIA agent's python tool run on a Hugging Face Space, where it is off otherwise."))
-    agents: str = Field("", description=(
-        "GAIA agents the dashboard offers besides the built-in one, comma-separated module:attr; visitors "
-        "cannot name others."))
 
     # Model endpoints and the offline local model
     allowed_hosts: str = Field("", description=(
@@ -123,14 +109,14 @@ class Settings(BaseSettings):
         "Runs one visitor may have going at once (0: no cap); unset, 2 on a shared deployment and no cap "
         "on one's own server."))
     adjudicators: str = Field("", description=(
-        "Comma-separated reviewer names who may adjudicate disputed AIME reviews; unset, anyone who may "
-        "review."))
+        "Comma-separated reviewer names who may adjudicate disputed reviews of generated problems; unset, "
+        "anyone who may review."))
 
     # How often an open page re-reads what other processes change
     runs_refresh_s: float = Field(10.0, description=(
         "How soon a run stored by another process shows in a tab's stored-runs list, in seconds."))
     files_refresh_s: float = Field(15.0, description=(
-        "How soon a newly generated AIME file shows in the results and verification lists, in seconds."))
+        "How soon a newly generated problem file shows in the results and verification lists, in seconds."))
     reviews_refresh_s: float = Field(4.0, description=(
         "How soon another reviewer's save shows on the problem one has open, in seconds."))
 

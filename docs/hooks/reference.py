@@ -4,7 +4,8 @@ Four pages, written from the code so they cannot drift from it:
 
 - reference/cli.md: every command, subcommand, argument and flag of ``evalui``, with its help, from
   ``evalui.cli.build_parser()`` (the CLI imports no gradio, so this part is cheap);
-- reference/configuration.md: every ``EVALUI_*`` environment variable, from ``evalui.settings.Settings``;
+- reference/configuration.md: every ``EVALUI_*`` environment variable, from ``evalui.settings.Settings``
+  and each benchmark's own ``Settings`` (``evalui.benchmarks.settings_models``);
 - reference/record.md: the fields of summary.json and of a samples.jsonl line, from schemas/*.json;
 - reference/api.md: the dashboard's named API endpoints, from the app itself.
 
@@ -210,20 +211,28 @@ def _type_name(annotation: object) -> str:
     return getattr(annotation, "__name__", str(annotation))
 
 
+def settings_models() -> list[type]:
+    """evalui's generic settings, then each benchmark's own (evalui/benchmarks/<name>/settings.py)."""
+    from evalui.benchmarks import settings_models as benchmark_models
+    from evalui.settings import Settings
+
+    return [Settings, *benchmark_models()]
+
+
 def configuration_page(settings_model: type | None = None) -> str:
-    if settings_model is None:
-        from evalui.settings import Settings as settings_model
+    models = [settings_model] if settings_model is not None else settings_models()
     from evalui.settings import env_name
 
     lines = ["# Configuration reference", "", GENERATED_NOTE, "",
              "evalui reads these environment variables, each when it needs it (a running dashboard "
              "sees a change at its next read). Every one is optional. They are declared, with their "
-             "types and defaults, in `evalui.settings.Settings`, from which this page is made.", "",
+             "types and defaults, in `evalui.settings.Settings` and in each benchmark's own "
+             "`evalui.benchmarks.<name>.settings.Settings`, from which this page is made.", "",
              "A boolean is on when set to `1` (for `EVALUI_PUBLIC_READ` and `EVALUI_SHARED` also "
              "`true` or `yes`). A list is comma-separated. A number that is not a positive number "
              "falls back to its default, except `EVALUI_MAX_INPUT_MB`, which is refused.", ""]
     rows = []
-    for name, field in settings_model.model_fields.items():
+    for name, field in ((name, field) for model in models for name, field in model.model_fields.items()):
         default = field.get_default()
         shown = "" if default in (None, "") else code(default.get_secret_value() if hasattr(
             default, "get_secret_value") else default)

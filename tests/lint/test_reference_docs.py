@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from evalui.cli import build_parser
-from evalui.settings import Settings, variables
+from evalui.settings import Settings, env_name, variables
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "evalui"
@@ -133,11 +133,21 @@ def app_endpoints(tmp_path_factory):
 # --- The checks ------------------------------------------------------------------------------
 
 
+def declared_variables() -> list[str]:
+    """Every variable the generic settings and the benchmarks' own declare (a name twice is listed twice)."""
+    return [env_name(name) for model in reference.settings_models() for name in model.model_fields]
+
+
 def test_settings_declares_exactly_the_variables_the_code_reads():
-    missing, stale = settings_drift(set(variables()), env_names_in_source())
-    assert not missing, f"read by evalui but not declared in evalui/settings.py: {missing}"
-    assert not stale, f"declared in evalui/settings.py but read nowhere in evalui: {stale}"
-    assert all(field.description for field in Settings.model_fields.values())
+    declared = declared_variables()
+    assert len(declared) > len(variables()), "the benchmarks' own settings were not found"
+    twice = sorted({name for name in declared if declared.count(name) > 1})
+    assert not twice, f"declared in more than one settings model: {twice}"
+    missing, stale = settings_drift(set(declared), env_names_in_source())
+    assert not missing, f"read by evalui but declared in no settings model (evalui/settings.py, a benchmark's settings.py): {missing}"
+    assert not stale, f"declared in a settings model but read nowhere in evalui: {stale}"
+    assert all(field.description for model in reference.settings_models() for field in model.model_fields.values())
+    assert Settings in reference.settings_models()
 
 
 def test_every_cli_flag_and_command_has_an_entry(pages):
