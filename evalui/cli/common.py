@@ -32,9 +32,9 @@ def add_endpoint_flags(parser, *, model_help: str = "model name at the endpoint"
     parser.add_argument("--api-key-env", default="OPENAI_API_KEY",
                         help="environment variable that holds the API key (the key itself is never a flag)")
     parser.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE,
-                        help=f"sampling temperature (default {DEFAULT_TEMPERATURE}, bfcl-eval's)")
+                        help=f"sampling temperature (default {DEFAULT_TEMPERATURE}, the official function-calling harness's)")
     parser.add_argument("--max-tokens", type=int, default=None,
-                        help="cap on each reply's tokens (default: none sent, as bfcl-eval sends none; "
+                        help="cap on each reply's tokens (default: none sent, as the official harnesses send none; "
                         "the server's own limit applies)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
     parser.add_argument("--max-retries", type=int, default=4)

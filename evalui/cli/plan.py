@@ -30,7 +30,7 @@ def register(commands) -> None:
                         help="correlation between two answers of one cluster: a sample's epochs, or samples "
                              "sharing a conversation (default 0; a run with epochs reports its own as epochs.icc)")
     parser.add_argument("--cluster-size", type=int, default=1, metavar="M",
-                        help="samples per cluster, e.g. 4 for BFCL's multi-turn variants of one base entry (default 1)")
+                        help="samples per cluster, e.g. 4 for four multi-turn variants of one base entry (default 1)")
     parser.add_argument("--alpha", type=float, default=0.05, help="two-sided significance level (default 0.05)")
     parser.add_argument("--power", type=float, default=0.80, help="power (default 0.80)")
     parser.add_argument("--simulate", type=int, nargs="?", const=2000, metavar="REPLICATES",

@@ -241,6 +241,15 @@ class Benchmark:
     # string as the registry names specs, so no benchmark imports the dashboard. None: the generic tab
     # made from its options; "": none (a step that another spec's tabs show, as AIME's judging is).
     tabs: str | None = None
+    # The template its replies end with (a regular expression, matched ignoring case, and the template
+    # as written), for the format_failure scanner: a wrong reply without it was scored on its last line.
+    answer_template: tuple[str, str] | None = None
+    # True where a sample's answer may be hidden (GAIA's test split): such verdicts say "scored": False,
+    # and the run's status counts the judged samples that were scored.
+    hidden_answers: bool = False
+    # The error kind (its message's prefix) of a sample whose output the task's own checks refused after
+    # its retries (an unparseable generated problem, say): the run's status counts these apart from errors.
+    rejection_kind: str | None = None
 
     def target(self, sample) -> Target | None:
         """The sample's target, or None when there is none or its data cannot be read here (a category

@@ -135,11 +135,11 @@ def score_distribution(distribution: Mapping[float, int]) -> go.Figure:
     return fitted(figure, "Distribution of average judge scores", xaxis_title="average score", yaxis_title="problems")
 
 
-def win_loss_tie(rates: Mapping[str, Mapping]) -> go.Figure:
+def win_loss_tie(rates: Mapping[str, Mapping], title: str = "Win rate against real problems (both orders agree)") -> go.Figure:
     labels = ["win", "loss", "tie"]
     values = [rates[f"{label}_rate"]["successes"] for label in labels]
     figure = go.Figure(go.Pie(labels=["generated better", "real better", "tie"], values=values, hole=0.4, sort=False))
-    return fitted(figure, "Win rate against real AIME problems (both orders agree)")
+    return fitted(figure, title)
 
 
 def priced_runs(experiments: list[dict]) -> tuple[list[dict], int]:

@@ -80,8 +80,9 @@ class Heartbeat:
 class Worker:
     """One child process and the pipe to it; one request at a time."""
 
-    def __init__(self, handler: str, memory_bytes: int, preload: tuple[str, ...] = ()):
-        self.handler, self.memory_bytes, self.preload = handler, memory_bytes, preload
+    def __init__(self, handler: str, memory_bytes: int, preload: tuple[str, ...] = (), env: tuple[str, ...] = ()):
+        # ``env``: prefixes of environment variables the child gets besides EVALUI_* (its backends' own).
+        self.handler, self.memory_bytes, self.preload, self.env = handler, memory_bytes, preload, env
         self.lock = threading.Lock()
         self.generation = 0
         self.process = self.conn = self.heartbeat = None
@@ -92,7 +93,7 @@ class Worker:
         context = _fork_server(self.preload)
         parent_end, child_end = context.Pipe()
         self.heartbeat = Heartbeat(context.Value("d", 0.0, lock=False), context.Array("c", NAME_BYTES, lock=False))
-        settings = {k: v for k, v in os.environ.items() if k.startswith(("EVALUI_", "BFCL_"))}
+        settings = {k: v for k, v in os.environ.items() if k.startswith(("EVALUI_", *self.env))}
         self.process = context.Process(target=serve, args=(child_end, self.handler, self.heartbeat.started,
                                                             self.heartbeat.name, self.memory_bytes, settings),
                                        name="evalui-call-worker", daemon=True)
@@ -169,8 +170,9 @@ def _fork_server(preload: tuple[str, ...]):
 class WorkerPool:
     """A few workers for one handler; ``affinity`` keeps a caller's requests on one worker."""
 
-    def __init__(self, handler: str, size: int = 2, memory_bytes: int | None = None, preload: tuple[str, ...] = ()):
-        self.workers = [Worker(handler, memory_bytes or memory_limit_bytes(), preload) for _ in range(max(1, size))]
+    def __init__(self, handler: str, size: int = 2, memory_bytes: int | None = None, preload: tuple[str, ...] = (),
+                 env: tuple[str, ...] = ()):
+        self.workers = [Worker(handler, memory_bytes or memory_limit_bytes(), preload, env) for _ in range(max(1, size))]
         self.closed = False
         self._next = 0
         self._choosing = threading.Lock()
@@ -211,12 +213,12 @@ def workers_per_pool() -> int:
     return int(positive_number("EVALUI_CALL_WORKERS", 2))
 
 
-def shared_pool(handler: str, preload: tuple[str, ...] = ()) -> WorkerPool:
+def shared_pool(handler: str, preload: tuple[str, ...] = (), env: tuple[str, ...] = ()) -> WorkerPool:
     """The process's one pool for ``handler``, made on first use."""
     with _pools_lock:
         pool = _pools.get(handler)
         if pool is None:
-            pool = _pools[handler] = WorkerPool(handler, size=workers_per_pool(), preload=preload)
+            pool = _pools[handler] = WorkerPool(handler, size=workers_per_pool(), preload=preload, env=env)
             if len(_pools) == 1:
                 atexit.register(close_pools)
         return pool

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from evalui.core import registry
 from evalui.scanners.base import (
     INVALID,
     WARNING,
@@ -108,7 +109,7 @@ def truncated(sample, context: ScanContext) -> list[dict]:
     return [finding(WARNING, f"{where} cut off at the token cap", cut[-1])]
 
 
-# BFCL's error types for an answer whose calls could not be decoded (single-turn, multi-turn).
+# Function-calling error types for an answer whose calls could not be decoded (single-turn, multi-turn).
 _UNDECODED = ("decode_failure", "wrong_format")
 # A call as a model writes one in text (``name(…)``) or as JSON (``{"name": …}``): the answer was
 # there, in a shape the decoder did not take (only whether it matches is read). Tried at every letter
@@ -118,7 +119,12 @@ _UNDECODED = ("decode_failure", "wrong_format")
 # what it took (nothing after it could use it): each character is read a bounded number of times.
 _CALL_LIKE = re.compile(r"(?<![\w.])(?:[^\WA-Za-z_]|\.)*+[A-Za-z_][\w.]*+\s*+\("
                         r"|\{\s*+\"(?:name|function|tool)\"\s*+:")
-_FINAL_ANSWER = re.compile(r"final\s*answer\s*:", re.IGNORECASE)
+
+
+def answer_template(benchmark: str) -> tuple[str, str] | None:
+    """The template the benchmark's replies end with (its spec's ``answer_template``), if any."""
+    spec = registry.find(benchmark) if benchmark else None
+    return spec.answer_template if spec is not None else None
 
 
 def format_failure(sample, context: ScanContext) -> list[dict]:
@@ -138,9 +144,11 @@ def format_failure(sample, context: ScanContext) -> list[dict]:
         if _CALL_LIKE.search(text):
             return [finding(WARNING, f"the calls did not decode ({verdict['error_type']}): {excerpt(text)}", index)]
         return []
-    if context.benchmark != "gaia" or verdict.get("error_type") != "wrong_answer":
+    template = answer_template(context.benchmark)
+    if template is None or verdict.get("error_type") != "wrong_answer":
         return []
-    if not _FINAL_ANSWER.search(text):
-        return [finding(WARNING, "the reply does not end with GAIA's 'FINAL ANSWER:' template; its last line was "
-                                 f"scored: {excerpt(verdict.get('model_answer') or '')}", index)]
+    pattern, written = template
+    if not re.search(pattern, text, re.IGNORECASE):
+        return [finding(WARNING, f"the reply does not end with the benchmark's '{written}' template; its last line "
+                                 f"was scored: {excerpt(verdict.get('model_answer') or '')}", index)]
     return []

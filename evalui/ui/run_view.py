@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evalui.core import registry
 from evalui.reports.markdown import epoch_texts, inert
 from evalui.run.background import background_runs
 from evalui.run.pricing import unpriced
@@ -38,8 +39,9 @@ def state_word(state: str) -> str:
 
 
 def scored_count(store: RunStore, exp_id: str, benchmark: str, judged: int) -> int:
-    """How many judged samples have a known answer: GAIA's test split hides its answers."""
-    if benchmark != "gaia":
+    """How many judged samples have a known answer: a benchmark may hide some (its spec's ``hidden_answers``)."""
+    spec = registry.find(benchmark)
+    if spec is None or not spec.hidden_answers:
         return judged
     return sum(1 for s in store.samples(exp_id, stages=("judged",)) if (s.verdict or {}).get("scored", True))
 
@@ -68,13 +70,11 @@ def status_line(store: RunStore, exp_id: str | None) -> str:
         + epochs_note(experiment, state) + cost_note(experiment, state)
 
 
-# Failures that are the model's output refused by the task's checks (AIME: unparseable, answer out of
-# range, a near-duplicate) after its retries, not the endpoint failing: said apart from errors.
-REJECTION_KINDS = {"aime-generate": "invalid_generation"}
-
-
 def rejected_count(store: RunStore, exp_id: str, benchmark: str, errors: int) -> int:
-    kind = REJECTION_KINDS.get(benchmark)
+    """Failures that are the model's output refused by the task's checks after its retries (the spec's
+    ``rejection_kind``), not the endpoint failing: said apart from errors."""
+    spec = registry.find(benchmark)
+    kind = spec.rejection_kind if spec is not None else None
     if not kind or not errors:
         return 0
     return sum(1 for row in store.sample_rows(exp_id, verdict="error") if row.error.startswith(f"{kind}:"))

@@ -8,6 +8,8 @@ from evalui.reports.charts import count_bars, judge_dimension_bars, score_distri
 from evalui.reports.markdown import inert, percent, table, text_bar
 from evalui.stats.metrics import JUDGE_DIMENSIONS
 
+WINRATE_TITLE = "Win rate against real AIME problems (both orders agree)"
+
 
 def _rate(rate: dict) -> str:
     return f"{percent(rate['rate'])} (95% CI {percent(rate['low'])}–{percent(rate['high'])})"
@@ -103,7 +105,7 @@ def winrate_lines(summary: dict) -> list[str]:
 
 
 def write_winrate_report(folder: Path, stem: str, summary: dict) -> Path:
-    write_html(win_loss_tie(summary), folder / f"{stem}_winrate.html")
+    write_html(win_loss_tie(summary, WINRATE_TITLE), folder / f"{stem}_winrate.html")
     return _write(folder / f"{stem}_winrate_report.md", ["# Win rate report", "", *winrate_lines(summary)])
 
 

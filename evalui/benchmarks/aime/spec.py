@@ -222,6 +222,7 @@ GENERATION = Benchmark(
     cli_commands=own_commands,
     cli_help=command_line.HELP,  # the aime group's own commands: evaluate, calibrate
     tabs="evalui.ui.tabs.aime:TABS",  # generation, and the results of all three steps
+    rejection_kind="invalid_generation",  # unparseable, answer out of range, a near-duplicate
     metrics={"generated": "valid problems (parsed, answer 0–999, not a near-duplicate) out of those asked"})
 JUDGING = Benchmark(
     name=JUDGE, title="LLM judge of generated problems", options=JudgeOptions, samples=judge_samples,

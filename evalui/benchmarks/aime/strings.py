@@ -6,6 +6,7 @@ from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
     "tab.aime": ("AIME generation", "AIME 题目生成"),
+    "title.aime-generate": ("generated AIME problems", "生成的 AIME 题目"),  # in the app's title
     "tab.aime_results": ("AIME results", "AIME 评估结果"),
     "aime.intro": ("Generate AIME-style problems with the endpoint above. Each is parsed as JSON (LaTeX intact), "
                    "checked (answer 0–999, no duplicates) and retried when invalid; invalid output is never kept.",

@@ -46,6 +46,8 @@ HANDLER = "evalui.benchmarks.bfcl.isolated:handle"
 # load_official, which shows it the registry stand-in (evalui.benchmarks.bfcl.registry).
 PRELOAD = ("evalui.benchmarks.bfcl.isolated", "evalui.benchmarks.bfcl.scoring.single_turn", "evalui.benchmarks.bfcl.scoring.multi_turn",
            "bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker", "bfcl_eval.model_handler.utils", "bfcl_eval.utils")
+# bfcl-eval reads its own BFCL_* variables (its project root, say): the workers get them too.
+ENV = ("BFCL_",)
 PROVIDER_SDKS = ("anthropic", "openai", "google", "qwen_agent", "cohere", "mistralai")
 
 
@@ -53,7 +55,7 @@ def _pool():
     from evalui.benchmarks.bfcl.scoring.official import set_project_root
 
     set_project_root()  # before the fork server imports bfcl-eval, which makes folders under it
-    return shared_pool(HANDLER, PRELOAD)
+    return shared_pool(HANDLER, PRELOAD, ENV)
 
 
 def sample_call_budget_s() -> float:
@@ -70,7 +72,7 @@ class RunWorkers:
         from evalui.benchmarks.bfcl.scoring.official import set_project_root
 
         set_project_root()
-        self.pool = WorkerPool(HANDLER, size=workers_per_pool(), preload=PRELOAD)
+        self.pool = WorkerPool(HANDLER, size=workers_per_pool(), preload=PRELOAD, env=ENV)
         self._closed = threading.Event()
         if cancel is not None:
             threading.Thread(target=self._close_on, args=(cancel,), daemon=True,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
     "tab.bfcl": ("BFCL", "BFCL"),
+    "title.bfcl": ("BFCL function calling", "BFCL 函数调用"),  # in the app's title
     "bfcl.start": ("Start BFCL run", "开始 BFCL 评估"),
     "bfcl.categories": ("Categories", "类别"),
     "bfcl.limit": ("Limit per category (0 = all)", "每类样本上限（0 = 全部）"),

@@ -190,5 +190,7 @@ BENCHMARK = Benchmark(
     question_of=question_of,
     target_of=target_of,
     score_files=SCORE_FILES,
+    answer_template=(r"final\s*answer\s*:", "FINAL ANSWER:"),
+    hidden_answers=True,
     tabs="evalui.ui.tabs.gaia:TABS",
 )

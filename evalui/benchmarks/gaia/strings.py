@@ -6,6 +6,7 @@ from __future__ import annotations
 
 STRINGS: dict[str, tuple[str, str]] = {
     "tab.gaia": ("GAIA", "GAIA"),
+    "title.gaia": ("GAIA", "GAIA"),  # in the app's title
     "gaia.start": ("Start GAIA run", "开始 GAIA 评估"),
     "gaia.source": ("Source", "数据来源"),
     "gaia.split": ("Split", "数据划分"),

@@ -24,7 +24,7 @@ MODEL_NAME = "gemma3-270m"
 # BFCL modes the local model can be asked in: it has no function-calling format (see local_model_server).
 MODES = ("prompt",)
 NOTICE = ("Gemma 3 270M is a tiny local base model, here to try the pipeline offline. "
-          "Its scores are not meaningful. It supports BFCL's prompt mode only.")
+          "Its scores are not meaningful. It supports prompt mode only (no function-calling format).")
 
 
 class LocalModelUnavailable(RuntimeError):

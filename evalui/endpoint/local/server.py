@@ -69,7 +69,7 @@ def gemma3_chat_handler(llama, **kwargs):
         from fastapi import HTTPException
 
         raise HTTPException(status_code=400, detail="the local model (Gemma 3 270M) has no function-calling "
-                            "format: it supports BFCL's prompt mode only; send no tools")
+                            "format: it supports prompt mode only (functions described in the prompt); send no tools")
     if not kwargs.get("max_tokens"):
         kwargs["max_tokens"] = reply_token_cap()
     if kwargs.get("seed") is None:

@@ -9,6 +9,7 @@ import functools
 
 import gradio as gr
 
+from evalui.core import registry
 from evalui.ui.i18n.benchmarks import benchmark_strings
 from evalui.ui.i18n.calibration import CALIBRATION_STRINGS
 from evalui.ui.i18n.columns import COLUMN_STRINGS
@@ -16,8 +17,6 @@ from evalui.ui.i18n.verify import VERIFY_STRINGS
 from evalui.ui.request import language
 
 _GENERAL: dict[str, tuple[str, str]] = {
-    "app.title": ("# evalui\nEvaluate LLM agents: BFCL function calling, GAIA, generated AIME problems.",
-                  "# evalui\n评估 LLM 智能体：BFCL 函数调用、GAIA、生成的 AIME 题目。"),
     "tab.verify": ("Verification", "人工验证"),
     "tab.runs": ("Runs", "运行记录"),
     "tab.score": ("Score files", "评分文件"),
@@ -264,6 +263,17 @@ _BENCHMARKS = benchmark_strings()
 if set(_OWN) & set(_BENCHMARKS):
     raise ValueError(f"benchmark UI strings redefine the catalog's own: {sorted(set(_OWN) & set(_BENCHMARKS))}")
 STRINGS: dict[str, tuple[str, str]] = {**_OWN, **_BENCHMARKS}
+
+
+def app_title(strings: dict[str, tuple[str, str]], names: list[str]) -> tuple[str, str]:
+    """The app's title: what it evaluates, each benchmark as its catalog's ``title.<name>`` says it
+    (those without one left out), in the registry's order."""
+    titles = [strings[f"title.{name}"] for name in names if f"title.{name}" in strings]
+    return ("# evalui\nEvaluate LLM agents: " + ", ".join(en for en, _ in titles) + ".",
+            "# evalui\n评估 LLM 智能体：" + "、".join(zh for _, zh in titles) + "。")
+
+
+STRINGS["app.title"] = app_title(STRINGS, registry.names())
 
 
 @functools.cache

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from evalui.benchmarks.aime import companions
 from evalui.benchmarks.aime.options import GenerateOptions, JudgeOptions, WinrateOptions
 from evalui.benchmarks.aime.prompts import TOPICS
+from evalui.benchmarks.aime.report import WINRATE_TITLE
 from evalui.benchmarks.aime.spec import GENERATE, GENERATION, JUDGE, JUDGING, WINRATE, WINRATE_SPEC, generated_problems
 from evalui.config import runs_dir
 from evalui.errors import InputError
@@ -129,7 +130,7 @@ def file_view(store: RunStore, path: str | None):
                                                      "_winrate.json")]
     return (judge_dimension_bars(judge["dimensions"]) if judge else None,
             score_distribution(judge["score_distribution"]) if judge else None,
-            win_loss_tie(winrate) if winrate else None,
+            win_loss_tie(winrate, WINRATE_TITLE) if winrate else None,
             [str(f) for f in files if f.exists()], *calibration_view(generated))
 
 
