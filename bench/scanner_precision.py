@@ -217,7 +217,7 @@ def load(path: Path, *, unreviewed: list | None = None) -> list[tuple[Sample, Sc
     """The fixture's samples, each with the context a run scans it in (its benchmark's declared material
     included) and its label. A local transcript takes its label from the review, where the digest
     matches; the others go to ``unreviewed``."""
-    from evalui.run.findings import declared_material
+    from evalui.run.findings import spec_of
 
     reviewed = review()
     items = []
@@ -234,9 +234,11 @@ def load(path: Path, *, unreviewed: list | None = None) -> list[tuple[Sample, Sc
                     unreviewed.append(f"{record['exp_id']}/{record['sample_id']}")
                 continue
             sample = Sample(**{name: record[name] for name in FIELDS})
+            spec = spec_of(context["benchmark"])
             items.append((sample, ScanContext(benchmark=context["benchmark"], exp_id=sample.exp_id,
                                               model=context["model"], others=context["others"],
-                                              material=declared_material(context["benchmark"])), label))
+                                              material=spec.material if spec else None,
+                                              target=spec.target if spec else None), label))
     return items
 
 

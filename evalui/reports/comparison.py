@@ -168,7 +168,7 @@ def _invalid_ids(store: RunStore, experiment: dict, rows) -> set[str]:
     and samples judged since the last scan) are read in full and scanned now, without the other
     runs' outcomes: those only ever make a warning (``unsolvable``), never an invalid finding, and
     reading them would read every stored run of the benchmark."""
-    from evalui.run.findings import declared_material
+    from evalui.run.findings import spec_of
     from evalui.scanners.base import ScanContext
     from evalui.scanners.registry import scan_sample, selected
     from evalui.scanners.validity import is_invalid
@@ -177,8 +177,10 @@ def _invalid_ids(store: RunStore, experiment: dict, rows) -> set[str]:
     unscanned = [r.sample_id for r in rows if not (r.stage == "judged" and r.invalid is not None)]
     if unscanned:
         chosen = selected(None, experiment["benchmark"])
+        spec = spec_of(experiment["benchmark"])
         context = ScanContext(benchmark=experiment["benchmark"], exp_id=experiment["exp_id"],
-                              model=experiment.get("model") or "", material=declared_material(experiment["benchmark"]))
+                              model=experiment.get("model") or "", material=spec.material if spec else None,
+                              target=spec.target if spec else None)
         invalid |= {sample_id for sample_id, sample in store.samples_by_id(experiment["exp_id"], unscanned).items()
                     if is_invalid(scan_sample(sample, context, chosen))}
     return invalid

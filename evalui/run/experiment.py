@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from evalui.config import runs_dir
-from evalui.stats.clustered import cluster_key, clustered_accuracy, clustered_accuracy_by
+from evalui.stats.clustered import ClusterRule, cluster_key, clustered_accuracy, clustered_accuracy_by
 from evalui.store.run_store import RunStore, Sample
 
 
@@ -33,19 +33,14 @@ def run_folder(exp_id: str, out: str | Path | None) -> Path:
     return folder
 
 
-def sample_summary(store: RunStore, exp_id: str) -> tuple[list[Sample], dict]:
-    """Judged samples and the figures every benchmark reports: accuracy, per group, errors, tokens."""
-    samples = store.samples(exp_id)
-    return [s for s in samples if s.stage == "judged"], summary_of(exp_id, samples)
-
-
-def summary_of(exp_id: str, samples: list[Sample]) -> dict:
-    """The figures every benchmark reports, from its samples: accuracy, per group, errors, tokens, steps."""
+def summary_of(exp_id: str, samples: list[Sample], rule: ClusterRule | None = None) -> dict:
+    """The figures every benchmark reports, from its samples: accuracy, per group, errors, tokens, steps.
+    ``rule``: the benchmark's cluster rule (its spec's ``cluster_of``; None: each sample its own)."""
     judged = [s for s in samples if s.stage == "judged"]
     # Intervals clustered where answers are not independent (a sample's epochs, BFCL multi-turn entries
     # sharing a base entry, …); without clusters they are Wilson's, as before.
-    overall = clustered_accuracy((cluster_key(s.sample_id), bool(s.correct)) for s in judged)
-    per_group = clustered_accuracy_by((s.group, cluster_key(s.sample_id), bool(s.correct)) for s in judged)
+    overall = clustered_accuracy((cluster_key(s.sample_id, rule), bool(s.correct)) for s in judged)
+    per_group = clustered_accuracy_by((s.group, cluster_key(s.sample_id, rule), bool(s.correct)) for s in judged)
     # A sample whose answer is hidden (verdict "scored": False) is not wrong, whatever its correct flag says.
     error_types = Counter((s.verdict or {}).get("error_type") or "endpoint_error" for s in judged
                           if not s.correct and (s.verdict or {}).get("scored") is not False)

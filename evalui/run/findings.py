@@ -25,16 +25,13 @@ def stored_findings(sample: Sample) -> list[dict] | None:
     return found if isinstance(found, list) else None
 
 
-def declared_material(benchmark: str):
-    """The benchmark's declaration of a sample's parts (its spec's ``material``), for the scanners; None
-    when it declares none, or when its spec cannot be loaded (a stored run of a benchmark no longer
-    installed is still scanned, reading its whole prompt as the question)."""
+def spec_of(benchmark: str):
+    """The benchmark's spec for the scanners (its declared material and target); None when its spec
+    cannot be loaded (a stored run of a benchmark no longer installed is still scanned, reading its
+    whole prompt as the question)."""
     from evalui.core import registry
 
-    try:
-        return registry.get(benchmark).material
-    except (KeyError, ImportError, TypeError):
-        return None
+    return registry.find(benchmark)
 
 
 def context_for(store: RunStore, experiment: dict) -> ScanContext:
@@ -47,8 +44,10 @@ def context_for(store: RunStore, experiment: dict) -> ScanContext:
     for exp_id, sample_id, correct in store.judged_outcomes(others):
         by_model = solved.setdefault(split_epoch(sample_id)[0], {})
         by_model[others[exp_id]] = by_model.get(others[exp_id], False) or correct
+    spec = spec_of(experiment["benchmark"])
     return ScanContext(benchmark=experiment["benchmark"], exp_id=experiment["exp_id"], model=model, others=solved,
-                       material=declared_material(experiment["benchmark"]))
+                       material=spec.material if spec is not None else None,
+                       target=spec.target if spec is not None else None)
 
 
 def scan(store: RunStore, experiment: dict, samples: list[Sample], names: list[str] | None = None) -> list[Scanner]:
@@ -75,11 +74,12 @@ def keep(store: RunStore, exp_id: str, samples: list[Sample]) -> int:
     return len(changed)
 
 
-def validity(samples: list[Sample], scanners: list[Scanner], folder=None) -> dict:
+def validity(samples: list[Sample], scanners: list[Scanner], folder=None, rule=None) -> dict:
     """summary.json's ``validity`` for samples already scanned; with the run's folder, each scanner's
-    precision from the reviewers' labels of these findings (evalui.scanners.labels)."""
+    precision from the reviewers' labels of these findings (evalui.scanners.labels). ``rule``: the
+    benchmark's cluster rule, for the valid-sample interval."""
     found = {s.sample_id: s.findings or [] for s in samples}
-    figures = validity_figures(samples, found, {s.name: s.version for s in scanners})
+    figures = validity_figures(samples, found, {s.name: s.version for s in scanners}, rule)
     try:
         figures["label_precision"] = label_precision(read_labels(folder), found)
     except InputError:  # an unreadable labels file: the run's exports are still written (saving a label says why)

@@ -181,7 +181,7 @@ def summarise(store: RunStore, exp_id: str, *, duration_s: float | None = None) 
     samples = store.samples(exp_id)
     own = experiment["config"].get("out") or experiment.get("out_dir") if benchmark.out_is_run_folder else None
     folder = run_folder(exp_id, own)
-    summary = summary_of(exp_id, samples)
+    summary = summary_of(exp_id, samples, benchmark.cluster_of)
     summary[f"by_{benchmark.group_name}"] = summary.pop("by_group")
     summary.update(benchmark=benchmark.name, model=experiment["model"], status=experiment["status"],
                    duration_s=duration_s if duration_s is not None else (experiment.get("summary") or {}).get("duration_s"),
@@ -189,7 +189,8 @@ def summarise(store: RunStore, exp_id: str, *, duration_s: float | None = None) 
     summary.update(benchmark.summarise(samples, summary))
     summary.update(epochs.summary_figures(samples, experiment["config"]))
     # Beside the raw figures, never in their place: what the validity scanners found (evalui.run.findings).
-    summary["validity"] = findings.validity(samples, findings.scan(store, experiment, samples), folder)
+    summary["validity"] = findings.validity(samples, findings.scan(store, experiment, samples), folder,
+                                            benchmark.cluster_of)
     summary["cost"] = pricing.run_cost(samples, experiment["config"].get("pricing"))
     if experiment["config"].get("max_cost_usd") is not None:
         summary["cost"]["max_cost_usd"] = experiment["config"]["max_cost_usd"]

@@ -50,6 +50,9 @@ class ScanContext:
     model: str = ""
     others: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)
     material: Callable[[Any], Any] | None = None
+    # The benchmark's target (its spec's ``target``: sample -> Target or None), read where it declares no
+    # material; None: the payload's answer-like keys.
+    target: Callable[[Any], Any] | None = None
 
 
 Finding = dict  # {"scanner": str, "severity": str, "message": str, "step": int | None}

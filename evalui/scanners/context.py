@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
+from evalui.core.benchmark import TARGET_KEYS, Target
 from evalui.scanners.base import (
     INVALID,
     WARNING,
@@ -19,9 +22,6 @@ from evalui.scanners.base import (
 )
 from evalui.scanners.material import GUARDED, QUESTION, SUSPECT, Material, Part
 
-# A benchmark that declares no material (evalui.scanners.material): where its payload may keep the
-# gold answer, the first of these keys that holds a string or a number.
-GENERIC_TARGET_KEYS = ("target", "final_answer", "answer", "gold")
 UNKNOWN_TARGETS = ("", "?", "none", "null")
 # A short answer ("3", "yes", "Rome") turns up in prompts by chance; it counts only where the text
 # labels it as the answer ("the answer is 3", "FINAL ANSWER: 3").
@@ -49,9 +49,15 @@ def known_target(value) -> str | None:
     return None if normalise(text) in UNKNOWN_TARGETS else text
 
 
-def target_of(sample) -> str | None:
+def target_of(sample, target: Callable[[Any], Target | None] | None = None) -> str | None:
+    """The gold answer the scanners look for: the benchmark's own target (``target``, its spec's),
+    else the first answer-like payload key (evalui.core.benchmark.TARGET_KEYS) that holds a string
+    or a number, for a stored run of a benchmark this installation does not have."""
+    if target is not None:
+        found = target(sample)
+        return known_target(found.value) if found is not None else None
     payload = getattr(sample, "payload", None) or {}
-    for key in GENERIC_TARGET_KEYS:
+    for key in TARGET_KEYS:
         text = known_target(payload.get(key))
         if text is not None:
             return text
@@ -75,7 +81,7 @@ def prompt_texts(sample) -> list[str]:
     return [text_of(m.get("content")) for m in messages or [] if isinstance(m, dict) and m.get("role") != "assistant"]
 
 
-def undeclared_material(sample) -> Material:
+def undeclared_material(sample, target: Callable[[Any], Target | None] | None = None) -> Material:
     """The reading of a benchmark that declares nothing: it cannot tell the question from what the task
     attached, so the whole prompt counts as the question, and every tool result read before the last
     reply is suspect."""
@@ -85,12 +91,12 @@ def undeclared_material(sample) -> Material:
             if isinstance(result, dict):
                 parts.append(Part(SUSPECT, f"the tool {excerpt(result.get('name') or '?', 60)}",
                                   text_of(result.get("content")), index, UNDECLARED_TOOL_REASON))
-    return Material(target_of(sample), tuple(parts))
+    return Material(target_of(sample, target), tuple(parts))
 
 
 def material_of(sample, context: ScanContext) -> Material:
     if context.material is None:
-        return undeclared_material(sample)
+        return undeclared_material(sample, context.target)
     declared = context.material(sample)
     if not isinstance(declared, Material):
         raise TypeError(f"the {context.benchmark} benchmark's material is not a Material")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from evalui.scanners.base import INVALID, SEVERITIES
-from evalui.stats.clustered import cluster_key, clustered_accuracy
+from evalui.stats.clustered import ClusterRule, cluster_key, clustered_accuracy
 
 
 def is_invalid(findings: Iterable[dict] | None) -> bool:
@@ -23,12 +23,14 @@ def _scored(sample) -> bool:
     return sample.stage == "judged" and (sample.verdict or {}).get("scored") is not False
 
 
-def validity_figures(samples: list, findings: Mapping[str, list[dict]], versions: Mapping[str, str]) -> dict:
+def validity_figures(samples: list, findings: Mapping[str, list[dict]], versions: Mapping[str, str],
+                     rule: ClusterRule | None = None) -> dict:
     """``{valid_accuracy, valid_ci95, valid, valid_correct, invalid, invalid_judged, by_scanner, scanners}``
-    for ``samples`` and their findings by sample id; ``versions`` names the scanners that ran."""
+    for ``samples`` and their findings by sample id; ``versions`` names the scanners that ran, ``rule``
+    is the benchmark's cluster rule (evalui.stats.clustered)."""
     invalid = {sid for sid, found in findings.items() if is_invalid(found)}
     valid = [s for s in samples if _scored(s) and s.sample_id not in invalid]
-    overall = clustered_accuracy((cluster_key(s.sample_id), bool(s.correct)) for s in valid)
+    overall = clustered_accuracy((cluster_key(s.sample_id, rule), bool(s.correct)) for s in valid)
     by_scanner: dict[str, dict[str, int]] = {name: {} for name in versions}
     for found in findings.values():
         flagged: dict[str, str] = {}  # scanner -> its most severe finding on this sample

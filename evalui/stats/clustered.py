@@ -37,28 +37,11 @@ def by_sample(sample_id: str) -> str:
     return sample_id
 
 
-# Rules for the callers that cannot name a benchmark (a summary made from stored samples alone): a
-# benchmark's package shares its rule when its spec loads, and such a caller applies every shared rule.
-_shared: dict[str, ClusterRule] = {}
-
-
-def share_rule(name: str, rule: ClusterRule) -> None:
-    """Apply ``rule`` where a caller names no rule (the rules' id patterns must be specific)."""
-    _shared[name] = rule
-
-
 def cluster_key(sample_id: str, rule: ClusterRule | None = None) -> str:
     """The cluster a stored sample belongs to: its repeats (``<id>#e<k>``) with it, and the samples
-    that ``rule`` (its benchmark's Benchmark.cluster_of) puts with it. ``rule`` None applies every
-    shared rule (share_rule), for a caller that does not know the benchmark."""
+    that ``rule`` (its benchmark's Benchmark.cluster_of) puts with it; ``rule`` None: the sample alone."""
     own, _ = split_epoch(sample_id)
-    if rule is not None:
-        return rule(own)
-    for shared in tuple(_shared.values()):
-        key = shared(own)
-        if key != own:
-            return key
-    return own
+    return own if rule is None else rule(own)
 
 
 @dataclass(frozen=True)

@@ -39,9 +39,12 @@ def live_status(store: RunStore, run_id: str | None) -> str:
 def accuracy_so_far(store: RunStore, exp_id: str, title: str):
     """A running run's accuracy per group from the verdicts stored so far (no scanners, no exports:
     a tab's results view rebuilds it every LIVE_RESULTS_S); None before the first verdict."""
+    from evalui.core import registry
     from evalui.reports.charts import accuracy_bars
 
-    summary = summary_of(exp_id, store.samples(exp_id))
+    experiment = store.experiment(exp_id)
+    spec = registry.find(experiment["benchmark"]) if experiment else None
+    summary = summary_of(exp_id, store.samples(exp_id), spec.cluster_of if spec else None)
     return accuracy_bars(summary["by_group"], title) if summary["judged"] else None
 
 

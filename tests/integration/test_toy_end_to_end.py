@@ -133,9 +133,6 @@ def test_the_cli_runs_the_toy_and_counts_what_the_endpoint_got_right(run):
         assert run.summary["by_size"][group]["total"] == len(mine)
 
 
-@pytest.mark.xfail(strict=True, reason="evalui/run/experiment.py summary_of calls cluster_key(s.sample_id) without "
-                   "the benchmark's rule, so a registered benchmark's Benchmark.cluster_of is ignored unless its "
-                   "package also calls stats.clustered.share_rule")
 def test_the_summary_interval_is_clustered_by_the_toys_rule(run):
     from evalui.stats.clustered import clustered_accuracy, sample_outcomes
     from evalui.stats.metrics import wilson
@@ -149,8 +146,6 @@ def test_the_summary_interval_is_clustered_by_the_toys_rule(run):
     assert run.summary["ci95_method"] == by_rule.method
 
 
-@pytest.mark.xfail(strict=True, reason="evalui/scanners/validity.py validity() calls cluster_key(s.sample_id) "
-                   "without the benchmark's rule: the valid-sample interval ignores Benchmark.cluster_of")
 def test_the_valid_sample_interval_is_clustered_by_the_toys_rule(run):
     from evalui.stats.clustered import clustered_accuracy, sample_outcomes
 
@@ -200,9 +195,6 @@ def test_scan_finds_the_declined_item_and_changes_nothing(run):
     assert f"{REFUSED}" in done.stdout and "refusal (warning)" in done.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="evalui/scanners/context.py undeclared_material takes the gold answer from "
-                   "payload keys (GENERIC_TARGET_KEYS), not from the spec's target_of, for a benchmark that declares "
-                   "no material; Benchmark.target_of's docstring says the scanners read it")
 def test_scan_flags_the_item_whose_question_states_its_target(run):
     scanned = last_json(evalui(run.env, "scan", EXP, "--scanner", "answer_in_context"))
     leaks = [(f["id"], f["severity"]) for f in scanned["findings"] if f["scanner"] == "answer_in_context"]

@@ -8,7 +8,7 @@ import pytest
 
 from evalui.benchmarks.aime.spec import JUDGING, WINRATE_SPEC
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
-from evalui.run.findings import declared_material
+from evalui.run.findings import spec_of
 from evalui.scanners.base import ScanContext
 from evalui.scanners.context import answer_in_context
 from evalui.scanners.material import GUARDED, JUDGE, MATERIAL, QUESTION, SUSPECT, Material, Part
@@ -62,7 +62,7 @@ def test_without_a_declaration_the_whole_prompt_is_the_question():
     prompt = {"messages": [{"role": "user", "content": "Which city? Attached: Paris, Marseille"}]}
     leaked = sample({"target": "Marseille"}, prompt, [step("Marseille")])
     assert scan(leaked, None) == [("invalid", "the prompt already holds the gold answer 'Marseille'", 0)]
-    assert declared_material("no-such-benchmark") is None and declared_material("gaia") is GAIA.material
+    assert spec_of("no-such-benchmark") is None and spec_of("gaia").material is GAIA.material
 
 
 GAIA_ID = "c61d22de-5f6c-4958-a7f6-5e9707bd3466"

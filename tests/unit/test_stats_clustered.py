@@ -72,14 +72,20 @@ def test_other_samples_are_their_own_cluster_but_their_epochs_join_them():
     assert cluster_key("multi_turn_base_3", by_sample) == "multi_turn_base_3"
 
 
-def test_the_spec_gives_its_rule_and_shares_it_with_callers_that_name_none():
+def test_the_spec_gives_its_rule_and_the_summary_clusters_by_it():
     from evalui.benchmarks.bfcl.spec import BENCHMARK
     from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
+    from evalui.run.experiment import summary_of
+    from evalui.store.rows import Sample
 
     assert BENCHMARK.cluster_of is bfcl_rule and GAIA.cluster_of("t1") == "t1"
-    # A summary made from stored samples alone (evalui.run.experiment) names no rule: BFCL's applies.
-    assert cluster_key("multi_turn_miss_func_4#e2") == "bfcl:multi_turn:4"
+    # No rule is no benchmark's: each sample (with its epochs) is its own cluster.
+    assert cluster_key("multi_turn_miss_func_4#e2") == "multi_turn_miss_func_4"
     assert cluster_key("c61d22de#e2") == "c61d22de"
+    judged = [Sample(exp_id="r", sample_id=i, position=n, group="multi_turn", stage="judged", payload={}, correct=n % 2 == 0)
+              for n, i in enumerate(["multi_turn_base_4", "multi_turn_miss_func_4", "multi_turn_base_5"])]
+    assert summary_of("r", judged, BENCHMARK.cluster_of)["clusters"] == 2  # base_4 and miss_func_4 share entry 4
+    assert summary_of("r", judged)["clusters"] == 3
 
 
 def test_reports_read_the_stored_benchmark_s_rule():

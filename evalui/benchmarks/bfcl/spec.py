@@ -21,7 +21,6 @@ from evalui.benchmarks.bfcl.scoring.single_turn import (
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
 from evalui.core.benchmark import Benchmark, Scorer, Target
 from evalui.jsonl import write_jsonl
-from evalui.stats.clustered import share_rule
 
 MULTI_TURN_DOC_FILES = ("gorilla_file_system.json", "math_api.json", "message_api.json", "posting_api.json",
                         "ticket_api.json", "trading_bot.json", "travel_booking.json", "vehicle_control.json")
@@ -275,5 +274,3 @@ BENCHMARK = Benchmark(
     score_files=SCORE_FILES,
     tabs="evalui.ui.tabs.bfcl:TABS",
 )
-# For summaries made from stored samples alone (evalui.run.experiment.summary_of), which name no rule.
-share_rule(BENCHMARK.name, BENCHMARK.cluster_of)
