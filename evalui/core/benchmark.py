@@ -229,6 +229,12 @@ class Benchmark:
     target_of: Callable[[Any], Target | None] = payload_target
     # (stored prediction) -> text, as the viewer and the search show a model's answer.
     render_prediction: Callable[[Any], str] = plain_prediction
+    # The packages the benchmark runs (its official checker, its data loader): their versions go into
+    # every summary's provenance, so a figure says which upstream code produced it.
+    upstream_packages: tuple[str, ...] = ()
+    # (the runs folder) -> the files this benchmark writes for people to review (the verification
+    # panel lists them, newest first); None: it writes none.
+    reviewable_files: Callable[[Path], list[Path]] | None = None
     model_help: str = "model name at the endpoint"
     # (a sample's id, its epoch suffix taken off) -> the cluster it shares with samples whose answers
     # are not independent of its own (BFCL's multi-turn variants of one base entry, say), for the

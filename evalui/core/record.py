@@ -19,7 +19,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 SAMPLE_RECORD_VERSION = 1
-RUN_SUMMARY_VERSION = 1
+# 2: provenance names the benchmark's upstream packages in ``packages`` (version 1 had one key per package).
+RUN_SUMMARY_VERSION = 2
 UNVERSIONED = 0  # what a record without schema_version was written as
 
 # Verdict keys that hold the checker's own words, in the order a reason is looked for.
@@ -77,7 +78,7 @@ class Score(_Record):
     error_type: str | None = None
     scorer: str | None = Field(None, description="the named scorer that judged (absent: the benchmark's first)")
     metadata: dict[str, Any] | None = Field(None, description=(
-        "what the scorer measured beyond the verdict, e.g. the AIME judge's mean and its four dimension scores"))
+        "what the scorer measured beyond the verdict, e.g. an LLM judge's mean and each dimension's score"))
 
 
 class Finding(_Record):
@@ -163,7 +164,9 @@ class Headline(_Record):
 
 class Provenance(_Record):
     evalui: str | None = None
-    bfcl_eval: str | None = None
+    packages: dict[str, str | None] = Field(default_factory=dict, description=(
+        "the packages the benchmark runs (its spec's upstream_packages, such as its official checker) and "
+        "their installed versions; null when one is not installed"))
     python: str | None = None
     git_revision: str | None = None
     datasets: dict[str, str] = Field(default_factory=dict, description="'<folder>/<file>': 'sha256:<hex>'")

@@ -213,7 +213,8 @@ def export(store: RunStore, exp_id: str, *, duration_s: float | None = None, out
     write_jsonl(folder / "samples.jsonl", (sample_record(s, price) for s in samples))
     files = benchmark.export(folder, experiment, summary, samples)
     summary["files"] = {name: str(path) for name, path in files.items()}
-    summary["provenance"] = provenance(benchmark.data_files(benchmark.make_options(experiment["config"].get("options") or {})))
+    summary["provenance"] = provenance(benchmark.data_files(benchmark.make_options(experiment["config"].get("options") or {})),
+                                       benchmark.upstream_packages)
     summary["provenance"]["prices"] = price  # the price every cost figure used, and where it came from
     summary = RunSummary.model_validate(summary).dump()  # typed and versioned: schemas/run_summary.schema.json
     (folder / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
@@ -236,8 +237,9 @@ def sample_record(sample, price: dict | None = None) -> dict:
     return record.dump()
 
 
-def provenance(files: list[Path]) -> dict:
-    """What produced a summary: versions, the git revision, and a hash of each dataset file used."""
+def provenance(files: list[Path], packages: tuple[str, ...] = ()) -> dict:
+    """What produced a summary: evalui's, the benchmark's upstream ``packages``' and Python's versions,
+    the git revision, and a hash of each dataset file used."""
     from importlib import metadata
 
     def version(package: str) -> str | None:
@@ -255,7 +257,8 @@ def provenance(files: list[Path]) -> dict:
                 for block in iter(lambda: handle.read(1 << 20), b""):
                     digest.update(block)
             hashes[f"{path.parent.name}/{path.name}"] = f"sha256:{digest.hexdigest()}"
-    return {"evalui": version("evalui"), "bfcl_eval": version("bfcl-eval"), "python": platform.python_version(),
+    return {"evalui": version("evalui"), "packages": {name: version(name) for name in packages},
+            "python": platform.python_version(),
             "git_revision": git_revision(), "datasets": hashes}
 
 

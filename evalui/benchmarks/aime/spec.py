@@ -213,12 +213,20 @@ def own_commands(group, kit) -> None:
     command_line.commands(group, kit, (GENERATION, JUDGING, WINRATE_SPEC))
 
 
+
+def reviewable_files(runs: Path) -> list[Path]:
+    """The generated problem files under the runs folder, for the verification panel."""
+    from evalui.benchmarks.aime.companions import generated_files
+
+    return generated_files(runs)
+
 GENERATION = Benchmark(
     name=GENERATE, title="AIME-style problem generation", options=GenerateOptions, samples=generation_samples,
     task=generation_task, fixed=("seed", "output_name"), summarise=generation_summary, export=export_generation,
     headline=generated_share, verdict_words=("valid", "invalid"), group_name="topic", default_concurrency=4,
     out_is_run_folder=False, check=check_generation, command=("aime", "generate"), cli_summary=generation_cli_summary,
     epochs=False, scorers=(GENERATED_PROBLEM,), material=generation_material,
+    reviewable_files=reviewable_files,
     cli_commands=own_commands,
     cli_help=command_line.HELP,  # the aime group's own commands: evaluate, calibrate
     tabs="evalui.ui.tabs.aime:TABS",  # generation, and the results of all three steps

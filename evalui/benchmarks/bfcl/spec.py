@@ -271,6 +271,7 @@ BENCHMARK = Benchmark(
     target_of=target_of,
     render_prediction=render_prediction,
     cluster_of=cluster_of,
+    upstream_packages=("bfcl-eval",),  # the official checker and data every verdict and request come from
     score_files=SCORE_FILES,
     tabs="evalui.ui.tabs.bfcl:TABS",
 )

@@ -15,7 +15,6 @@ import gradio as gr
 import pandas as pd
 import plotly.graph_objects as go
 
-from evalui.benchmarks.aime.companions import generated_files
 from evalui.config import data_dir, runs_dir
 from evalui.errors import InputError
 from evalui.review import calibration as calibration
@@ -69,9 +68,21 @@ def chosen_path(value: str | None) -> str | None:
     return str(candidate if candidate.is_absolute() else data_dir() / candidate)
 
 
+def reviewable_files(runs: Path) -> list[Path]:
+    """Every file a registered benchmark writes for review (its spec's reviewable_files)."""
+    from evalui.core import registry
+
+    found: list[Path] = []
+    for name in registry.names():
+        spec = registry.find(name)
+        if spec is not None and spec.reviewable_files is not None:
+            found += spec.reviewable_files(runs)
+    return list(dict.fromkeys(found))
+
+
 def file_choices() -> list[tuple[str, str]]:
     """Generated files under runs/ and uploads/, without the reviews, judge and export files beside them."""
-    runs = [(str(p.relative_to(runs_dir())), p) for p in generated_files(runs_dir())]
+    runs = [(str(p.relative_to(runs_dir())), p) for p in reviewable_files(runs_dir())]
     folder = uploads_dir()
     uploads = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True) if folder.is_dir() else []
     return [(label, choice_value(path)) for label, path in [*runs, *((f"uploads/{p.name}", p) for p in uploads)]
