@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: app test bench setup browser postgres clean
+.PHONY: app test bench setup browser postgres clean screenshots
 
 # llama-cpp-python's native build (-march=native) crashes at the first token on these machines;
 # this instruction set runs fine. The build takes about five minutes, once per machine (pip caches the wheel).
@@ -51,6 +51,10 @@ app: $(STAMP)
 test: $(STAMP) browser postgres
 	$(BIN)/python -m compileall -q evalui tests app.py >/dev/null
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal
+
+# The docs' screenshots, taken again from the dashboard in Chromium (tests/browser/test_doc_screenshots.py).
+screenshots: $(STAMP) browser
+	EVALUI_DOC_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/browser/test_doc_screenshots.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/bfcl_scoring.py
