@@ -1,7 +1,7 @@
 """Every benchmark evalui knows: one line each. The CLI, the tabs, the Runs tab and resume read it.
 
 A benchmark outside this package is added in one of three ways, each naming a ``module:attr``
-(resolved by ``pkgutil.resolve_name``, so ``module:attr.inner`` works too):
+(loaded by evalui.core.plugins, as the scanners are: ``module:attr.inner`` works too):
 
 - an installed distribution's entry point in the group ``evalui.benchmarks``
   (``[project.entry-points."evalui.benchmarks"] toy = "toy_benchmark:BENCHMARK"``);
@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
-import pkgutil
-from importlib.metadata import entry_points
 
+from evalui.core import plugins
 from evalui.core.benchmark import Benchmark
 
 EXTRA_ENV = "EVALUI_BENCHMARKS"
@@ -46,26 +44,16 @@ def installed() -> dict[str, str]:
     """Benchmarks that installed distributions declare. Read once per process: scanning every
     distribution takes tens of milliseconds, and the Runs tab asks for a spec per row."""
     found = {}
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        if entry.name in BUILT_IN:
-            log.warning("ignored the entry point %s = %s: %r is a built-in benchmark", entry.name, entry.value,
-                        entry.name)
+    for name, target in plugins.installed(ENTRY_POINT_GROUP):
+        if name in BUILT_IN:
+            log.warning("ignored the entry point %s = %s: %r is a built-in benchmark", name, target, name)
             continue
-        found[entry.name] = entry.value
+        found[name] = target
     return found
 
 
-def _extra() -> dict[str, str]:
-    entries = {}
-    for item in os.environ.get(EXTRA_ENV, "").split(","):
-        name, _, target = item.strip().partition("=")
-        if name and target:
-            entries[name.strip()] = target.strip()
-    return entries
-
-
 def targets() -> dict[str, str]:
-    return {**BUILT_IN, **installed(), **_extra(), **_registered}
+    return {**BUILT_IN, **installed(), **plugins.from_env(EXTRA_ENV), **_registered}
 
 
 def names() -> list[str]:
@@ -81,14 +69,9 @@ def get(name: str) -> Benchmark:
     target = targets().get(name)
     if target is None:
         raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(names())}")
-    try:
-        spec = pkgutil.resolve_name(target)
-    except (ImportError, AttributeError, ValueError) as exc:
-        # One kind of failure for callers (the Runs tab shows such a run without its spec).
-        raise ImportError(f"benchmark {name!r}: cannot load {target!r} ({type(exc).__name__}: {exc})") from exc
-    if not isinstance(spec, Benchmark) or spec.name != name:
-        raise TypeError(f"{target} is not the Benchmark spec named {name!r}")
-    return spec
+    # One kind of failure for callers, plugins.PluginError (an ImportError): the Runs tab shows such a
+    # run without its spec.
+    return plugins.load("benchmark", name, target, Benchmark, "Benchmark spec")
 
 
 def find(name: str) -> Benchmark | None:

@@ -3,17 +3,16 @@
 Like the benchmarks' registry (evalui.core.registry): a scanner outside evalui is added by
 an installed distribution's entry point in the group ``evalui.scanners``, by
 ``EVALUI_SCANNERS=name=module:attr[,…]``, or by ``register()`` in the same process; each names an
-evalui.scanners.base.Scanner. An added scanner never replaces a built-in one of the same name.
+evalui.scanners.base.Scanner, loaded by evalui.core.plugins. An added scanner never replaces a
+built-in one of the same name, and one that cannot load is left out with a warning.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import os
-import pkgutil
-from importlib.metadata import entry_points
 
+from evalui.core import plugins
 from evalui.scanners import agents, context, replies
 from evalui.scanners.base import SEVERITIES, ScanContext, Scanner
 
@@ -62,34 +61,18 @@ def unregister(name: str) -> None:
 
 def _resolve(name: str, target: str) -> Scanner | None:
     try:
-        scanner = pkgutil.resolve_name(target)
-    except (ImportError, AttributeError, ValueError) as exc:
-        log.warning("scanner %r: cannot load %r (%s: %s)", name, target, type(exc).__name__, exc)
-        return None
-    if not isinstance(scanner, Scanner) or scanner.name != name:
-        log.warning("scanner %r: %s is not the Scanner named %r", name, target, name)
-        return None
-    return scanner
-
-
-@functools.cache
-def _installed() -> tuple[tuple[str, str], ...]:
-    return tuple((e.name, e.value) for e in entry_points(group=ENTRY_POINT_GROUP))
-
-
-def _extra() -> list[tuple[str, str]]:
-    found = []
-    for item in os.environ.get(EXTRA_ENV, "").split(","):
-        name, _, target = item.strip().partition("=")
-        if name and target:
-            found.append((name.strip(), target.strip()))
-    return found
+        return plugins.load("scanner", name, target, Scanner, "Scanner")
+    except plugins.PluginError as exc:
+        log.warning("%s", exc)  # "scanner 'name': cannot load 'target' (why)"
+    except TypeError as exc:
+        log.warning("scanner %r: %s", name, exc)
+    return None
 
 
 def scanners() -> dict[str, Scanner]:
     """Every scanner, built-in ones first, by name."""
     found = dict(built_in())
-    for name, target in (*_installed(), *_extra()):
+    for name, target in (*plugins.installed(ENTRY_POINT_GROUP), *plugins.from_env(EXTRA_ENV).items()):
         if name in found and name in built_in():
             log.warning("ignored the scanner %s = %s: %r is a built-in scanner", name, target, name)
             continue

@@ -77,5 +77,5 @@ print(json.dumps({"extra": registry.extra_names(), "toy": registry.get("toy").ti
         env=environment(site, tmp_path, **{registry.EXTRA_ENV: "toy=toy_benchmark:NOPE"}),
         capture_output=True, text=True, timeout=300)
     assert overridden.returncode == 1
-    assert ("ImportError: benchmark 'toy': cannot load 'toy_benchmark:NOPE' "
+    assert ("evalui.core.plugins.PluginError: benchmark 'toy': cannot load 'toy_benchmark:NOPE' "
             "(AttributeError: module 'toy_benchmark' has no attribute 'NOPE')") in overridden.stderr

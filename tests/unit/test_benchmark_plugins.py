@@ -71,3 +71,27 @@ def test_agent_and_web_backend_modules_load_or_say_why_not(tmp_path, monkeypatch
         load_backend("plugin_agent_mod:Agent")
     with pytest.raises(InputError, match="EVALUI_WEB_BACKEND is http or module:attr, not 'ftp'"):
         load_backend("ftp")
+
+
+def test_benchmarks_and_scanners_load_through_one_loader_with_one_error(monkeypatch, caplog):
+    """evalui.core.plugins loads both registries' targets: a target that cannot load is a PluginError (an
+    ImportError) for a benchmark, and the same words in a warning for a scanner, which is left out."""
+    from evalui.core import plugins
+    from evalui.scanners import registry as scanners
+
+    monkeypatch.setenv(registry.EXTRA_ENV, "gone=toy_benchmark:NOPE, toy = toy_benchmark:BENCHMARK")
+    assert plugins.from_env(registry.EXTRA_ENV) == {"gone": "toy_benchmark:NOPE", "toy": "toy_benchmark:BENCHMARK"}
+    with pytest.raises(plugins.PluginError) as refused:
+        registry.get("gone")
+    assert isinstance(refused.value, ImportError) and registry.find("gone") is None
+    assert str(refused.value) == ("benchmark 'gone': cannot load 'toy_benchmark:NOPE' "
+                                  "(AttributeError: module 'toy_benchmark' has no attribute 'NOPE')")
+
+    monkeypatch.setenv(scanners.EXTRA_ENV, "gone=toy_benchmark:NOPE,toy=toy_benchmark:BENCHMARK,refusal=x:y")
+    with caplog.at_level("WARNING", logger=scanners.log.name):
+        found = scanners.scanners()
+    assert set(found) == set(scanners.built_in()) and found["refusal"] is scanners.built_in()["refusal"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "scanner 'gone': cannot load 'toy_benchmark:NOPE' (AttributeError: module 'toy_benchmark' has no attribute 'NOPE')",
+        "scanner 'toy': toy_benchmark:BENCHMARK is not the Scanner named 'toy'",
+        "ignored the scanner refusal = x:y: 'refusal' is a built-in scanner"]
