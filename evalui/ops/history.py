@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from evalui.config import runs_dir
 from evalui.core.benchmark import plain_prediction
+from evalui.core.run_config import RunConfig
 from evalui.endpoint.settings import EndpointSettings
 from evalui.endpoint.url_policy import REDACTED
 from evalui.run.runner import Progress
@@ -159,9 +160,9 @@ def resume_run(store: RunStore, exp_id: str, settings: EndpointSettings, *, conc
     if experiment is None:
         raise ValueError(f"no run named {exp_id!r}")
     options = {"concurrency": concurrency, "cancel": cancel, "on_progress": on_progress}
-    if "options" not in experiment["config"]:
+    if "options" not in (experiment["config"] or {}):  # the raw row: an earlier evalui stored no options
         raise ValueError(f"{exp_id} was stored by an earlier evalui; resume it from its benchmark's tab or command")
-    if experiment["config"]["options"].get("agent"):
+    if RunConfig.of(experiment).options.get("agent"):
         raise ValueError("runs of a user's agent resume from the command line, with --agent")
     from evalui.run import lifecycle
 
@@ -170,7 +171,7 @@ def resume_run(store: RunStore, exp_id: str, settings: EndpointSettings, *, conc
 
 def stored_endpoint(experiment: dict, api_key: str) -> EndpointSettings:
     """The run's own endpoint settings, with a key supplied now (keys are never stored)."""
-    saved = experiment["config"].get("endpoint") or {}
+    saved = RunConfig.of(experiment).endpoint or {}
     if not saved.get("base_url"):
         raise ValueError("this run has no stored endpoint")
     if REDACTED in saved["base_url"]:

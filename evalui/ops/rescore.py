@@ -7,6 +7,7 @@ flips; after an upgrade of bfcl-eval, or with another scorer, what flipped is li
 
 from __future__ import annotations
 
+from evalui.core.run_config import RunConfig
 from evalui.ops.stored_checks import about_sample, check_verdicts
 from evalui.run import epochs, lifecycle
 from evalui.store.run_store import RunStore
@@ -26,8 +27,8 @@ def rescore(store: RunStore, exp_id: str, scorer_name: str | None = None) -> dic
         raise UnknownRun(f"no stored run {exp_id!r}")
     benchmark = get(experiment["benchmark"])
     scorer = benchmark.scorer(scorer_name)
-    config = experiment["config"]
-    options = benchmark.make_options(config.get("options") or {})
+    config = RunConfig.of(experiment)
+    options = benchmark.make_options(config.options)
     if scorer.score is not None:
         def judge(sample):  # the scorer alone: no task, so no call worker, backend or client starts
             return scorer.score(epochs.as_asked(sample), sample.response, options)

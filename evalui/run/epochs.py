@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from evalui.core.run_config import RunConfig
 from evalui.stats.epochs import epoch_figures, epoch_id
 
 
@@ -25,8 +26,10 @@ def add_epochs(store, exp_id: str, epochs: int | None) -> int:
         firsts = [s for s in samples if s.epoch == 1]
         store.add_samples(exp_id, [(epoch_id(s.sample_id, k), s.group, s.payload)
                                    for k in range(2, epochs + 1) for s in firsts])
-        if experiment["config"].get("epochs") != epochs:
-            store.update_config(exp_id, {**experiment["config"], "epochs": epochs})
+        config = RunConfig.of(experiment)
+        if config.epochs != epochs:
+            config.epochs = epochs
+            store.update_config(exp_id, config.dump())
     return epochs
 
 
@@ -61,13 +64,13 @@ class EpochTask:
         return with_own_ids
 
 
-def with_epochs(task, config: dict):
-    return EpochTask(task) if int(config.get("epochs") or 1) > 1 else task
+def with_epochs(task, config: RunConfig):
+    return EpochTask(task) if int(config.epochs or 1) > 1 else task
 
 
-def summary_figures(samples: list, config: dict) -> dict:
+def summary_figures(samples: list, config: RunConfig) -> dict:
     """``{"epochs": …}`` for a run with epochs (errors and unfinished samples never pass), else nothing."""
-    epochs = int(config.get("epochs") or 1)
+    epochs = int(config.epochs or 1)
     if epochs < 2:
         return {}
     outcomes = [(s.sample_id, s.stage == "judged" and bool(s.correct)) for s in samples

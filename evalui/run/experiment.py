@@ -10,7 +10,7 @@ from pathlib import Path
 
 from evalui.config import runs_dir
 from evalui.stats.clustered import ClusterRule, cluster_key, clustered_accuracy, clustered_accuracy_by
-from evalui.store.run_store import RunStore, Sample
+from evalui.store.run_store import Sample
 
 
 def new_exp_id(benchmark: str, model: str) -> str:
@@ -62,21 +62,3 @@ def summary_of(exp_id: str, samples: list[Sample], rule: ClusterRule | None = No
     }
 
 
-def register_experiment(store: RunStore, benchmark: str, exp_id: str | None, *, model: str, host: str,
-                        config: dict, specs: list[tuple[str, str, dict]], fixed: tuple[str, ...] = ()) -> str:
-    """Create the experiment (or reopen it to resume) and register its samples; returns the exp_id.
-
-    ``fixed`` names config keys that a resumed run must keep, since finished samples depend on them.
-    """
-    exp_id = check_exp_id(exp_id) if exp_id else new_exp_id(benchmark, model)
-    existing = store.experiment(exp_id)
-    if existing:
-        for key in fixed:
-            if existing["config"].get(key) not in (None, config.get(key)):
-                raise ValueError(f"exp_id {exp_id!r} was run with {key}={existing['config'][key]!r}, "
-                                 f"not {config.get(key)!r}")
-    if not specs:
-        raise ValueError("nothing to run: the selection has no samples")
-    store.create_or_get_experiment(exp_id, benchmark, model, host, config)
-    store.add_samples(exp_id, specs)
-    return exp_id

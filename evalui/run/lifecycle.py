@@ -27,6 +27,7 @@ from pathlib import Path
 
 from evalui.core.benchmark import Benchmark
 from evalui.core.record import RunSummary, SampleRecord
+from evalui.core.run_config import RunConfig
 from evalui.endpoint.settings import EndpointSettings
 from evalui.jsonl import write_jsonl
 from evalui.run import epochs, events, findings, pricing
@@ -62,7 +63,8 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
         raise ValueError(f"{benchmark.name} needs an endpoint")
     exp_id = check_exp_id(exp_id) if exp_id else None
     existing = store.experiment(exp_id) if exp_id else None
-    stored_options = (existing["config"].get("options") or {}) if existing else None
+    stored_config = RunConfig.of(existing) if existing else None
+    stored_options = stored_config.options if stored_config else None
     options, notes = benchmark.check(options, settings, stored_options)
     agent = None if settings else benchmark.answered_by(options)
     model = model or (settings.model if settings else agent or "")
@@ -74,15 +76,15 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
         raise ValueError("nothing to run: the selection has no samples")
     if before_register is not None:
         before_register()
-    config = {"options": values, "endpoint": settings.public() if settings else None, "concurrency": concurrency,
-              "requests_per_minute": requests_per_minute, "out": str(out) if out else None,
-              # The price the run is costed at (evalui.run.pricing); its budget is set apart (set_budget).
-              "pricing": pricing.resolve(model, settings.price_input_per_m, settings.price_output_per_m)
-              if settings else None, "max_cost_usd": None, **notes}
-    if existing:
+    config = RunConfig(options=values, endpoint=settings.public() if settings else None, concurrency=concurrency,
+                       requests_per_minute=requests_per_minute, out=str(out) if out else None,
+                       # The price the run is costed at (evalui.run.pricing); its budget is set apart (set_budget).
+                       pricing=pricing.resolve(model, settings.price_input_per_m, settings.price_output_per_m)
+                       if settings else None, max_cost_usd=None, **notes)
+    if existing and stored_config is not None:
         if existing["benchmark"] != benchmark.name:
             raise ValueError(f"exp_id {exp_id!r} holds a {existing['benchmark']} run, not {benchmark.name}")
-        stored = existing["config"].get("options") or {}
+        stored = stored_config.options
         changed = [k for k in benchmark.fixed if k in stored and stored[k] != values.get(k)]
         if changed:
             raise ChangedRun(f"exp_id {exp_id!r} was run with " + ", ".join(
@@ -90,16 +92,16 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
                 "it cannot be resumed with " + ", ".join(f"{k}={values.get(k)!r}" for k in changed))
         # What was not given again is what the run was started with; so is its price, unless prices
         # are given with the resume (a table's price looked up again does not replace the run's own).
-        if (config["pricing"] or {}).get("priced_by") != "run" and pricing.usable(existing["config"].get("pricing")):
-            config["pricing"] = None
+        if (config.pricing or {}).get("priced_by") != "run" and pricing.usable(stored_config.pricing):
+            config.pricing = None
         for key in ("out", "concurrency", "requests_per_minute", "max_cost_usd", "pricing"):
-            if config[key] is None:
-                config[key] = existing["config"].get(key)
-        store.update_config(exp_id, config)
+            if getattr(config, key) is None:
+                setattr(config, key, getattr(stored_config, key))
+        store.update_config(exp_id, config.dump())
     else:
-        config["concurrency"] = config["concurrency"] or benchmark.default_concurrency
+        config.concurrency = config.concurrency or benchmark.default_concurrency
         store.create_or_get_experiment(exp_id, benchmark.name, model, host or (settings.host if settings else LOCAL_HOST),
-                                       config)
+                                       config.dump())
     store.add_samples(exp_id, specs)
     return exp_id
 
@@ -112,8 +114,8 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
     ``phases``: an evalui.run.phases.RunPhases that the run marks (a command's timings)."""
     experiment = store.experiment(exp_id)
     benchmark = _benchmark(experiment["benchmark"])
-    config = experiment["config"]
-    options = benchmark.make_options(config.get("options") or {})
+    config = RunConfig.of(experiment)
+    options = benchmark.make_options(config.options)
     # Shared with a task that runs programs (GAIA's sandbox), so a cancel stops one in flight.
     cancel = cancel or threading.Event()
     own_task = task is None  # a task made here is closed here; a caller's own task is the caller's to close
@@ -135,7 +137,7 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
     return summary
 
 
-def _run(store: RunStore, exp_id: str, task, config: dict, settings: EndpointSettings | None, *, client,
+def _run(store: RunStore, exp_id: str, task, config: RunConfig, settings: EndpointSettings | None, *, client,
          concurrency, requests_per_minute, cancel, on_progress, phases=None):
     """Every unfinished sample through ``task``: the runner's outcome, the time it started, and
     whether nothing was left to ask (a request to write the exports again)."""
@@ -145,12 +147,12 @@ def _run(store: RunStore, exp_id: str, task, config: dict, settings: EndpointSet
         client = ModelClient(settings)
     started = time.perf_counter()
     meter = None
-    if pricing.usable(config.get("pricing")):
-        meter = pricing.CostMeter.for_run(store.samples(exp_id), config["pricing"], config.get("max_cost_usd"))
+    if config.pricing and pricing.usable(config.pricing):
+        meter = pricing.CostMeter.for_run(store.samples(exp_id), config.pricing, config.max_cost_usd)
     counts = store.progress(exp_id)
     final = run_experiment(store, exp_id, task, client,
-                           concurrency=concurrency or config.get("concurrency") or DEFAULT_CONCURRENCY,
-                           requests_per_minute=requests_per_minute or config.get("requests_per_minute"),
+                           concurrency=concurrency or config.concurrency or DEFAULT_CONCURRENCY,
+                           requests_per_minute=requests_per_minute or config.requests_per_minute,
                            cancel=cancel, on_progress=on_progress, secrets=settings.secrets() if settings else [],
                            meter=meter, phases=phases)
     return final, started, counts["judged"] == counts["total"]
@@ -179,7 +181,8 @@ def summarise(store: RunStore, exp_id: str, *, duration_s: float | None = None) 
     experiment = store.experiment(exp_id)
     benchmark = _benchmark(experiment["benchmark"])
     samples = store.samples(exp_id)
-    own = experiment["config"].get("out") or experiment.get("out_dir") if benchmark.out_is_run_folder else None
+    config = RunConfig.of(experiment)
+    own = config.out or experiment.get("out_dir") if benchmark.out_is_run_folder else None
     folder = run_folder(exp_id, own)
     summary = summary_of(exp_id, samples, benchmark.cluster_of)
     summary[f"by_{benchmark.group_name}"] = summary.pop("by_group")
@@ -187,13 +190,13 @@ def summarise(store: RunStore, exp_id: str, *, duration_s: float | None = None) 
                    duration_s=duration_s if duration_s is not None else (experiment.get("summary") or {}).get("duration_s"),
                    out_dir=str(folder))
     summary.update(benchmark.summarise(samples, summary))
-    summary.update(epochs.summary_figures(samples, experiment["config"]))
+    summary.update(epochs.summary_figures(samples, config))
     # Beside the raw figures, never in their place: what the validity scanners found (evalui.run.findings).
     summary["validity"] = findings.validity(samples, findings.scan(store, experiment, samples), folder,
                                             benchmark.cluster_of)
-    summary["cost"] = pricing.run_cost(samples, experiment["config"].get("pricing"))
-    if experiment["config"].get("max_cost_usd") is not None:
-        summary["cost"]["max_cost_usd"] = experiment["config"]["max_cost_usd"]
+    summary["cost"] = pricing.run_cost(samples, config.pricing)
+    if config.max_cost_usd is not None:
+        summary["cost"]["max_cost_usd"] = config.max_cost_usd
     label, value = benchmark.headline(summary)
     summary["headline"] = {"label": label, "value": value}
     return summary, samples
@@ -203,17 +206,20 @@ def export(store: RunStore, exp_id: str, *, duration_s: float | None = None, out
     """Write the run's exports from the store (samples read once) and record its summary; ``out``:
     a folder for them from now on."""
     if out:
-        store.update_config(exp_id, {**store.experiment(exp_id)["config"], "out": str(out)})
+        config = RunConfig.of(store.experiment(exp_id))
+        config.out = str(out)
+        store.update_config(exp_id, config.dump())
     summary, samples = summarise(store, exp_id, duration_s=duration_s)
     findings.keep(store, exp_id, samples)
     experiment = store.experiment(exp_id)
     benchmark = _benchmark(experiment["benchmark"])
     folder = Path(summary["out_dir"])
-    price = pricing.usable(experiment["config"].get("pricing"))
+    config = RunConfig.of(experiment)
+    price = pricing.usable(config.pricing)
     write_jsonl(folder / "samples.jsonl", (sample_record(s, price) for s in samples))
     files = benchmark.export(folder, experiment, summary, samples)
     summary["files"] = {name: str(path) for name, path in files.items()}
-    summary["provenance"] = provenance(benchmark.data_files(benchmark.make_options(experiment["config"].get("options") or {})),
+    summary["provenance"] = provenance(benchmark.data_files(benchmark.make_options(config.options)),
                                        benchmark.upstream_packages)
     summary["provenance"]["prices"] = price  # the price every cost figure used, and where it came from
     summary = RunSummary.model_validate(summary).dump()  # typed and versioned: schemas/run_summary.schema.json

@@ -25,6 +25,7 @@ import threading
 from functools import cache
 from pathlib import Path
 
+from evalui.core.run_config import RunConfig
 from evalui.stats.cost import cost_figures, estimate_total, tokens_cost
 
 PRICES_ENV = "EVALUI_PRICES"
@@ -153,17 +154,18 @@ def run_cost(samples: list, pricing: dict | None) -> dict:
 def set_budget(store, exp_id: str, max_cost_usd: float | None) -> float | None:
     """Give a prepared run a budget in USD (None keeps the one it has). Returns the run's budget.
     A budget needs a price: ValueError when the run has none."""
-    config = store.experiment(exp_id)["config"]
+    config = RunConfig.of(store.experiment(exp_id))
     if max_cost_usd is None:
-        return config.get("max_cost_usd")
+        return config.max_cost_usd
     if not max_cost_usd > 0:
         raise ValueError("--max-cost must be more than 0 USD")
-    if not usable(config.get("pricing")):
-        model = (config.get("endpoint") or {}).get("model") or "this model"
+    if not usable(config.pricing):
+        model = (config.endpoint or {}).get("model") or "this model"
         raise ValueError(f"--max-cost needs a price, and {model} is not in evalui's price table: give "
                          "--price-input and --price-output (USD per million tokens, not both 0) or --prices FILE")
-    if config.get("max_cost_usd") != max_cost_usd:
-        store.update_config(exp_id, {**config, "max_cost_usd": float(max_cost_usd)})
+    if config.max_cost_usd != max_cost_usd:
+        config.max_cost_usd = float(max_cost_usd)
+        store.update_config(exp_id, config.dump())
     return float(max_cost_usd)
 
 

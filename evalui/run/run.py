@@ -13,6 +13,7 @@ from pathlib import Path
 
 from evalui.core import registry
 from evalui.core.benchmark import Benchmark
+from evalui.core.run_config import RunConfig
 from evalui.endpoint.settings import EndpointSettings
 from evalui.run import lifecycle
 from evalui.run.epochs import add_epochs
@@ -51,8 +52,13 @@ class Run:
             raise UnknownRun(f"no stored run {self.exp_id!r}")
         return experiment
 
+    @property
+    def config(self) -> RunConfig:
+        """The run's stored configuration, typed."""
+        return RunConfig.of(self.experiment)
+
     def options(self):
-        return self.benchmark.make_options(self.experiment["config"].get("options") or {})
+        return self.benchmark.make_options(self.config.options)
 
     def execute(self, **kwargs) -> dict:
         """Every unfinished sample, then the exports; the summary (see lifecycle.execute for the keywords)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from evalui.core import registry
+from evalui.core.run_config import RunConfig
 from evalui.reports.markdown import epoch_texts, inert
 from evalui.run.background import background_runs
 from evalui.run.pricing import unpriced
@@ -108,7 +109,7 @@ def cost_note(experiment: dict, state: str) -> str:
         return say("msg.unpriced")
     per_correct = cost.get("per_correct_usd")
     note = say("msg.cost", usd=f"{cost['usd']:.4f}", per_correct="–" if per_correct is None else f"{per_correct:.4f}")
-    budget = experiment["config"].get("max_cost_usd")
+    budget = RunConfig.of(experiment).max_cost_usd
     return note + (say("msg.budget", budget=f"{budget:.4f}") if budget is not None else "")
 
 

@@ -26,6 +26,7 @@ from evalui.benchmarks.aime.options import generation_summary as generation_cli_
 from evalui.benchmarks.aime.prompts import TOPICS
 from evalui.benchmarks.aime.scorers import GENERATED_PROBLEM, LLM_JUDGE, LLM_JUDGE_EXCELLENT, PAIRWISE_PREFERENCE
 from evalui.core.benchmark import Benchmark, Target
+from evalui.core.run_config import RunConfig
 
 GENERATE, JUDGE, WINRATE = "aime-generate", "aime-judge", "aime-winrate"
 
@@ -69,13 +70,14 @@ def export_generation(folder: Path, experiment: dict, summary: dict, samples: li
 
     from evalui.benchmarks.aime import report as aime_report
 
-    config, options = experiment["config"], experiment["config"]["options"]
-    target = Path(config["out"]) if config.get("out") else folder
+    config = RunConfig.of(experiment)
+    options = config.options
+    target = Path(config.out) if config.out else folder
     target.mkdir(parents=True, exist_ok=True)
     problems = generated_problems(experiment, _judged(samples))
     output = target / options["output_name"]
     output.write_text(json.dumps(problems, indent=2, ensure_ascii=False), encoding="utf-8")
-    summary.update(output=str(output), out_dir=str(target), reference_source=config.get("reference_label")
+    summary.update(output=str(output), out_dir=str(target), reference_source=config.extra("reference_label")
                    or options["reference_source"])
     summary["report"] = str(aime_report.write_generation_report(target, summary, problems))
     return {"output": output, "report": Path(summary["report"])}
@@ -115,8 +117,9 @@ def winrate_samples(options: WinrateOptions):
 
 def companion_target(experiment: dict) -> tuple[Path, Path]:
     """(the generated file, the folder for what is written beside it)."""
-    input_path = Path(experiment["config"]["options"]["input"])
-    folder = Path(experiment["config"]["out"]) if experiment["config"].get("out") else input_path.parent
+    config = RunConfig.of(experiment)
+    input_path = Path(config.options["input"])
+    folder = Path(config.out) if config.out else input_path.parent
     folder.mkdir(parents=True, exist_ok=True)
     return input_path, folder
 
@@ -180,8 +183,8 @@ def export_winrate(folder: Path, experiment: dict, summary: dict, samples: list)
     input_path, target = companion_target(experiment)
     results = [s.prediction for s in _judged(samples)]
     summary.update(judge_model=experiment["model"], input=str(input_path),
-                   real_source=experiment["config"].get("reference_label")
-                   or experiment["config"]["options"]["real_source"])
+                   real_source=RunConfig.of(experiment).extra("reference_label")
+                   or RunConfig.of(experiment).options["real_source"])
     _write_companion(target, target / f"{input_path.stem}_winrate.json", summary, results)
     summary["report"] = str(aime_report.write_winrate_report(target, input_path.stem, summary))
     return {"output": Path(summary["output"]), "report": Path(summary["report"])}

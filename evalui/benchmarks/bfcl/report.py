@@ -8,6 +8,7 @@ from pathlib import Path
 from evalui.benchmarks.bfcl.data import stored_entry
 from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivity_chart
 from evalui.benchmarks.bfcl.format_sensitivity import report_lines as format_sensitivity_lines
+from evalui.core.run_config import RunConfig
 from evalui.reports.charts import accuracy_bars, count_bars, write_html
 from evalui.reports.cost import cost_lines
 from evalui.reports.markdown import epoch_lines, inert, percent, table, text_bar, validity_lines
@@ -78,7 +79,7 @@ def write_bfcl_report(folder: Path, experiment: dict, summary: dict, judged: lis
     sensitivity = summary.get("format_sensitivity")
     if sensitivity:
         write_html(format_sensitivity_chart(sensitivity), folder / "format_sensitivity.html")
-    endpoint = experiment["config"].get("endpoint", {})
+    endpoint = RunConfig.of(experiment).endpoint or {}
     lines = [
         "# BFCL evaluation report",
         "",

@@ -20,6 +20,7 @@ from evalui.benchmarks.bfcl.scoring.single_turn import (
 )
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
 from evalui.core.benchmark import Benchmark, Scorer, Target
+from evalui.core.run_config import RunConfig
 from evalui.jsonl import write_jsonl
 
 MULTI_TURN_DOC_FILES = ("gorilla_file_system.json", "math_api.json", "message_api.json", "posting_api.json",
@@ -103,7 +104,7 @@ def make_task(options: BfclOptions, store, exp_id: str, cancel=None) -> BfclRunT
     load_official()  # the checker's slow first import, before the run phase's clock starts
 
     experiment = store.experiment(exp_id)
-    own = experiment["config"].get("out") or experiment.get("out_dir")
+    own = RunConfig.of(experiment).out or experiment.get("out_dir")
     web = None
     if set(options.categories) & set(WEB_SEARCH_CATEGORIES):
         from evalui.benchmarks.bfcl.agentic.web_search import check_web_options
@@ -129,7 +130,7 @@ def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict
     from evalui.benchmarks.bfcl.report import write_bfcl_report
 
     judged = [s for s in samples if s.stage == "judged"]
-    summary["mode"] = experiment["config"]["options"]["mode"]
+    summary["mode"] = RunConfig.of(experiment).options["mode"]
     files = {}
     for category in dict.fromkeys(s.group for s in samples):
         path = folder / f"{VERSION_PREFIX}_{category}_result.json"
@@ -139,7 +140,8 @@ def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict
     files.update(_prereq_files(folder, {s.group for s in samples} & set(MEMORY_CATEGORIES)))
     from evalui.benchmarks.bfcl.format_sensitivity import official_header
 
-    options = BfclOptions(**{k: v for k, v in experiment["config"]["options"].items() if k in BfclOptions.__dataclass_fields__})
+    options = BfclOptions(**{k: v for k, v in RunConfig.of(experiment).options.items()
+                             if k in BfclOptions.__dataclass_fields__})
     files.update(write_leaderboard_csvs(folder, summary["by_category"], options.leaderboard_model or summary["model"],
                                         summary["mode"], format_sensitivity=official_header(judged)))
     if set(summary["by_category"]) & set(WEB_SEARCH_CATEGORIES):

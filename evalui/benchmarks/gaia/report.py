@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evalui.core.run_config import RunConfig
 from evalui.reports.charts import accuracy_bars, histogram, write_html
 from evalui.reports.cost import cost_lines
 from evalui.reports.markdown import epoch_lines, inert, percent, table, text_bar, validity_lines
@@ -80,7 +81,7 @@ def write_gaia_report(folder: Path, experiment: dict, summary: dict, rows: list[
 
 def agent_lines(experiment: dict, summary: dict) -> list[str]:
     """The tool agent's figures: steps, tool errors, tokens and cost per task."""
-    options = experiment["config"].get("options") or {}
+    options = RunConfig.of(experiment).options
     lines = []
     if options.get("tools"):
         rate = summary.get("tool_error_rate")

@@ -14,6 +14,7 @@ from evalui.benchmarks.aime.prompts import TOPICS
 from evalui.benchmarks.aime.report import WINRATE_TITLE
 from evalui.benchmarks.aime.spec import GENERATE, GENERATION, JUDGE, JUDGING, WINRATE, WINRATE_SPEC, generated_problems
 from evalui.config import runs_dir
+from evalui.core.run_config import RunConfig
 from evalui.errors import InputError
 from evalui.reports.charts import fitted, judge_dimension_bars, score_distribution, win_loss_tie
 from evalui.review.calibration import calibrate
@@ -269,7 +270,7 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
 
     def view_for_run(run_id):
         experiment = store.experiment(run_id) if run_id else None
-        return file_view(store, experiment["config"]["options"]["input"]) if experiment else file_view(store, None)
+        return file_view(store, RunConfig.of(experiment).options["input"]) if experiment else file_view(store, None)
 
     inputs = [*endpoint.components(), generated, judge_model, real_source, seed]
     choices = {generated: file_choices}

@@ -7,6 +7,7 @@ import html
 import gradio as gr
 import pandas as pd
 
+from evalui.core.run_config import RunConfig
 from evalui.endpoint.default_key import key_for
 from evalui.ops import history
 from evalui.reports.charts import cost_pareto, priced_runs
@@ -104,7 +105,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         experiment = store.experiment(selected)
         if experiment is None:
             raise ValueError(say("msg.no_such_run", exp_id=selected))
-        saved = experiment["config"].get("endpoint") or {}
+        saved = RunConfig.of(experiment).endpoint or {}
         settings = history.stored_endpoint(experiment, (api_key or "").strip() or key_for(saved.get("base_url", "")))
         reopen(store, selected, settings, **start)  # the endpoint checked, then the run's epochs and budget
 
