@@ -78,26 +78,33 @@ def test_concurrent_reviewers_lose_no_label(tmp_path):
     assert len(read_labels(tmp_path)) == 20
 
 
-def test_the_inspector_filters_by_finding_and_shows_each_with_its_label_as_text():
-    from types import SimpleNamespace
-
-    from evalui.viewer import inspector_data as data
-
-    def sample(sample_id, correct):
-        return SimpleNamespace(sample_id=sample_id, group="g", stage="judged", correct=correct, error=None,
-                               verdict={"correct": correct}, prediction="x", trajectory=[], request={}, response={},
-                               payload={}, latency_s=1.0, prompt_tokens=1, completion_tokens=1, attempts=1)
+def test_the_inspector_filters_by_finding_and_shows_each_with_its_label_as_text(store):
+    """Through what the viewer reads: the run's list (evalui.viewer.data.listing) and one sample's pane."""
+    from evalui.viewer import data, rows
+    from evalui.viewer.findings import label_finding
+    from evalui.viewer.inspector_data import finding_choices
 
     hostile = {**REFUSAL, "message": '<img src=x onerror="alert(1)">'}
-    samples = [sample("q1", False), sample("q2", False), sample("q3", True)]
-    rows = data.index(samples, {"q1": [hostile], "q2": [EMPTY, REFUSAL]})
-    assert data.filter_ids(rows, finding=data.ANY_INVALID) == ["q2"]
-    assert data.filter_ids(rows, finding="refusal") == ["q1", "q2"]
-    assert data.filter_ids(rows, finding=data.ALL) == ["q1", "q2", "q3"]
-    assert data.filter_choices(rows)["finding"] == ["all", data.ANY_INVALID, "empty_reply", "refusal"]
+    store.create_or_get_experiment("run", "gaia", "m", "h", {})
+    store.add_samples("run", [("q1", "g", {}), ("q2", "g", {}), ("q3", "g", {})])
+    for sample_id, correct, found in (("q1", False, [hostile]), ("q2", False, [EMPTY, REFUSAL]), ("q3", True, [])):
+        store.record_rollout("run", sample_id, request={}, response={}, latency_s=1.0, prompt_tokens=1,
+                             completion_tokens=1, attempts=1)
+        store.record_judgement("run", sample_id, prediction="x", correct=correct,
+                               verdict={"correct": correct, "findings": found})
 
-    labels = {finding_key("q1", hostile): {"label": FALSE_ALARM, "reviewer": "<b>Ada</b>"}}
-    page = data.detail_html(data.detail("gaia", samples[0], [hostile], labels), "run")
+    def shown(finding):
+        return [r["id"] for r in data.listing(store, "run", finding=finding)[1]]
+
+    assert shown(rows.ANY_INVALID) == ["q2"]
+    assert shown("refusal") == ["q1", "q2"]
+    assert shown(rows.ALL) == ["q1", "q2", "q3"]
+    assert rows.filter_choices(data.run_rows(store, "run"))["finding"] == ["all", rows.ANY_INVALID, "empty_reply",
+                                                                           "refusal"]
+
+    label_finding(store, "run", "q1", 1, FALSE_ALARM, "<b>Ada</b>")
+    page, choices = data.pane(store, "run", "q1")
     assert 'data-label="false_alarm"' in page and "<img" not in page and "&lt;b&gt;Ada&lt;/b&gt;" in page
-    assert data.finding_choices([EMPTY, REFUSAL]) == [("1. empty_reply (invalid, step 2)", 1),
-                                                      ("2. refusal (warning, step 1)", 2)]
+    assert choices == [("1. refusal (warning, step 1)", 1)]
+    assert data.pane(store, "run", "q2")[1] == finding_choices([EMPTY, REFUSAL]) == [
+        ("1. empty_reply (invalid, step 2)", 1), ("2. refusal (warning, step 1)", 2)]
