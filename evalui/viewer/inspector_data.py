@@ -1,8 +1,8 @@
 """Pieces of what the sample inspector shows, from stored samples: a sample's error type, a message's
-content as text, the gold and final answers as a person reads them, the checker's reason, the
-filters' choices and the findings as HTML (every value escaped). No gradio. The viewer reads a run's
-list through evalui.viewer.data and evalui.viewer.rows, and shows a sample with
-evalui.viewer.transcript."""
+content as text, the gold and final answers as a person reads them, the filters' choices and the
+findings as HTML (every value escaped). No gradio. The viewer reads a run's list through
+evalui.viewer.data and evalui.viewer.rows, and shows a sample with evalui.viewer.transcript (the
+checker's reason is evalui.core.record.reason_of, the exported score's explanation)."""
 
 from __future__ import annotations
 
@@ -54,17 +54,6 @@ def prediction_text(benchmark: str, prediction) -> str:
     """The model's answer as the benchmark renders it (calls as calls, say)."""
     spec = registry.find(benchmark)
     return (spec.render_prediction if spec is not None else plain_prediction)(prediction)
-
-
-def reason_of(sample) -> str:
-    """The checker's own words for its verdict, or the endpoint's error."""
-    if sample.stage != "judged":
-        return sample.error or ""
-    verdict = sample.verdict or {}
-    for key in ("error", "reason", "message", "comment"):
-        if verdict.get(key):
-            return str(verdict[key])
-    return str(verdict.get("error_type") or "")
 
 
 def filter_choices(rows: list[dict]) -> dict[str, list[str]]:

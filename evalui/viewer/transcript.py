@@ -11,10 +11,10 @@ from __future__ import annotations
 import html
 import json
 
-from evalui.core.record import score_of
+from evalui.core.record import reason_of, score_of
 from evalui.reports.verdicts import verdict_of
 from evalui.viewer import messages
-from evalui.viewer.inspector_data import findings_html, gold_answer, prediction_text, reason_of
+from evalui.viewer.inspector_data import findings_html, gold_answer, prediction_text
 from evalui.viewer.rows import error_type_of
 
 FOLD_CHARS = 600  # a system prompt or tool result longer than this starts folded
@@ -100,7 +100,8 @@ def score_html(benchmark: str, sample) -> str:
     if error_type:
         lines.append(f' · error type <code>{e(error_type)}</code>')
     lines.append("</div>")
-    explanation = reason_of(sample)
+    # The checker's own words (the exported score's explanation), or the endpoint's error.
+    explanation = (reason_of(sample.verdict) or "") if sample.stage == "judged" else (sample.error or "")
     if explanation and explanation != error_type:
         lines.append("<h4>Explanation</h4>" + _pre(explanation, "reason"))
     elif verdict != "correct":

@@ -103,3 +103,24 @@ def test_the_conversation_has_every_message_call_result_and_step():
     assert '<pre class="evalui-inspector-text" data-role="reason">no call found</pre>' in score_html("toy", SAMPLES[2])
     assert '<pre class="evalui-inspector-text" data-role="reason">server_error: HTTP 500</pre>' in score_html(
         "toy", SAMPLES[3])
+
+
+def test_the_pane_explains_a_verdict_in_the_exported_scores_words():
+    """One reason_of (evalui.core.record): the pane's explanation is the record's score explanation,
+    the checker's error, reason, message, comment or note, in that order, else its error type; a
+    sample never judged is explained by the endpoint's error."""
+    from evalui.core.record import SampleRecord
+
+    def explained(verdict):
+        judged = sample("x", "g", correct=False, verdict=verdict)
+        page = score_html("toy", judged)
+        assert SampleRecord.of(judged).score.explanation in page
+        return page
+
+    assert 'data-role="reason">the checker said so</pre>' in explained(
+        {"error_type": "wrong_value", "note": "ignored", "comment": "the checker said so"})
+    assert '<h4>Explanation</h4><pre class="evalui-inspector-text" data-role="reason">no unit</pre>' in explained(
+        {"error_type": "wrong_value", "note": "no unit"})
+    assert "<h4>Explanation</h4>" not in explained({"error_type": "wrong_value"})  # the error type is shown once
+    assert 'data-role="reason">wrong</pre>' in score_html("toy", sample("x", "g", correct=False, verdict={}))
+    assert 'data-role="reason">HTTP 502</pre>' in score_html("toy", sample("x", "g", stage="init", error="HTTP 502"))
