@@ -112,17 +112,3 @@ class LiveRun:
         """"paused: the endpoint at HOST does not answer (since …); probing every N s", or ""."""
         return self.circuit.state().describe() if self.circuit is not None else ""
 
-
-_LIVE: dict[str, LiveRun] = {}
-
-
-def follow(exp_id: str, live: LiveRun | None) -> None:
-    """Register (or with None, forget) a run's live state in this process."""
-    if live is None:
-        _LIVE.pop(exp_id, None)
-    else:
-        _LIVE[exp_id] = live
-
-
-def live_run(exp_id: str | None) -> LiveRun | None:
-    return _LIVE.get(exp_id) if exp_id else None

@@ -268,16 +268,3 @@ class BudgetGate:
             return None
         return await self._samples.take()
 
-
-_LIVE: dict[str, CostMeter] = {}  # the meters of the runs this process is running, for their pages
-
-
-def watch(exp_id: str, meter: CostMeter | None) -> None:
-    if meter is None:
-        _LIVE.pop(exp_id, None)
-    else:
-        _LIVE[exp_id] = meter
-
-
-def live_cost(exp_id: str | None) -> CostMeter | None:
-    return _LIVE.get(exp_id) if exp_id else None

@@ -21,11 +21,12 @@ from dataclasses import asdict, dataclass
 from typing import Protocol
 
 from evalui.endpoint.client import ChatReply
-from evalui.endpoint.in_flight import Board, LiveRun, RequestInFlight, follow
+from evalui.endpoint.in_flight import Board, LiveRun, RequestInFlight
 from evalui.endpoint.limiter import Lease, join_endpoint, private_limiter
 from evalui.run.claims import RunWorker
+from evalui.run.live import LIVE_RUNS, LiveState
 from evalui.run.phases import RunPhases
-from evalui.run.pricing import BudgetGate, CostMeter, MeteredTask, watch
+from evalui.run.pricing import BudgetGate, CostMeter, MeteredTask
 from evalui.run.sample_run import SampleRun, redact, run_on_loop, run_on_threads  # noqa: F401  (redact: re-exported)
 from evalui.run.trajectory import TaskResult
 from evalui.store.run_store import RunStore, Sample
@@ -136,34 +137,31 @@ def run_experiment(
     samples = BudgetGate(worker, meter) if meter and meter.max_cost_usd is not None else worker
     if meter:
         task = MeteredTask(task, meter)
-        watch(exp_id, meter)
     if hasattr(client, "cancel_on"):
         client.cancel_on(cancel)  # requests in flight and retry waits end soon after a cancel
     lease = endpoint_lease(client, concurrency, requests_per_minute)
     run = SampleRun(store, exp_id, task, client, lease, cancel, counts, progress, tuple(secrets), live, phases)
-    follow(exp_id, live)  # the pages read the requests in flight and a pause from here
-    progress(f"{len(pending)} of {counts['total']} samples to run", 0)
-    workers = max(1, min(concurrency, len(pending)))
-    if callable(getattr(task, "prepare", None)):
+    # The pages read the requests in flight, a pause and the cost so far from here while it runs.
+    with LIVE_RUNS.running(LiveState(exp_id, live, meter)):
+        progress(f"{len(pending)} of {counts['total']} samples to run", 0)
+        workers = max(1, min(concurrency, len(pending)))
+        if callable(getattr(task, "prepare", None)):
+            try:
+                task.prepare(pending)
+            except Exception:  # only a head start: each sample's own build reports its bad data
+                pass
+        phases.mark_ready(_commit_seconds(store))
         try:
-            task.prepare(pending)
-        except Exception:  # only a head start: each sample's own build reports its bad data
-            pass
-    phases.mark_ready(_commit_seconds(store))
-    try:
-        if callable(getattr(task, "acall", None)) and callable(getattr(client, "submit", None)):
-            run_on_loop(run, samples, workers)
-        else:
-            run_on_threads(run, samples, workers)
-    except BaseException:
-        # Ctrl-C (or SIGTERM, raised as KeyboardInterrupt by the CLI) lands here, in the main
-        # thread, once every worker has stopped: the answered samples are kept.
-        if not _stop(store, worker, lease):
-            store.set_status(exp_id, "cancelled" if isinstance(sys.exc_info()[1], KeyboardInterrupt) else "failed")
-        raise
-    finally:
-        watch(exp_id, None)
-        follow(exp_id, None)
+            if callable(getattr(task, "acall", None)) and callable(getattr(client, "submit", None)):
+                run_on_loop(run, samples, workers)
+            else:
+                run_on_threads(run, samples, workers)
+        except BaseException:
+            # Ctrl-C (or SIGTERM, raised as KeyboardInterrupt by the CLI) lands here, in the main
+            # thread, once every worker has stopped: the answered samples are kept.
+            if not _stop(store, worker, lease):
+                store.set_status(exp_id, "cancelled" if isinstance(sys.exc_info()[1], KeyboardInterrupt) else "failed")
+            raise
     run.tick()  # a resume in the run's last half second is said too
     others = _stop(store, worker, lease)
     phases.mark_run_end(_commit_seconds(store))

@@ -11,13 +11,12 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from evalui.endpoint.in_flight import live_run
 from evalui.endpoint.preflight import PreflightError
 from evalui.endpoint.url_policy import RefusedURL
 from evalui.errors import InputError
 from evalui.reports.markdown import defuse_links, inert
 from evalui.run.background import BackgroundRun, background_runs
-from evalui.run.pricing import live_cost
+from evalui.run.live import live_state
 from evalui.store.run_store import RunStore
 from evalui.ui.i18n.strings import t
 from evalui.ui.live_status import accuracy_so_far, live_status  # noqa: F401  (accuracy_so_far: for the tabs)
@@ -188,13 +187,14 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
             return ""
         counts = store.progress(run_id)
         label = f"{(benchmark or 'run').upper()} {counts['judged']}/{counts['total']}"
-        live = live_run(run_id)
+        state = live_state(run_id)
+        live = state.requests if state is not None else None
         if live is not None:
             if live.paused():
                 label += " · " + say("msg.progress_paused")
             elif len(live.board):
                 label += " · " + say("msg.in_flight_count", count=len(live.board))
-        meter = live_cost(run_id)
+        meter = state.meter if state is not None else None
         if meter is not None:  # the cost so far, and once a few samples were answered, the whole run's
             label += " · " + say("msg.cost_live", spent=f"{meter.spent_usd:.4f}")
             if meter.estimate_usd() is not None:
