@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, with_config
+from typing_extensions import TypedDict  # pydantic reads typing.TypedDict only from Python 3.12
 
 SAMPLE_RECORD_VERSION = 1
 # 2: provenance names the benchmark's upstream packages in ``packages`` (version 1 had one key per package).
 RUN_SUMMARY_VERSION = 2
 UNVERSIONED = 0  # what a record without schema_version was written as
+# A finding's severity (evalui.scanners.base: INVALID, WARNING, INFO).
+Severity = Literal["invalid", "warning", "info"]
 
 # Verdict keys that hold the checker's own words, in the order a reason is looked for.
 _REASON_KEYS = ("error", "reason", "message", "comment", "note")
@@ -81,15 +84,23 @@ class Score(_Record):
         "what the scorer measured beyond the verdict, e.g. an LLM judge's mean and each dimension's score"))
 
 
-class Finding(_Record):
+# The one finding type: evalui.scanners.registry.scan_sample makes these, the store keeps them as they
+# are (JSON in the sample's verdict) and the record validates them. A TypedDict, so a finding is a plain
+# dict; ``message`` and ``step`` may be absent (read as "" and null), and a record keeps exactly the keys
+# a finding was stored with. (The docstring is the published schema's description.)
+@with_config(ConfigDict(extra="allow"))
+class Finding(TypedDict):
     """What a validity scanner (evalui.scanners) found in a sample."""
 
-    scanner: str = Field(description="the scanner's name: endpoint_error, refusal, truncated, …")
-    severity: Literal["invalid", "warning", "info"] = Field(description=(
+    scanner: Annotated[str, Field(description="the scanner's name: endpoint_error, refusal, truncated, …")]
+    severity: Annotated[Severity, Field(description=(
         "invalid: the environment failed the sample (left out of the valid-sample score); warning: the verdict "
-        "stands but deserves a look; info: shown, never counted"))
-    message: str = ""
-    step: int | None = Field(None, description="0-based index of the trajectory step it is about; null: the sample")
+        "stands but deserves a look; info: shown, never counted"))]
+    # The defaults are the schema's word for an absent key: validation fills in nothing.
+    message: NotRequired[Annotated[str, Field(json_schema_extra={"default": ""})]]
+    step: NotRequired[Annotated[int | None, Field(
+        description="0-based index of the trajectory step it is about; null: the sample",
+        json_schema_extra={"default": None})]]
 
 
 class SampleRecord(_Record):

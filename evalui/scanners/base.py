@@ -1,7 +1,9 @@
 """What a scanner is and returns, and the reading of a stored sample every scanner shares.
 
-A finding is ``{"scanner", "severity", "message", "step"}``: ``step`` is the 0-based index of the
-trajectory step it is about (null for the sample as a whole). Severities:
+A finding is ``{"scanner", "severity", "message", "step"}`` (evalui.core.record.Finding, a TypedDict:
+the same type the run record validates): ``step`` is the 0-based index of the trajectory step it is
+about (null for the sample as a whole). A scanner's function returns findings without the scanner's
+name (``finding()``); evalui.scanners.registry.scan_sample names and checks them. Severities:
 
 - ``invalid``: the verdict measures the environment, not the model (an endpoint that failed, a tool
   that crashed, a reply cut off by a token cap). The sample is left out of the valid-sample score.
@@ -20,10 +22,14 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-INVALID, WARNING, INFO = "invalid", "warning", "info"
-SEVERITIES = (INVALID, WARNING, INFO)
+from evalui.core.record import Finding, Severity  # noqa: F401  (Finding: re-exported for scanners added outside evalui)
+
+INVALID: Final = "invalid"
+WARNING: Final = "warning"
+INFO: Final = "info"
+SEVERITIES: tuple[Severity, ...] = (INVALID, WARNING, INFO)
 EXCERPT_CHARS = 120
 # The most characters of one text (a reply, a prompt message, a tool result) a scanner reads. Scanners
 # run at every run's end, resume, rescore and scan, over text a model or a web page wrote: the cap
@@ -55,7 +61,8 @@ class ScanContext:
     target: Callable[[Any], Any] | None = None
 
 
-Finding = dict  # {"scanner": str, "severity": str, "message": str, "step": int | None}
+# What a scanner's function returns: findings without the scanner's name, as finding() makes them (an
+# added scanner's may hold anything; scan_sample turns each into a Finding).
 ScanFunction = Callable[[Any, ScanContext], list[dict]]
 
 

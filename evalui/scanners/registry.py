@@ -13,8 +13,9 @@ import functools
 import logging
 
 from evalui.core import plugins
+from evalui.core.record import Finding, Severity
 from evalui.scanners import agents, context, replies
-from evalui.scanners.base import SEVERITIES, ScanContext, Scanner
+from evalui.scanners.base import INFO, SEVERITIES, ScanContext, Scanner
 
 EXTRA_ENV = "EVALUI_SCANNERS"
 ENTRY_POINT_GROUP = "evalui.scanners"
@@ -98,17 +99,17 @@ def selected(names: list[str] | None, benchmark: str) -> list[Scanner]:
     return [s for s in chosen if s.applies(benchmark)]
 
 
-def scan_sample(sample, context: ScanContext, chosen: list[Scanner]) -> list[dict]:
+def scan_sample(sample, context: ScanContext, chosen: list[Scanner]) -> list[Finding]:
     """The findings of ``chosen`` scanners on one sample, in the scanners' order. A scanner that fails
     on hostile or unexpected data reports that as an ``info`` finding instead of stopping the run."""
-    findings = []
+    findings: list[Finding] = []
     for scanner in chosen:
         try:
             found = scanner.scan(sample, context) or []
         except Exception as exc:  # one scanner's bug must not lose a run's exports
             found = [{"severity": "info", "message": f"the scanner failed: {type(exc).__name__}", "step": None}]
         for item in found:
-            severity = item.get("severity") if item.get("severity") in SEVERITIES else "info"
+            severity: Severity = next((s for s in SEVERITIES if item.get("severity") == s), INFO)
             step = item.get("step")
             findings.append({"scanner": scanner.name, "severity": severity, "message": str(item.get("message", ""))[:500],
                              "step": step if isinstance(step, int) and not isinstance(step, bool) else None})

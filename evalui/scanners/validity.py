@@ -10,12 +10,14 @@ invalid, with its 95 % interval clustered as the raw accuracy's (evalui.stats.cl
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from evalui.scanners.base import INVALID, SEVERITIES
 from evalui.stats.clustered import ClusterRule, cluster_key, clustered_accuracy
 
 
-def is_invalid(findings: Iterable[dict] | None) -> bool:
+def is_invalid(findings: Iterable[Mapping[str, Any]] | None) -> bool:
+    """Whether any of ``findings`` (evalui.core.record.Finding, or as the store keeps them) is ``invalid``."""
     return any(f.get("severity") == INVALID for f in findings or [])
 
 

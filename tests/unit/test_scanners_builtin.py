@@ -207,3 +207,27 @@ def test_the_record_has_findings_on_their_own_not_in_the_verdict():
     stored.findings = []  # scanned again just now: nothing
     assert SampleRecord.of(stored).dump()["findings"] == []
     assert "findings" not in SampleRecord.of(sample(step("x"))).dump()  # never scanned: no key
+
+
+def test_one_finding_type_from_the_scanners_to_the_record():
+    """scan_sample makes evalui.core.record.Finding (a TypedDict: plain dicts, stored as they are); the
+    record validates the same type and keeps exactly the keys, in the order, a finding was stored with."""
+    import json
+
+    import pydantic
+
+    from evalui.core.record import Finding
+    from evalui.scanners import base
+
+    assert base.Finding is Finding
+    scanner = Scanner("odd", "1", "", lambda s, c: [{"severity": "fatal", "message": 7, "step": True}])
+    found = scan_sample(sample(step("x")), ScanContext(), [scanner])
+    assert found == [{"scanner": "odd", "severity": "info", "message": "7", "step": None}]
+    assert pydantic.TypeAdapter(list[Finding]).validate_python(found) == found
+    kept = [{"step": 2, "scanner": "refusal", "severity": "warning", "message": "m"},
+            {"scanner": "loop", "severity": "invalid", "extra": [1]}]  # an older or an added scanner's finding
+    dumped = SampleRecord.of(sample(step("x"), verdict={"findings": kept})).dump()["findings"]
+    assert json.dumps(dumped) == json.dumps([{"scanner": "refusal", "severity": "warning", "message": "m", "step": 2},
+                                             {"scanner": "loop", "severity": "invalid", "extra": [1]}])
+    with pytest.raises(pydantic.ValidationError, match="severity"):
+        SampleRecord.of(sample(step("x"), verdict={"findings": [{"scanner": "x", "severity": "fatal"}]}))
