@@ -15,9 +15,16 @@ import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-SampleSpec = tuple[str, str, dict]  # (sample_id, group, payload)
+
+class SampleSpec(NamedTuple):
+    """A sample a benchmark selects: its id, its group, and its payload (what its task reads to ask,
+    and its scorers to judge). A plain (id, group, payload) tuple is read as one."""
+
+    sample_id: str
+    group: str
+    payload: dict
 
 
 def _no_figures(samples: list, summary: dict) -> dict:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from evalui.core.benchmark import Benchmark
+from evalui.core.benchmark import Benchmark, SampleSpec
 from evalui.core.record import RunSummary, SampleRecord
 from evalui.core.run_config import RunConfig
 from evalui.endpoint.settings import EndpointSettings
@@ -71,7 +71,7 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
     host = host or (AGENT_HOST if agent else None)
     exp_id = exp_id or new_exp_id(benchmark.name, model)
     values = dataclasses.asdict(options)
-    specs = benchmark.samples(options) if specs is None else specs
+    specs = [SampleSpec(*spec) for spec in (benchmark.samples(options) if specs is None else specs)]
     if not specs:
         raise ValueError("nothing to run: the selection has no samples")
     if before_register is not None:

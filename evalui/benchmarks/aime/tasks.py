@@ -15,6 +15,7 @@ from evalui.benchmarks.aime.dedupe import find_duplicate
 from evalui.benchmarks.aime.parse import InvalidOutput, parse_generated_problem, parse_judgement, parse_preference
 from evalui.benchmarks.aime.prompts import comparison_messages, generation_messages, judge_messages
 from evalui.benchmarks.aime.references import RealProblem
+from evalui.core.benchmark import SampleSpec
 from evalui.endpoint.client import EndpointError
 from evalui.run.trajectory import Recorder, TaskResult
 from evalui.stats.metrics import JUDGE_DIMENSIONS, PASS_THRESHOLD
@@ -46,13 +47,13 @@ def _structured(response: dict) -> dict:
     return json.loads(response["text"]) if set(response) == {"text", "tool_calls"} else response
 
 
-def generation_specs(n: int, topics: list[str], pool: list[RealProblem], seed: int) -> list[tuple[str, str, dict]]:
+def generation_specs(n: int, topics: list[str], pool: list[RealProblem], seed: int) -> list[SampleSpec]:
     specs = []
     for index in range(n):
         rng = random.Random(f"{seed}-{index}")
         topic = topics[index % len(topics)]
         examples = rng.sample(pool, min(EXAMPLES_PER_PROBLEM, len(pool)))
-        specs.append((f"gen-{index + 1:04d}", topic, {
+        specs.append(SampleSpec(f"gen-{index + 1:04d}", topic, {
             "topic": topic, "reference_ids": [e.problem_id for e in examples],
             "examples": [e.problem for e in examples]}))
     return specs
@@ -102,8 +103,8 @@ def judge_generated(sample: Sample, response: dict, options=None):
     return problem, True, {"valid": True, "rejected_attempts": content["rejected"]}
 
 
-def judge_specs(problems: list[dict]) -> list[tuple[str, str, dict]]:
-    return [(p["problem_id"], p.get("topic") or "unspecified", p) for p in problems]
+def judge_specs(problems: list[dict]) -> list[SampleSpec]:
+    return [SampleSpec(p["problem_id"], p.get("topic") or "unspecified", p) for p in problems]
 
 
 @dataclass
@@ -142,14 +143,14 @@ def judge_scores(sample: Sample, response: dict, pass_mark: float = PASS_THRESHO
     return {"problem_id": sample.sample_id, "scores": scores, "total": total}, passed, verdict
 
 
-def pairing_specs(generated: list[dict], real: list[RealProblem], seed: int) -> list[tuple[str, str, dict]]:
+def pairing_specs(generated: list[dict], real: list[RealProblem], seed: int) -> list[SampleSpec]:
     """Each generated problem against a real one, in a seeded order that cycles through the real set."""
     order = list(range(len(real)))
     random.Random(seed).shuffle(order)
     specs = []
     for index, problem in enumerate(generated):
         partner = real[order[index % len(order)]]
-        specs.append((f"pair-{problem['problem_id']}", problem.get("topic") or "unspecified", {
+        specs.append(SampleSpec(f"pair-{problem['problem_id']}", problem.get("topic") or "unspecified", {
             "generated": {"id": problem["problem_id"], "problem": problem["problem"], "answer": problem["answer"]},
             "real": {"id": partner.problem_id, "problem": partner.problem,
                      "answer": partner.answer if partner.answer is not None else "(not given)"}}))

@@ -19,7 +19,7 @@ from evalui.benchmarks.bfcl.scoring.single_turn import (
     WEB_SEARCH_CATEGORIES,
 )
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
-from evalui.core.benchmark import Benchmark, Scorer, Target
+from evalui.core.benchmark import Benchmark, SampleSpec, Scorer, Target
 from evalui.core.run_config import RunConfig
 from evalui.jsonl import write_jsonl
 
@@ -27,7 +27,7 @@ MULTI_TURN_DOC_FILES = ("gorilla_file_system.json", "math_api.json", "message_ap
                         "ticket_api.json", "trading_bot.json", "travel_booking.json", "vehicle_control.json")
 
 
-def samples(options: BfclOptions) -> list[tuple[str, str, dict]]:
+def samples(options: BfclOptions) -> list[SampleSpec]:
     if options.mode not in MODES:
         raise ValueError(f"mode must be 'fc' or 'prompt', not {options.mode!r}")
     categories = [check_category(c.strip()) for c in options.categories if c.strip()]

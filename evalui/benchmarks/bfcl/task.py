@@ -9,12 +9,13 @@ from evalui.benchmarks.bfcl.request import build_request, prepare_requests, resu
 from evalui.benchmarks.bfcl.scoring.format_sensitivity import configurations
 from evalui.benchmarks.bfcl.scoring.format_sensitivity import score as score_format_sensitivity
 from evalui.benchmarks.bfcl.scoring.single_turn import FORMAT_SENSITIVITY_CATEGORIES, score_entry
+from evalui.core.benchmark import SampleSpec
 from evalui.store.run_store import Sample
 
 BENCHMARK = "bfcl"
 
 
-def sample_specs(categories: list[str], limit: int | None) -> list[tuple[str, str, dict]]:
+def sample_specs(categories: list[str], limit: int | None) -> list[SampleSpec]:
     """(sample_id, category, payload) for the first ``limit`` entries of each category."""
     specs = []
     for category in categories:
@@ -24,7 +25,7 @@ def sample_specs(categories: list[str], limit: int | None) -> list[tuple[str, st
         else:
             limit_here = limit
         for entry in entries[: limit_here or None]:
-            specs.append((entry.id, category, {"category": category}))
+            specs.append(SampleSpec(entry.id, category, {"category": category}))
     return specs
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from evalui.benchmarks.gaia import command_line
 from evalui.benchmarks.gaia.file_scoring import SCORE_FILES
-from evalui.core.benchmark import Benchmark, Scorer, Target, option
+from evalui.core.benchmark import Benchmark, SampleSpec, Scorer, Target, option
 
 SOURCES = "sample, hf:<split>, folder:<path>[@<split>] or questions:<path>"
 
@@ -50,7 +50,7 @@ class NoTasks(ValueError):
     """The options select no task."""
 
 
-def samples(options: GaiaOptions) -> list[tuple[str, str, dict]]:
+def samples(options: GaiaOptions) -> list[SampleSpec]:
     from evalui.benchmarks.gaia.task import sample_specs
 
     specs = sample_specs(load(options))

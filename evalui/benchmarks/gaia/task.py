@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from evalui.benchmarks.gaia.data import GaiaQuestion
 from evalui.benchmarks.gaia.prompt import build_messages
 from evalui.benchmarks.gaia.scoring import extract_final_answer, lenient_match, question_scorer
+from evalui.core.benchmark import SampleSpec
 from evalui.endpoint.client import ChatReply, EndpointError
 from evalui.run.trajectory import Recorder, TaskResult, reply_output, single_reply
 from evalui.store.run_store import Sample
@@ -27,8 +28,8 @@ def question_from_payload(payload: dict) -> GaiaQuestion:
                         payload.get("extra") or {})
 
 
-def sample_specs(questions: list[GaiaQuestion]) -> list[tuple[str, str, dict]]:
-    return [(q.task_id, f"Level {q.level}" if q.level else "Level ?", question_payload(q)) for q in questions]
+def sample_specs(questions: list[GaiaQuestion]) -> list[SampleSpec]:
+    return [SampleSpec(q.task_id, f"Level {q.level}" if q.level else "Level ?", question_payload(q)) for q in questions]
 
 
 def judge_answer(question: GaiaQuestion, response_text: str) -> tuple[object, bool, dict]:
