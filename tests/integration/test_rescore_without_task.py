@@ -17,11 +17,11 @@ from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
 from evalui.ops.rescore import rescore
 from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
-from integration.test_gaia import ANSWERS
+from integration.test_gaia import answering_script
 from support.bfcl_agentic_oracle import MemoryOracle
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.bfcl_oracle import BfclOracle
-from support.openai_peer import ScriptedPeer, completion
+from support.openai_peer import ScriptedPeer
 from support.tripwires import no_task_built
 
 
@@ -67,16 +67,8 @@ def test_a_bfcl_run_of_every_kind_and_two_epochs_is_rescored_without_a_task(stor
 
 
 def test_a_gaia_run_is_rescored_without_a_task(tmp_path, monkeypatch):
-    def script(body, n):
-        content = body["messages"][-1]["content"]
-        text = content if isinstance(content, str) else content[0]["text"]
-        for key, answer in ANSWERS.items():
-            if key in text:
-                return completion(f"FINAL ANSWER: {answer}")
-        return completion("I cannot tell.")
-
     env = {**os.environ, "EVALUI_DATA_DIR": str(tmp_path / "data")}
-    with ScriptedPeer(script) as peer:
+    with ScriptedPeer(answering_script) as peer:
         run = subprocess.run([sys.executable, "-m", "evalui", "gaia", "run", "--sample", "--base-url", peer.base_url,
                               "--model", "m", "--exp-id", "g"], capture_output=True, text=True, timeout=600, env=env)
     assert run.returncode == 0, run.stderr[-2000:]
