@@ -14,12 +14,25 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Iterator
+from typing import Protocol
 
 from evalui.store.claims import process_owner
 from evalui.store.run_store import RunStore, Sample
 
 HEARTBEAT_S = 1.0  # also how soon a cancel from another replica is seen
 WAIT_POLL_S = 0.25
+
+
+class Claims(Protocol):
+    """A run's samples as its workers take them: ``next`` on a worker thread, ``await take()`` on
+    the client's event loop (None, like StopIteration, when none is left to take)."""
+
+    def __iter__(self) -> Iterator[Sample]: ...
+
+    def __next__(self) -> Sample: ...
+
+    async def take(self) -> Sample | None: ...
 
 
 class RunWorker:
@@ -31,7 +44,7 @@ class RunWorker:
         self.worker_id = f"{process_owner()}:{uuid.uuid4().hex[:8]}"
         self.batch = max(1, batch)
         self._claimed: deque[Sample] = deque()
-        self._refilling: asyncio.Future | None = None  # a claim under way for take()
+        self._refilling: asyncio.Future[bool] | None = None  # a claim under way for take()
         self._drained = False  # take() found nothing left to claim
         self._claim_error: BaseException | None = None
         self._lock = threading.Lock()
@@ -41,7 +54,7 @@ class RunWorker:
         self._thread.start()
 
     # the samples -------------------------------------------------------------------------------
-    def __iter__(self):
+    def __iter__(self) -> RunWorker:
         return self
 
     def __next__(self) -> Sample:
@@ -92,14 +105,14 @@ class RunWorker:
             await asyncio.shield(refill)
             self._refilled(refill)  # awaiting a finished claim does not yield: its callback may not have run
 
-    def _refill(self) -> asyncio.Future:
+    def _refill(self) -> asyncio.Future[bool]:
         """One claim at a time, in a thread, shared by every coroutine that waits for it."""
         if self._refilling is None:
             self._refilling = asyncio.ensure_future(asyncio.to_thread(self._fill, True))
             self._refilling.add_done_callback(self._refilled)
         return self._refilling
 
-    def _refilled(self, done: asyncio.Future) -> None:
+    def _refilled(self, done: asyncio.Future[bool]) -> None:
         if self._refilling is done:
             self._refilling = None
         if done.cancelled():

@@ -4,8 +4,10 @@ id (evalui.stats.epochs), and tasks see the sample's own id, so no benchmark kno
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from evalui.core.run_config import RunConfig
+from evalui.run.task import Task
 from evalui.stats.epochs import epoch_figures, epoch_id
 
 
@@ -33,13 +35,13 @@ def add_epochs(store, exp_id: str, epochs: int | None) -> int:
     return epochs
 
 
-def as_asked(value):
+def as_asked(value: object) -> object:
     """A stored sample (or a list of them) under its own id, as its task and scorers see it:
     ``x#e3`` is ``x``."""
     if isinstance(value, list):
         return [as_asked(v) for v in value]
     own = getattr(value, "own_id", None)
-    if isinstance(own, str) and dataclasses.is_dataclass(value):
+    if isinstance(own, str) and dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.replace(value, sample_id=own)
     return value
 
@@ -49,22 +51,22 @@ class EpochTask:
 
     _WITH_SAMPLES = ("build_request", "call", "acall", "judge", "ajudge", "prepare")
 
-    def __init__(self, task):
+    def __init__(self, task: Task):
         self._task = task
 
     _own = staticmethod(as_asked)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         found = getattr(self._task, name)  # AttributeError when the task has no such hook, as the runner expects
         if name not in self._WITH_SAMPLES or not callable(found):
             return found
 
-        def with_own_ids(*args, **kwargs):
+        def with_own_ids(*args: object, **kwargs: object) -> Any:
             return found(*(self._own(a) for a in args), **kwargs)
         return with_own_ids
 
 
-def with_epochs(task, config: RunConfig):
+def with_epochs(task: Task, config: RunConfig) -> Task:
     return EpochTask(task) if int(config.epochs or 1) > 1 else task
 
 

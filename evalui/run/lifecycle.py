@@ -32,7 +32,9 @@ from evalui.endpoint.settings import EndpointSettings
 from evalui.jsonl import write_jsonl
 from evalui.run import epochs, events, findings, pricing
 from evalui.run.experiment import check_exp_id, new_exp_id, run_folder, summary_of
+from evalui.run.phases import RunPhases
 from evalui.run.runner import SHARED, Progress, run_experiment
+from evalui.run.task import Task
 from evalui.store.run_store import RunStore
 
 LOCAL_HOST = "local"
@@ -42,6 +44,18 @@ DEFAULT_CONCURRENCY = 8
 
 class ChangedRun(ValueError):
     """A resume with options that the finished samples depend on."""
+
+
+class UnknownRun(ValueError):
+    """No stored run has this id."""
+
+
+def stored_experiment(store: RunStore, exp_id: str) -> dict:
+    """The run's stored row; UnknownRun when there is none."""
+    experiment = store.experiment(exp_id)
+    if experiment is None:
+        raise UnknownRun(f"no stored run {exp_id!r}")
+    return experiment
 
 
 def _benchmark(name: str) -> Benchmark:
@@ -109,10 +123,10 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
 def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, client=None,
             concurrency: int | None = None, requests_per_minute: float | None = None,
             cancel: threading.Event | None = None, on_progress: Callable[[Progress], None] | None = None,
-            task=None, phases=None) -> dict:
+            task: Task | None = None, phases: RunPhases | None = None) -> dict:
     """Run every unfinished sample of a prepared run, then export it; returns the summary.
     ``phases``: an evalui.run.phases.RunPhases that the run marks (a command's timings)."""
-    experiment = store.experiment(exp_id)
+    experiment = stored_experiment(store, exp_id)
     benchmark = _benchmark(experiment["benchmark"])
     config = RunConfig.of(experiment)
     options = benchmark.make_options(config.options)
@@ -137,8 +151,9 @@ def execute(store: RunStore, exp_id: str, settings: EndpointSettings | None, *, 
     return summary
 
 
-def _run(store: RunStore, exp_id: str, task, config: RunConfig, settings: EndpointSettings | None, *, client,
-         concurrency, requests_per_minute, cancel, on_progress, phases=None):
+def _run(store: RunStore, exp_id: str, task: Task, config: RunConfig, settings: EndpointSettings | None, *, client,
+         concurrency: int | None, requests_per_minute: float | None, cancel: threading.Event,
+         on_progress: Callable[[Progress], None] | None, phases: RunPhases | None = None) -> tuple[Progress, float, bool]:
     """Every unfinished sample through ``task``: the runner's outcome, the time it started, and
     whether nothing was left to ask (a request to write the exports again)."""
     from evalui.endpoint.client import ModelClient
@@ -158,11 +173,12 @@ def _run(store: RunStore, exp_id: str, task, config: RunConfig, settings: Endpoi
     return final, started, counts["judged"] == counts["total"]
 
 
-def make_task(benchmark: Benchmark, options, store: RunStore, exp_id: str, cancel: threading.Event):
+def make_task(benchmark: Benchmark, options, store: RunStore, exp_id: str, cancel: threading.Event) -> Task:
     """The benchmark's task for this run; a factory that takes ``cancel`` is given the run's."""
-    if "cancel" in inspect.signature(benchmark.task).parameters:
-        return benchmark.task(options, store, exp_id, cancel=cancel)
-    return benchmark.task(options, store, exp_id)
+    factory: Callable[..., Task] = benchmark.task  # (options, store, exp_id[, cancel=])
+    if "cancel" in inspect.signature(factory).parameters:
+        return factory(options, store, exp_id, cancel=cancel)
+    return factory(options, store, exp_id)
 
 
 def writes_exports(store: RunStore, exp_id: str, message: str, on_demand: bool) -> bool:
@@ -170,7 +186,7 @@ def writes_exports(store: RunStore, exp_id: str, message: str, on_demand: bool) 
     the last sample; by the last worker to stop a run that did not finish; or on demand."""
     if message == SHARED:
         return False  # other workers still run it; the last of them writes
-    experiment = store.experiment(exp_id)
+    experiment = stored_experiment(store, exp_id)
     if experiment["stored_status"] != "finished" or on_demand:
         return True
     return experiment.get("finished_by") in (None, store.worker_on(exp_id))
@@ -178,7 +194,7 @@ def writes_exports(store: RunStore, exp_id: str, message: str, on_demand: bool) 
 
 def summarise(store: RunStore, exp_id: str, *, duration_s: float | None = None) -> tuple[dict, list]:
     """The run's summary as the store has it now, with its samples; nothing is written."""
-    experiment = store.experiment(exp_id)
+    experiment = stored_experiment(store, exp_id)
     benchmark = _benchmark(experiment["benchmark"])
     samples = store.samples(exp_id)
     config = RunConfig.of(experiment)
@@ -206,12 +222,12 @@ def export(store: RunStore, exp_id: str, *, duration_s: float | None = None, out
     """Write the run's exports from the store (samples read once) and record its summary; ``out``:
     a folder for them from now on."""
     if out:
-        config = RunConfig.of(store.experiment(exp_id))
+        config = RunConfig.of(stored_experiment(store, exp_id))
         config.out = str(out)
         store.update_config(exp_id, config.dump())
     summary, samples = summarise(store, exp_id, duration_s=duration_s)
     findings.keep(store, exp_id, samples)
-    experiment = store.experiment(exp_id)
+    experiment = stored_experiment(store, exp_id)
     benchmark = _benchmark(experiment["benchmark"])
     folder = Path(summary["out_dir"])
     config = RunConfig.of(experiment)

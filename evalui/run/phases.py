@@ -29,11 +29,6 @@ import os
 import threading
 import time
 
-try:
-    import resource
-except ImportError:  # Windows: no getrusage
-    resource = None
-
 
 def process_age_s() -> float | None:
     """Seconds since this process started, from /proc (10 ms resolution); None where unknown."""
@@ -50,7 +45,9 @@ def process_age_s() -> float | None:
 
 def cpu_seconds() -> float:
     """User + system CPU of this process and of its children that have been waited for."""
-    if resource is None:
+    try:
+        import resource
+    except ImportError:  # Windows: no getrusage
         return time.process_time()
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime

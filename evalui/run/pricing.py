@@ -24,9 +24,13 @@ import re
 import threading
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from evalui.core.run_config import RunConfig
+from evalui.run.claims import Claims
+from evalui.run.task import Task
 from evalui.stats.cost import cost_figures, estimate_total, tokens_cost
+from evalui.store.run_store import Sample
 
 PRICES_ENV = "EVALUI_PRICES"
 BUDGET_SPENT = "budget_spent"  # the status of a run its budget stopped
@@ -189,7 +193,8 @@ class CostMeter:
     def add(self, prompt_tokens: int, completion_tokens: int) -> None:
         if not (prompt_tokens or completion_tokens):
             return
-        cost = sample_cost(self.pricing, prompt_tokens, completion_tokens)
+        # The meter's price is a usable one (lifecycle makes a meter only for a priced run).
+        cost = tokens_cost(prompt_tokens, completion_tokens, self.pricing["input_per_m"], self.pricing["output_per_m"])
         with self._lock:
             self.spent_usd += cost
             self.answered += 1
@@ -212,13 +217,13 @@ class CostMeter:
 class MeteredTask:
     """The run's task, with every model call's tokens added to the meter as the call returns."""
 
-    def __init__(self, task, meter: CostMeter):
+    def __init__(self, task: Task, meter: CostMeter):
         self._task, self._meter = task, meter
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         found = getattr(self._task, name)  # AttributeError when the task has no such hook, as the runner expects
         if name == "call" and callable(found):
-            def call(*args, **kwargs):
+            def call(*args: Any, **kwargs: Any) -> Any:
                 try:
                     result = found(*args, **kwargs)
                 except Exception as exc:  # a failed agent's steps were billed too
@@ -228,7 +233,7 @@ class MeteredTask:
                 return result
             return call
         if name == "acall" and callable(found):
-            async def acall(*args, **kwargs):
+            async def acall(*args: Any, **kwargs: Any) -> Any:
                 try:
                     result = await found(*args, **kwargs)
                 except Exception as exc:
@@ -252,18 +257,18 @@ class BudgetGate:
     """The run's samples as its workers take them, until the budget is spent: then there are none
     left to take, and samples claimed but not started go back to the store (RunWorker.leave)."""
 
-    def __init__(self, samples, meter: CostMeter):
+    def __init__(self, samples: Claims, meter: CostMeter):
         self._samples, self._meter = samples, meter
 
-    def __iter__(self):
+    def __iter__(self) -> BudgetGate:
         return self
 
-    def __next__(self):
+    def __next__(self) -> Sample:
         if self._meter.spent_out:
             raise StopIteration
         return next(self._samples)
 
-    async def take(self):
+    async def take(self) -> Sample | None:
         if self._meter.spent_out:
             return None
         return await self._samples.take()

@@ -17,14 +17,11 @@ from evalui.core.run_config import RunConfig
 from evalui.endpoint.settings import EndpointSettings
 from evalui.run import lifecycle
 from evalui.run.epochs import add_epochs
+from evalui.run.lifecycle import UnknownRun, stored_experiment  # noqa: F401  (UnknownRun: re-exported)
 from evalui.run.pricing import set_budget
 from evalui.store.run_store import RunStore
 
 PREFLIGHT_MAX_S = 10.0  # the endpoint check waits at most this long (less when the run's own timeout is shorter)
-
-
-class UnknownRun(ValueError):
-    """No stored run has this id."""
 
 
 @dataclass
@@ -39,18 +36,12 @@ class Run:
     @classmethod
     def open(cls, store: RunStore, exp_id: str, settings: EndpointSettings | None = None) -> Run:
         """A stored run, by its id (UnknownRun when there is none)."""
-        experiment = store.experiment(exp_id)
-        if experiment is None:
-            raise UnknownRun(f"no stored run {exp_id!r}")
-        return cls(store, exp_id, registry.get(experiment["benchmark"]), settings)
+        return cls(store, exp_id, registry.get(stored_experiment(store, exp_id)["benchmark"]), settings)
 
     @property
     def experiment(self) -> dict:
         """The run's stored row as the store has it now (another worker may have moved it on)."""
-        experiment = self.store.experiment(self.exp_id)
-        if experiment is None:
-            raise UnknownRun(f"no stored run {self.exp_id!r}")
-        return experiment
+        return stored_experiment(self.store, self.exp_id)
 
     @property
     def config(self) -> RunConfig:

@@ -1,7 +1,7 @@
 """Concurrent, resumable execution of a task's samples, with progress events.
 
-A task says how to build a request, how to call the model and how to judge the answer; the
-runner owns concurrency, the rate limit, cancellation, the store and progress.
+A task says how to build a request, how to call the model and how to judge the answer (its shape:
+evalui.run.task); the runner owns concurrency, the rate limit, cancellation, the store and progress.
 
 Worker threads (one per unit of the run's concurrency) build, call and judge; a task's ``call`` is
 synchronous and may make several model calls, and the client's requests run on its own event
@@ -18,37 +18,16 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import Protocol
 
-from evalui.endpoint.client import ChatReply
 from evalui.endpoint.in_flight import Board, LiveRun, RequestInFlight
 from evalui.endpoint.limiter import Lease, join_endpoint, private_limiter
-from evalui.run.claims import RunWorker
+from evalui.run.claims import Claims, RunWorker
 from evalui.run.live import LIVE_RUNS, LiveState
 from evalui.run.phases import RunPhases
 from evalui.run.pricing import BudgetGate, CostMeter, MeteredTask
-from evalui.run.sample_run import SampleRun, redact, run_on_loop, run_on_threads  # noqa: F401  (redact: re-exported)
-from evalui.run.trajectory import TaskResult
-from evalui.store.run_store import RunStore, Sample
-
-
-class Task(Protocol):
-    benchmark: str
-
-    def build_request(self, sample: Sample) -> dict: ...
-
-    def call(self, client, sample: Sample, request: dict) -> TaskResult | ChatReply: ...
-
-    def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]: ...
-
-    # Optional: ``async def acall(self, client, sample, request)``, the same call written with
-    # ``await client.achat(...)``. A task that has it runs on the client's event loop, with no
-    # thread per request in flight (see evalui.run.sample_run); its build_request and judge
-    # then run on that loop too, so they must not block on the model (chat() raises there).
-    #
-    # Optional: ``prepare(self, samples)``, called once with the samples about to run, before any
-    # request: work that every request would otherwise repeat on the hot path (shared docs, tools).
-
+from evalui.run.sample_run import SampleRun, counts_of, redact, run_on_loop, run_on_threads  # noqa: F401  (redact: re-exported)
+from evalui.run.task import Task, has_acall, has_prepare
+from evalui.store.run_store import RunStore
 
 REQUESTS_MAX_AGE_S = 0.25  # how stale the requests in flight on a Progress may be
 
@@ -115,7 +94,7 @@ def run_experiment(
     and once the last verdict is committed."""
     phases = phases or RunPhases()
     cancel = cancel or threading.Event()
-    counts = store.progress(exp_id)
+    counts = counts_of(store.progress(exp_id))
     started = time.perf_counter()
     live = LiveRun(exp_id, Board(), getattr(client, "circuit", None))
 
@@ -134,7 +113,7 @@ def run_experiment(
     # Samples are claimed a batch at a time as workers need them: other processes (or dashboard
     # replicas) running the same exp_id take the rest, and none is asked twice (evalui.run.claims).
     worker = RunWorker(store, exp_id, cancel, batch=concurrency)
-    samples = BudgetGate(worker, meter) if meter and meter.max_cost_usd is not None else worker
+    samples: Claims = BudgetGate(worker, meter) if meter and meter.max_cost_usd is not None else worker
     if meter:
         task = MeteredTask(task, meter)
     if hasattr(client, "cancel_on"):
@@ -145,14 +124,14 @@ def run_experiment(
     with LIVE_RUNS.running(LiveState(exp_id, live, meter)):
         progress(f"{len(pending)} of {counts['total']} samples to run", 0)
         workers = max(1, min(concurrency, len(pending)))
-        if callable(getattr(task, "prepare", None)):
+        if has_prepare(task):
             try:
                 task.prepare(pending)
             except Exception:  # only a head start: each sample's own build reports its bad data
                 pass
         phases.mark_ready(_commit_seconds(store))
         try:
-            if callable(getattr(task, "acall", None)) and callable(getattr(client, "submit", None)):
+            if has_acall(task) and callable(getattr(client, "submit", None)):
                 run_on_loop(run, samples, workers)
             else:
                 run_on_threads(run, samples, workers)
@@ -169,7 +148,7 @@ def run_experiment(
         if not others:
             store.set_status(exp_id, "failed")
         raise run.failures[0]
-    counts.update(store.progress(exp_id))
+    counts.update(counts_of(store.progress(exp_id)))
     if counts["judged"] < counts["total"] and others:
         return progress(SHARED, run.done_here)  # the run goes on in other workers; the last one ends it
     if cancel.is_set() and counts["judged"] < counts["total"]:
@@ -185,7 +164,7 @@ def run_experiment(
     return progress(status, run.done_here)
 
 
-def _commit_seconds(store) -> float:
+def _commit_seconds(store: object) -> float:
     commit_seconds = getattr(store, "commit_seconds", None)  # a stand-in store in tests may not count
     return commit_seconds() if callable(commit_seconds) else 0.0
 

@@ -15,18 +15,37 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypedDict, cast
 
+from evalui.endpoint.circuit import EndpointCircuit
 from evalui.endpoint.client import Cancelled, ChatReply, EndpointError
 from evalui.endpoint.in_flight import LiveRun, describe
 from evalui.endpoint.limiter import Lease
 from evalui.run.phases import RunPhases
-from evalui.run.trajectory import Step, single_reply
+from evalui.run.task import CallResult, Task, has_acall, has_ajudge
+from evalui.run.trajectory import Step, TaskResult, single_reply
 from evalui.store.run_store import RunStore, Sample
 
 CANCEL_POLL_S = 0.1
 TICK_S = 0.5  # how often the waiting thread looks at the run: pauses, and the requests in flight
 HEARTBEAT_S = 10.0  # the log names the requests in flight when it has said nothing for this long
+
+
+class Counts(TypedDict):
+    """A run's counts as the store keeps them (RunStore.progress), kept up to date by the callbacks."""
+
+    total: int
+    judged: int
+    correct: int
+    errors: int  # samples not judged whose last try failed
+    tokens: int
+
+
+def counts_of(progress: dict) -> Counts:
+    """RunStore.progress's counts, typed."""
+    return Counts(total=progress["total"], judged=progress["judged"], correct=progress["correct"],
+                  errors=progress["errors"], tokens=progress["tokens"])
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
@@ -45,8 +64,8 @@ def _steps(steps: list) -> list:
 class SampleRun:
     """What every worker of one run shares: the task, the store, the counts and the progress."""
 
-    def __init__(self, store: RunStore, exp_id: str, task, client, lease: Lease, cancel: threading.Event,
-                 counts: dict, progress: Callable, secrets: tuple[str, ...], live: LiveRun,
+    def __init__(self, store: RunStore, exp_id: str, task: Task, client: Any, lease: Lease, cancel: threading.Event,
+                 counts: Counts, progress: Callable[[str, int], object], secrets: tuple[str, ...], live: LiveRun,
                  phases: RunPhases | None = None):
         self.store, self.exp_id, self.task, self.client, self.lease = store, exp_id, task, client, lease
         self.phases = phases or RunPhases()
@@ -54,7 +73,7 @@ class SampleRun:
         self._said_at = time.monotonic()
         self._paused = ""  # what the log last said of a pause
         # What a success is called differs by task: a valid problem, a passing judgement, a win.
-        self.words = getattr(task, "verdict_words", ("correct", "wrong"))
+        self.words: tuple[str, str] = getattr(task, "verdict_words", ("correct", "wrong"))
         self.lock = threading.Lock()
         self.done_here = 0
         self.failures: list[BaseException] = []  # store writes that failed, and worker crashes
@@ -78,11 +97,12 @@ class SampleRun:
 
     def _outage(self, exc: EndpointError) -> bool:
         """A failure the endpoint's outage caused: the sample waits for it instead of failing."""
-        circuit = self.live.circuit
-        return exc.unreachable and circuit is not None and circuit.breaker.is_open and not self.cancel.is_set()
+        circuit = self.live.circuit  # the client's, when it has one (runner.run_experiment)
+        return (exc.unreachable and isinstance(circuit, EndpointCircuit) and circuit.breaker.is_open
+                and not self.cancel.is_set())
 
     # callbacks: on the store's writer thread, once the write is committed ------------------
-    def _judged(self, sample_id: str, correct: bool, tokens: int, had_error: bool, error) -> None:
+    def _judged(self, sample_id: str, correct: bool, tokens: int, had_error: bool, error: BaseException | None) -> None:
         with self.lock:
             if error is not None:
                 self.failures.append(error)
@@ -96,7 +116,7 @@ class SampleRun:
             counts["tokens"] += tokens
             self._progress(f"{sample_id}: {self.words[0] if correct else self.words[1]}", self.done_here)
 
-    def _errored(self, sample_id: str, message: str, had_error: bool, error) -> None:
+    def _errored(self, sample_id: str, message: str, had_error: bool, error: BaseException | None) -> None:
         with self.lock:
             if error is not None:
                 self.failures.append(error)
@@ -110,16 +130,16 @@ class SampleRun:
         self.phases.add_judge(time.perf_counter() - began)
         self._record_verdict(sample, prediction, bool(correct), verdict, tokens, had_error, after)
 
-    def _record_verdict(self, sample: Sample, prediction, correct: bool, verdict, tokens: int, had_error: bool,
-                        after: int | None) -> None:
+    def _record_verdict(self, sample: Sample, prediction: object, correct: bool, verdict: dict, tokens: int,
+                        had_error: bool, after: int | None) -> None:
         began = time.perf_counter()
         self.store.record_judgement(
             self.exp_id, sample.sample_id, prediction=prediction, correct=correct, verdict=verdict, wait=False,
             on_done=lambda error: self._judged(sample.sample_id, correct, tokens, had_error, error), after=after)
         self.phases.add_store(time.perf_counter() - began)
 
-    def fail(self, sample: Sample, request, error: str, attempts: int, had_error: bool, steps=None,
-             plain: str | None = None) -> None:
+    def fail(self, sample: Sample, request: dict | None, error: str, attempts: int, had_error: bool,
+             steps: list | None = None, plain: str | None = None) -> None:
         """Store the error (its full text); the log and the status get ``plain``, one sentence."""
         message = redact(error, self.secrets)
         said = redact(plain, self.secrets) + f" (after {attempts} tr{'ies' if attempts != 1 else 'y'})" if plain else message
@@ -131,7 +151,7 @@ class SampleRun:
             on_done=lambda failure: self._errored(sample.sample_id, said, had_error, failure))
         self.phases.add_store(time.perf_counter() - began)
 
-    def _keep_answer(self, sample: Sample, request: dict, result):
+    def _keep_answer(self, sample: Sample, request: dict, result: CallResult) -> tuple[TaskResult, int]:
         if isinstance(result, ChatReply):  # a task that makes one call may return its reply
             result = single_reply(result, (request or {}).get("messages"))
         # Not waited for: the answer is kept as soon as its group commits (a slow judge cannot lose
@@ -145,26 +165,28 @@ class SampleRun:
         self.phases.add_store(time.perf_counter() - began)
         return result, ticket
 
-    def answered(self, sample: Sample, request: dict, result, had_error: bool) -> None:
+    def answered(self, sample: Sample, request: dict, result: CallResult, had_error: bool) -> None:
         result, ticket = self._keep_answer(sample, request, result)
         self.judge(sample, result.output, result.total_tokens, had_error, after=ticket)
 
-    async def ajudge(self, sample: Sample, response, tokens: int, had_error: bool, after: int | None = None) -> None:
+    async def ajudge(self, sample: Sample, response: dict, tokens: int, had_error: bool,
+                     after: int | None = None) -> None:
         """``judge`` for the loop: a task whose judge may take long (it executes calls) gives ``ajudge``."""
-        ajudge = getattr(self.task, "ajudge", None)
-        if ajudge is None:
+        task = self.task
+        if not has_ajudge(task):
             self.judge(sample, response, tokens, had_error, after)
             return
         began = time.perf_counter()
-        prediction, correct, verdict = await ajudge(sample, response)
+        prediction, correct, verdict = await task.ajudge(sample, response)
         self.phases.add_judge(time.perf_counter() - began)
         self._record_verdict(sample, prediction, bool(correct), verdict, tokens, had_error, after)
 
     def work(self, sample: Sample) -> None:
-        had_error, request = sample.error is not None, None
+        had_error = sample.error is not None
+        request: dict | None = None
         try:
             if sample.stage == "rollout":  # answered before a crash: judge it, never ask again
-                self.judge(sample, sample.response, 0, had_error)
+                self.judge(sample, _kept_answer(sample), 0, had_error)
                 return
             request = self.task.build_request(sample)
             if not self.lease.acquire(self.cancel):
@@ -195,10 +217,11 @@ class SampleRun:
     async def awork(self, sample: Sample) -> None:
         """``work`` for a task with ``acall``, on the client's loop. A cancel cancels the coroutine
         (CancelledError is not an Exception): the sample then waits for a resume, as it was."""
-        had_error, request = sample.error is not None, None
+        had_error = sample.error is not None
+        request: dict | None = None
         try:
             if sample.stage == "rollout":
-                await self.ajudge(sample, sample.response, 0, had_error)
+                await self.ajudge(sample, _kept_answer(sample), 0, had_error)
                 return
             request = self.task.build_request(sample)
             if not await self._acquire():
@@ -208,7 +231,7 @@ class SampleRun:
                 while True:
                     try:
                         with self.live.board.track(sample.sample_id):
-                            result = await self.task.acall(self.client, sample, request)
+                            result = await self._acall(sample, request)
                         break
                     except EndpointError as exc:
                         if not self._outage(exc):
@@ -225,6 +248,12 @@ class SampleRun:
         except Exception as exc:
             self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
 
+    def _acall(self, sample: Sample, request: dict) -> Awaitable[CallResult]:
+        task = self.task
+        if not has_acall(task):  # the runner runs a task on the loop only when it has acall
+            raise AttributeError(f"{type(task).__name__!r} object has no attribute 'acall'")
+        return task.acall(self.client, sample, request)
+
     async def _acquire(self) -> bool:
         delay = self.lease.try_acquire()
         if delay is None:  # the endpoint's slots are taken (by other runs): wait in a thread
@@ -233,7 +262,7 @@ class SampleRun:
                 return await asyncio.shield(waiting)
             except asyncio.CancelledError:
                 # The slot may still be granted after we stopped waiting: give it back then.
-                waiting.add_done_callback(lambda done: done.result() and self.lease.release())
+                waiting.add_done_callback(self._release_if_granted)
                 raise
         if delay > 0:
             try:
@@ -243,8 +272,17 @@ class SampleRun:
                 raise
         return True
 
+    def _release_if_granted(self, waited: asyncio.Future[bool]) -> None:
+        if waited.result():
+            self.lease.release()
 
-def run_on_threads(run: SampleRun, pending: list[Sample], workers: int) -> None:
+
+def _kept_answer(sample: Sample) -> dict:
+    """The answer of a sample at stage rollout: its call's output, as record_rollout stored it."""
+    return cast(dict, sample.response)
+
+
+def run_on_threads(run: SampleRun, pending: Iterable[Sample], workers: int) -> None:
     queue, taking = iter(pending), threading.Lock()
 
     def worker() -> None:
@@ -277,7 +315,7 @@ def run_on_threads(run: SampleRun, pending: list[Sample], workers: int) -> None:
         raise
 
 
-def run_on_loop(run: SampleRun, pending: list[Sample], workers: int) -> None:
+def run_on_loop(run: SampleRun, pending: Iterable[Sample], workers: int) -> None:
     future = run.client.submit(_all_samples(run, pending, workers))
     try:
         while True:
@@ -292,9 +330,10 @@ def run_on_loop(run: SampleRun, pending: list[Sample], workers: int) -> None:
         raise
 
 
-async def _all_samples(run: SampleRun, pending: list[Sample], workers: int) -> None:
+async def _all_samples(run: SampleRun, pending: Iterable[Sample], workers: int) -> None:
     queue = iter(pending)
-    take = getattr(pending, "take", None)  # a RunWorker claims from the store off the loop
+    # A RunWorker (evalui.run.claims.Claims) claims from the store off the loop.
+    take: Callable[[], Awaitable[Sample | None]] | None = getattr(pending, "take", None)
 
     async def worker() -> None:
         while not run.cancel.is_set():
@@ -308,11 +347,12 @@ async def _all_samples(run: SampleRun, pending: list[Sample], workers: int) -> N
     await asyncio.wait(tasks)
     watcher.cancel()
     for task in tasks:
-        if not task.cancelled() and task.exception() is not None:
-            run.failures.append(task.exception())
+        failure = None if task.cancelled() else task.exception()
+        if failure is not None:
+            run.failures.append(failure)
 
 
-async def _cancel_when_set(cancel: threading.Event, tasks: list[asyncio.Task]) -> None:
+async def _cancel_when_set(cancel: threading.Event, tasks: list[asyncio.Task[None]]) -> None:
     while not cancel.is_set():
         await asyncio.sleep(CANCEL_POLL_S)
     for task in tasks:

@@ -1,0 +1,63 @@
+"""The shape of a benchmark's task as the runner calls it (evalui.run.runner, evalui.run.sample_run).
+
+Every task builds a request, calls the model and judges the answer (``Task``). The rest is optional,
+and the runner asks a task whether it has it before using it:
+
+- ``acall``: the same call written with ``await client.achat(...)``. A task that has it runs on the
+  client's event loop, with no thread per request in flight; its build_request and judge then run
+  on that loop too, so they must not block on the model (chat() raises there).
+- ``ajudge``: ``judge`` for the loop, for a task whose judge may take long (it executes calls).
+- ``prepare``: called once with the samples about to run, before any request: work that every
+  request would otherwise repeat on the hot path (shared docs, tools).
+
+The client is the run's model client (evalui.endpoint.client.ModelClient, or a stand-in with the
+methods the task calls): the runner only hands it on.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, TypeGuard
+
+from evalui.endpoint.client import ChatReply
+from evalui.run.trajectory import TaskResult
+from evalui.store.run_store import Sample
+
+# A judge's answer: (prediction, correct, verdict). ``correct`` is read as a truth value.
+Judgement = tuple[object, bool, dict]
+# What a call returns: a TaskResult, or the reply itself for a task that makes one call.
+CallResult = TaskResult | ChatReply
+
+
+class Task(Protocol):
+    @property
+    def benchmark(self) -> str: ...
+
+    def build_request(self, sample: Sample) -> dict: ...
+
+    def call(self, client: Any, sample: Sample, request: dict) -> CallResult: ...
+
+    def judge(self, sample: Sample, response: dict) -> Judgement: ...
+
+
+class AsyncTask(Task, Protocol):
+    async def acall(self, client: Any, sample: Sample, request: dict) -> CallResult: ...
+
+
+class AsyncJudge(Protocol):
+    async def ajudge(self, sample: Sample, response: dict) -> Judgement: ...
+
+
+class Preparing(Protocol):
+    def prepare(self, samples: list[Sample]) -> None: ...
+
+
+def has_acall(task: Task) -> TypeGuard[AsyncTask]:
+    return callable(getattr(task, "acall", None))
+
+
+def has_ajudge(task: Task) -> TypeGuard[AsyncJudge]:
+    return getattr(task, "ajudge", None) is not None
+
+
+def has_prepare(task: Task) -> TypeGuard[Preparing]:
+    return callable(getattr(task, "prepare", None))
