@@ -1,6 +1,6 @@
 """Writes tests/fixtures/minilm_reference.json: sentence-transformers' own embeddings of a fixed set of
 sentences with all-MiniLM-L6-v2, the reference that evalui's torch-free encoder is checked against
-(tests/unit/test_bfcl_embedding_parity.py).
+(tests/unit/benchmarks/bfcl/test_bfcl_embedding_parity.py).
 
 It needs torch, so it runs once, by hand, in a throwaway virtualenv, never in evalui's own:
 

@@ -1,5 +1,5 @@
 """Coverage of evalui's clustered accuracy interval (printed, never asserted; the test
-tests/integration/test_stats_interval_coverage.py asserts a part of this grid).
+tests/integration/stats/test_stats_interval_coverage.py asserts a part of this grid).
 
 Simulated runs: `clusters` clusters of `size` answers each, pass probabilities drawn per cluster from
 a beta distribution with mean `accuracy` and intra-cluster correlation `icc` (beta-binomial),
@@ -9,7 +9,7 @@ comparison: Miller's CLT interval (p ± 1.96·SE_clustered) and Wilson over the 
 they were independent (what evalui reported before).
 
 Second table: `evalui plan`'s closed forms against the simulated sample size for 80 % power
-(evalui.stats.power_simulation; tests/unit/test_plan_power.py holds them within 10 %).
+(evalui.stats.power_simulation; tests/unit/stats/test_plan_power.py holds them within 10 %).
 
 Run: .venv/bin/python bench/interval_coverage.py [--replicates 2000] [--seed 0] [--only coverage|plan]
 """

@@ -1,6 +1,6 @@
 """How well evalui's corrected judge figures (evalui/stats/calibration.py) do on simulated runs whose
 truth is known: bias, 95 % interval coverage and width, against the judge's naive figure and the
-human labels alone. Printed as Markdown tables; nothing is asserted (tests/unit/test_stats_calibration.py
+human labels alone. Printed as Markdown tables; nothing is asserted (tests/unit/stats/test_stats_calibration.py
 asserts the formulas).
 
 A simulated run: N problems, each passing by the human verdict with probability θ; a judge with

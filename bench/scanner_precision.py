@@ -1,5 +1,5 @@
 """Precision and recall of each built-in validity scanner on a labelled fixture of stored transcripts
-(printed, never asserted; tests/integration/test_scan_planted*.py assert the planted cases exactly).
+(printed, never asserted; tests/integration/scanners/test_scan_planted*.py assert the planted cases exactly).
 
 The fixture (bench/data/scanner_fixture.jsonl.gz) holds samples exactly as the store kept them after
 real runs against scripted endpoints (support.scanner_plants): the built-in GAIA tool agent

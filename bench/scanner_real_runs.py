@@ -6,7 +6,7 @@ search task's answer sheet and leaked question, which are that test's own cases)
 
 - GAIA, the bundled sample (six tasks, attachments among them), answered inline and through the files
   tool, with one wrong answer (task 0005, whose cities.json holds the gold answer); and the search task
-  of tests/integration/test_scan_material.py (pages, a search, an answer sheet, a leaked question).
+  of tests/integration/scanners/test_scan_material.py (pages, a search, an answer sheet, a leaked question).
 - BFCL: four single-turn categories in FC and prompt mode (gold calls, a wrong call for one entry in
   four), multi_turn_base (gold turns), memory_kv (gold, a wrong answer, one that never stops calling)
   and web_search_base on a local web (pages, a page that is gone, a redirect, one that never stops

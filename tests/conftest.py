@@ -83,8 +83,13 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Each test carries its layer's marker, from its folder: ``-m unit`` equals ``tests/unit``."""
+    """Each test carries its layer's marker, from the first folder under tests/: ``-m unit`` equals
+    ``tests/unit``, the folders that mirror evalui's packages (tests/unit/store/, ...) included."""
+    tests = Path(__file__).resolve().parent
     for item in items:
-        folder = Path(str(item.fspath)).parent.name
-        if folder in LAYERS:
-            item.add_marker(folder)
+        path = Path(str(item.fspath)).resolve()
+        if not path.is_relative_to(tests):
+            continue
+        parts = path.relative_to(tests).parts
+        if len(parts) > 1 and parts[0] in LAYERS:
+            item.add_marker(parts[0])

@@ -10,8 +10,8 @@ import re
 
 import pytest
 from playwright.sync_api import expect
-from unit.test_calibration_views import DIMENSIONS, judge_score, review, write_judged, write_winrate
-from unit.test_verification import SCORES
+from unit.review.test_verification import SCORES
+from unit.ui.test_calibration_views import DIMENSIONS, judge_score, review, write_judged, write_winrate
 
 from browser.pages import choose
 from browser.verify_steps import score

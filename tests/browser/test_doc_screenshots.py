@@ -24,7 +24,7 @@ import pytest
 from peers import SENTINEL_KEY, settings_for
 from PIL import Image
 from playwright.sync_api import expect
-from unit.test_calibration_views import judge_score, review, write_judged, write_winrate
+from unit.ui.test_calibration_views import judge_score, review, write_judged, write_winrate
 
 from browser.pages import choose
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL

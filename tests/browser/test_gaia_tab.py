@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from integration.test_gaia import answering_script
+from integration.benchmarks.gaia.test_gaia import answering_script
 from peers import SENTINEL_KEY
 
 from browser.pages import attach, open_tab

@@ -7,7 +7,7 @@ import re
 import threading
 
 import pytest
-from integration.test_toy_benchmark import REGISTRY_LINE, TESTS
+from integration.core.test_toy_benchmark import REGISTRY_LINE, TESTS
 from peers import settings_for
 from toy_benchmark import ToyOptions, ask
 from waiting import HANG_S

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from integration.test_toy_benchmark import REGISTRY_LINE, TESTS, answering, expected
+from integration.core.test_toy_benchmark import REGISTRY_LINE, TESTS, answering, expected
 
 from support.openai_peer import ScriptedPeer
 

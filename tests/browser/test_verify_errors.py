@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from unit.test_verification import SCORES, write_problems
+from unit.review.test_verification import SCORES, write_problems
 
 from browser.pages import attach
 from browser.verify_steps import score

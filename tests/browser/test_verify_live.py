@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from unit.test_verification import SCORES, write_problems
+from unit.review.test_verification import SCORES, write_problems
 
 from browser.test_verify_tab import open_panel
 from evalui.review import queue as assignment

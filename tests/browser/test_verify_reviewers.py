@@ -9,7 +9,7 @@ import re
 
 import pytest
 from playwright.sync_api import expect
-from unit.test_verification import SCORES, write_problems
+from unit.review.test_verification import SCORES, write_problems
 
 from browser.verify_steps import score
 from evalui.review import reviews as verification

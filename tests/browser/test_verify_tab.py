@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from unit.test_verification import SCORES, write_problems
+from unit.review.test_verification import SCORES, write_problems
 
 from browser.verify_steps import DIMENSIONS, checked_scores, score
 from evalui.review import reviews as verification

@@ -116,7 +116,7 @@ def pages():
 
 @pytest.fixture(scope="module")
 def app_endpoints(tmp_path_factory):
-    """The named endpoints of the app, built as tests/integration/test_viewer_endpoints.py builds it."""
+    """The named endpoints of the app, built as tests/integration/viewer/test_viewer_endpoints.py builds it."""
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path_factory.mktemp("reference-app") / "data"))
         from evalui.store.run_store import RunStore

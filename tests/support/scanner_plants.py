@@ -4,7 +4,7 @@ scripted endpoint produce every kind of invalid or suspicious sample, and close 
 are not.
 
 A case's ``expected`` is its label: {scanner: severity} that a correct scanner reports on it, and
-nothing else. tests/integration/test_scan_planted.py plants one of each; bench/scanner_precision.py
+nothing else. tests/integration/scanners/test_scan_planted.py plants one of each; bench/scanner_precision.py
 plants hundreds, with varied wording, and measures the scanners against the labels.
 """
 

@@ -9,7 +9,7 @@ model up. So the registry's plain fields are read once per installed registry, k
 in the user's cache folder, and a stand-in built from them is what those bfcl-eval modules see
 while they are imported. Their functions are bfcl-eval's own, unchanged.
 
-tests/unit/test_bfcl_checker_import.py holds the snapshot to the real registry, field by field.
+tests/unit/benchmarks/bfcl/test_bfcl_checker_import.py holds the snapshot to the real registry, field by field.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ def relax_idle_polling(demo) -> None:
     async def relax() -> None:
         queue = demo._queue
         # Gradio's own names for the two intervals. A Gradio that renamed them still serves the
-        # dashboard (at its own polling cost); tests/integration/test_gradio_queue.py fails on it.
+        # dashboard (at its own polling cost); tests/integration/ui/test_gradio_queue.py fails on it.
         for name, seconds in (("sleep_when_free", IDLE_POLL_S), ("progress_update_sleep_when_free", PROGRESS_POLL_S)):
             if hasattr(queue, name):
                 setattr(queue, name, seconds)

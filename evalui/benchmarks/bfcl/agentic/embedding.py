@@ -11,7 +11,7 @@ transformers 5 and would pull jax); onnxruntime needs an ONNX file, which the pa
 ship and which only torch can export (committing one would add 90 MB to the repository);
 fastembed and friends download their own files from the Hub, which this machine cannot reach.
 The model is small and fixed (6 layers, 384 wide, 12 heads), so the pass is a few dozen lines,
-and it is pinned to sentence-transformers by tests/unit/test_bfcl_embedding_parity.py (within
+and it is pinned to sentence-transformers by tests/unit/benchmarks/bfcl/test_bfcl_embedding_parity.py (within
 1e-4 cosine on a fixed set of sentences; see bench/embedding_reference.py). bench/embedding_runtime.py
 measures it against sentence-transformers on torch (load, one batch, one call per question, peak
 memory; its figures are in bench/RESULTS.md): close to it in time, far lighter to load and to

@@ -6,7 +6,7 @@ every mean is bfcl-eval's own function (``calculate_unweighted_accuracy``,
 ``calculate_weighted_accuracy``, ``calculate_percentage_weighted_accuracy``), as is each category's
 score (``get_category_score``: a category that was not run counts as 0 and shows as "N/A"). The
 overall score weights non-live 10, live 10, irrelevance 10, multi-turn 30 and agentic 40.
-tests/unit/test_bfcl_leaderboard.py holds the figures to the CSVs bfcl-eval writes itself.
+tests/unit/benchmarks/bfcl/test_bfcl_leaderboard.py holds the figures to the CSVs bfcl-eval writes itself.
 """
 
 from __future__ import annotations
