@@ -53,3 +53,9 @@ LIVE_RUNS = LiveRuns()
 def live_state(exp_id: str | None) -> LiveState | None:
     """What a run this process is running is doing now; None when it runs elsewhere or not at all."""
     return LIVE_RUNS.get(exp_id)
+
+
+def live_requests(exp_id: str | None) -> LiveRun | None:
+    """The run's requests in flight and its pause, while this process runs it."""
+    state = LIVE_RUNS.get(exp_id)
+    return state.requests if state is not None else None

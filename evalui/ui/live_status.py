@@ -7,7 +7,7 @@ import time
 
 from evalui.reports.markdown import inert
 from evalui.run.experiment import summary_of
-from evalui.run.live import live_state
+from evalui.run.live import live_requests
 from evalui.store.run_store import RunStore
 from evalui.ui.run_view import is_running, status_line
 from evalui.ui.web.access import say
@@ -18,8 +18,7 @@ SHOWN_REQUESTS = 3  # requests in flight named in the status; the rest are count
 def live_status(store: RunStore, run_id: str | None) -> str:
     """The status line, and while the run goes here: a pause, the requests in flight, the last error."""
     line = status_line(store, run_id)
-    state = live_state(run_id) if is_running(run_id) else None
-    live = state.requests if state is not None else None
+    live = live_requests(run_id) if is_running(run_id) else None
     if live is None:
         return line
     notes = []

@@ -20,7 +20,7 @@ from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.endpoint.circuit import DEFAULT_THRESHOLD
 from evalui.endpoint.client import EndpointError, ModelClient
 from evalui.run import lifecycle
-from evalui.run.live import live_state
+from evalui.run.live import live_requests
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer
 
@@ -33,11 +33,6 @@ def oracle():
     return BfclOracle(["simple_python"])
 
 
-
-def requests_of(exp_id: str):
-    """The run's live requests and pause, as its pages read them (None when it is not running here)."""
-    state = live_state(exp_id)
-    return state.requests if state is not None else None
 
 def closing(reply):
     return replace(reply, headers={**reply.headers, "connection": "close"})
@@ -73,9 +68,9 @@ def test_a_dead_endpoint_pauses_the_run_and_a_probe_resumes_it(store, oracle):
         wait_for(lambda: store.progress(exp_id)["judged"] >= 3, "the first samples were never judged")
         first.stop()  # the port now refuses connections; the requests held in flight are answered
         stopped.set()
-        wait_for(lambda: (live := requests_of(exp_id)) and live.paused(), "the run never paused")
+        wait_for(lambda: (live := live_requests(exp_id)) and live.paused(), "the run never paused")
         paused_at = store.progress(exp_id)
-        live = requests_of(exp_id)
+        live = live_requests(exp_id)
         assert "paused: the endpoint at 127.0.0.1:" in live.paused() and "probing every" in live.paused()
         # While paused no sample fails: the ones in flight wait for the endpoint.
         assert paused_at["errors"] == 0 and paused_at["judged"] < SAMPLES
@@ -143,7 +138,7 @@ def test_a_paused_run_can_be_cancelled_and_a_later_resume_finishes_it(store, ora
         wait_for(lambda: store.progress(exp_id)["judged"] >= 3, "the first samples were never judged")
         first.stop()
         stopped.set()
-        wait_for(lambda: (live := requests_of(exp_id)) and live.paused(), "the run never paused")
+        wait_for(lambda: (live := live_requests(exp_id)) and live.paused(), "the run never paused")
         cancel.set()
         thread.join(HANG_S)
         assert not thread.is_alive(), "a cancel did not end the paused run"

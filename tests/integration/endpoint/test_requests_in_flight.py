@@ -11,7 +11,7 @@ from waiting import HANG_S, wait_for
 
 from evalui.endpoint.client import ModelClient
 from evalui.run import sample_run
-from evalui.run.live import live_state
+from evalui.run.live import live_requests, live_state
 from evalui.run.runner import run_experiment
 from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion, error
@@ -30,11 +30,6 @@ class EchoTask:
         return response["text"], response["text"] == "ok", {}
 
 
-
-def requests_of(exp_id: str):
-    """The run's live requests, as its page reads them (None when it is not running here)."""
-    state = live_state(exp_id)
-    return state.requests if state is not None else None
 
 def test_requests_in_flight_with_their_try_reach_the_progress_and_the_log(tmp_path, monkeypatch):
     # The log names the requests in flight after this much quiet (10 s in a real run).
@@ -58,7 +53,7 @@ def test_requests_in_flight_with_their_try_reach_the_progress_and_the_log(tmp_pa
             store, "watch-1", EchoTask(), client, concurrency=2, on_progress=events.append)), daemon=True)
         thread.start()
         try:
-            requests = wait_for(lambda: (live := requests_of("watch-1")) and len(live.requests()) == 2
+            requests = wait_for(lambda: (live := live_requests("watch-1")) and len(live.requests()) == 2
                                 and all(r.attempt == 2 for r in live.requests()) and live.requests(),
                                 "the two samples were never both on their second try")
             assert {r.sample_id for r in requests} == {"s0", "s1"}
