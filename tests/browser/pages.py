@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 
 def open_tab(browser, url: str, tab: str, model: str = "scripted-model"):
     """A new page on the app with the endpoint's model filled in and ``tab`` open."""
@@ -20,9 +22,16 @@ def choose(page, dropdown: str, option) -> None:
     placed again by Gradio on every scroll, so Playwright's own scrolling to an option kept it
     moving ("element is not stable") until the click timed out on a loaded machine."""
     box = page.locator(f"#{dropdown}")
-    box.evaluate("element => element.scrollIntoView({block: 'center'})")
-    box.locator("input").click()
-    box.get_by_role("option", name=option).click()
+    for attempt in range(3):  # a list re-rendered while it opened (an event's update) is opened again
+        box.evaluate("element => element.scrollIntoView({block: 'center'})")
+        box.locator("input").click()
+        try:
+            box.get_by_role("option", name=option).click(timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
 
 
 def attach(page, file_component: str, path) -> None:
