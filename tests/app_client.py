@@ -16,3 +16,24 @@ from evalui.endpoint.tls import shared_tls_context
 
 def app_client(src: str, **kwargs) -> Client:
     return Client(src, ssl_verify=shared_tls_context(), **kwargs)
+
+
+# Gradio's launch asks the new server for its page once (a HEAD with a 3 s timeout) and, on a timeout,
+# refuses to start without a share link: on a loaded CI machine the server's first answer can take
+# longer. That check is the only one tried again; any other error is the test's.
+LOCALHOST_CHECK = "localhost is not accessible"
+LAUNCH_TRIES = 3
+
+
+def launch_demo(demo, **kwargs):
+    """``demo.launch`` in this process, as the tests start the dashboard: (app, url, share url)."""
+    import app
+
+    for attempt in range(LAUNCH_TRIES):
+        try:
+            return demo.launch(prevent_thread_lock=True, quiet=True, **kwargs, **app.launch_options())
+        except ValueError as exc:
+            if LOCALHOST_CHECK not in str(exc) or attempt == LAUNCH_TRIES - 1:
+                raise
+            demo.close()
+    raise AssertionError("unreachable")

@@ -42,11 +42,13 @@ def app_url(monkeypatch, tmp_path):
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
     for name in ("EVALUI_ALLOWED_USERS", "SPACE_ID", "EVALUI_SHARED", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
+    from app_client import launch_demo
+
     import app
 
     demo = app.build_demo()
     demo.queue()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+    _, url, _ = launch_demo(demo)
     yield url
     demo.close()
 

@@ -54,11 +54,13 @@ def launch_app(monkeypatch, tmp_path):
         monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
         for key, value in env.items():
             monkeypatch.setenv(key, value)
+        from app_client import launch_demo
+
         import app
 
         demo = app.build_demo()
         demo.queue()
-        _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+        _, url, _ = launch_demo(demo)
         demos.append(demo)
         return url
 

@@ -8,7 +8,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from app_client import app_client
+from app_client import app_client, launch_demo
 from gradio_client import Client
 
 from evalui.review import queue as queue
@@ -30,7 +30,7 @@ def app_url(tmp_path, monkeypatch):
 
     demo = app.build_demo()
     demo.queue(default_concurrency_limit=4)
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+    _, url, _ = launch_demo(demo)
     try:
         yield url, data
     finally:

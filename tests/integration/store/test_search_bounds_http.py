@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from app_client import app_client
+from app_client import app_client, launch_demo
 from waiting import HANG_S, wait_for
 
 from evalui.store import search as store_search
@@ -19,12 +19,11 @@ def app_url(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
     store = RunStore()
     store_slow_run(store)
-    import app
     from evalui.ui import build_demo
 
     demo = build_demo(store)
     demo.queue()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+    _, url, _ = launch_demo(demo)
     yield url
     demo.close()
     store.close()

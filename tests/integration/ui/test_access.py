@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from app_client import app_client
+from app_client import app_client, launch_demo
 from gradio_client import Client, handle_file
 
 from evalui.benchmarks.gaia.data import BUNDLED_SAMPLE
@@ -72,7 +72,7 @@ def locked_app(monkeypatch, tmp_path):
 
     demo = app.build_demo()
     demo.queue()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+    _, url, _ = launch_demo(demo)
     requests_before = len(peer.chat_requests())
     try:
         yield {"url": url, "peer": peer, "data": data, "generated": generated, "requests": requests_before,
@@ -159,7 +159,7 @@ def test_the_allowed_user_is_not_refused(locked_app, monkeypatch):
 
     demo = app.build_demo()
     demo.queue()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, auth=("alice", "pw"), **app.launch_options())
+    _, url, _ = launch_demo(demo, auth=("alice", "pw"))
     try:
         client = app_client(url, auth=("alice", "pw"), verbose=False)
         client.predict(api_name="/verify_files")

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from app_client import app_client
+from app_client import app_client, launch_demo
 from peers import SENTINEL_KEY
 
 from integration.review.test_verification import write_problems
@@ -61,7 +61,7 @@ def launch(stored):
 
         demo = app.build_demo()
         demo.queue()
-        _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, auth=auth, **app.launch_options())
+        _, url, _ = launch_demo(demo, auth=auth)
         demos.append(demo)
         return url
 

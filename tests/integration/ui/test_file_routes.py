@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from app_client import launch_demo
 from starlette.routing import Mount
 
 from integration.ui.test_access_read import stored  # noqa: F401  (a fixture)
@@ -109,7 +110,7 @@ def launched(stored):  # noqa: F811
 
     demo = app.build_demo()
     demo.queue()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+    _, url, _ = launch_demo(demo)
     yield url, demo.server_app
     demo.close()
 
@@ -134,7 +135,7 @@ def test_the_same_walk_finds_the_files_when_reading_is_public(stored, monkeypatc
 
     demo = app.build_demo()
     demo.queue()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+    _, url, _ = launch_demo(demo)
     try:
         leaks, _ = served(url, demo.server_app, stored_files(stored)[:1])
     finally:

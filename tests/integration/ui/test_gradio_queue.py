@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from app_client import launch_demo
 
 from evalui.ui.web import gradio_queue
 
@@ -42,7 +43,7 @@ def test_an_idle_launched_dashboard_does_not_poll_every_millisecond(monkeypatch,
 
     demo = app.build_demo()
     demo.queue(default_concurrency_limit=4)  # as app.main does: a new queue, after the build
-    demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+    launch_demo(demo)
     try:
         assert demo._queue.sleep_when_free == idle_poll_s
         assert demo._queue.progress_update_sleep_when_free == gradio_queue.PROGRESS_POLL_S

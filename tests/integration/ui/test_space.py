@@ -80,7 +80,7 @@ def outcome(job) -> str:
 
 @pytest.mark.parametrize("allowed, expect_ok", [("", True), ("ana,cy", True), ("bob", False)])
 def test_allow_list_with_password_auth(monkeypatch, tmp_path, allowed, expect_ok):
-    from app_client import app_client
+    from app_client import app_client, launch_demo
 
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("EVALUI_ALLOWED_USERS", allowed)
@@ -88,7 +88,7 @@ def test_allow_list_with_password_auth(monkeypatch, tmp_path, allowed, expect_ok
 
     demo = app.build_demo()
     demo.queue()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, auth=("ana", "pw"), **app.launch_options())
+    _, url, _ = launch_demo(demo, auth=("ana", "pw"))
     peer = ScriptedPeer(lambda body, n: completion("FINAL ANSWER: 1")).start()
     # An allow-list makes the deployment shared, where loopback endpoints are refused unless named.
     monkeypatch.setenv("EVALUI_ALLOWED_HOSTS", peer.base_url.split("/")[2])

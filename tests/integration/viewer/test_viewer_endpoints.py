@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from app_client import app_client
+from app_client import app_client, launch_demo
 from viewer_runs import HOSTILE, store_two_runs
 
 from evalui.store.run_store import RunStore
@@ -20,14 +20,13 @@ def client(tmp_path, monkeypatch):
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
     store = RunStore()
     store_two_runs(store)
-    import app
     from evalui.ui import build_demo
 
     demo = build_demo(store)
     demo.queue()
     # The app's own launch options: its result files are served from the runs folder it allows,
     # wherever the data folder is (not because a test's folder lies in the system's temp folder).
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+    _, url, _ = launch_demo(demo)
     yield app_client(url, verbose=False)
     demo.close()
     store.close()

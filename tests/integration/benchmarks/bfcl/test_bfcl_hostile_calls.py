@@ -94,7 +94,7 @@ def test_the_score_api_answers_other_requests_while_a_hostile_upload_is_scored(t
     meanwhile /config and the Runs listing are answered, long before the scoring ends."""
     from urllib.request import urlopen
 
-    from app_client import app_client
+    from app_client import app_client, launch_demo
     from gradio_client import handle_file
 
     monkeypatch.setenv("EVALUI_DATA_DIR", str(tmp_path / "data"))
@@ -112,7 +112,7 @@ def test_the_score_api_answers_other_requests_while_a_hostile_upload_is_scored(t
                               + "\n" for e in entries))
     demo = app.build_demo()
     demo.queue()
-    _, url, _ = demo.launch(prevent_thread_lock=True, quiet=True, **app.launch_options())
+    _, url, _ = launch_demo(demo)
     try:
         client = app_client(url, verbose=False)
         job = client.submit("multi_turn_base", handle_file(str(upload)), api_name="/score_bfcl_file")
