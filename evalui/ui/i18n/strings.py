@@ -14,8 +14,10 @@ from evalui.ui.i18n.benchmarks import benchmark_strings
 from evalui.ui.i18n.calibration import CALIBRATION_STRINGS
 from evalui.ui.i18n.columns import COLUMN_STRINGS
 from evalui.ui.i18n.compare import COMPARE_STRINGS
+from evalui.ui.i18n.launcher import LAUNCHER_STRINGS
 from evalui.ui.i18n.run_page import RUN_PAGE_STRINGS
 from evalui.ui.i18n.verify import VERIFY_STRINGS
+from evalui.ui.i18n.viewer import VIEWER_STRINGS
 from evalui.ui.request import language
 
 _GENERAL: dict[str, tuple[str, str]] = {
@@ -261,7 +263,7 @@ _GENERAL: dict[str, tuple[str, str]] = {
 # The verification panel's texts, the table headers and the corrected figures' texts live in modules of their own;
 # a benchmark's tab texts in its own package (evalui.ui.i18n.benchmarks).
 _OWN: dict[str, tuple[str, str]] = {**_GENERAL, **VERIFY_STRINGS, **COLUMN_STRINGS, **CALIBRATION_STRINGS,
-                                   **RUN_PAGE_STRINGS, **COMPARE_STRINGS}
+                                   **RUN_PAGE_STRINGS, **COMPARE_STRINGS, **VIEWER_STRINGS, **LAUNCHER_STRINGS}
 _BENCHMARKS = benchmark_strings()
 if set(_OWN) & set(_BENCHMARKS):
     raise ValueError(f"benchmark UI strings redefine the catalog's own: {sorted(set(_OWN) & set(_BENCHMARKS))}")
