@@ -1,21 +1,21 @@
-"""Two runs side by side: their samples bucketed fixed / broken / both wrong / both right, and one
-flipped sample's two transcripts beside each other, their tool-call sequences aligned (difflib's
-longest-matching-blocks alignment, rather than a hand-written one) with the differences marked.
-No gradio; all text escaped."""
+"""Two runs side by side: their samples bucketed fixed / broken / both wrong / both right (or all of
+them), narrowed on request to those whose verdicts or answers differ, and one sample's tool-call
+sequences aligned (difflib's longest-matching-blocks alignment, rather than a hand-written one).
+No gradio, no HTML (evalui.viewer.pair_render draws it)."""
 
 from __future__ import annotations
 
 import difflib
-import html
+import json
 
-from evalui.viewer import messages
+from evalui.viewer import data, messages
+from evalui.viewer.inspector_data import prediction_text
 
 BUCKETS = ("fixed", "broken", "both_wrong", "both_right")
-BUCKET_TITLES = {"fixed": "fixed (A wrong → B right)", "broken": "broken (A right → B wrong)",
-                 "both_wrong": "both wrong", "both_right": "both right"}
+ALL = "all"  # every paired sample: with "differences only", every sample the two runs disagree on
+CHOICES = (ALL, *BUCKETS)
 _PASSES = {"correct": True, "wrong": False, "error": False}  # an endpoint error never passes
-
-e = html.escape
+READ_CHUNK = 200  # samples read in full at a time to compare answers (each holds its transcript)
 
 
 def buckets(verdicts_a: dict[str, str], verdicts_b: dict[str, str]) -> dict[str, list[str]]:
@@ -30,52 +30,79 @@ def buckets(verdicts_a: dict[str, str], verdicts_b: dict[str, str]) -> dict[str,
     return found
 
 
-def bucket_choices(found: dict[str, list[str]]) -> list[tuple[str, str]]:
-    return [(f"{BUCKET_TITLES[name]}: {len(found[name])}", name) for name in BUCKETS]
+def counted(found: dict[str, list[str]]) -> dict[str, int]:
+    """How many samples each choice holds (``all`` included)."""
+    return {ALL: sum(len(ids) for ids in found.values()), **{name: len(found[name]) for name in BUCKETS}}
+
+
+def chosen(found: dict[str, list[str]], bucket: str, order: list[str]) -> list[str]:
+    """The ids of ``bucket`` (``all``: of every bucket, in ``order``)."""
+    if bucket != ALL:
+        return list(found[bucket])
+    every = {i for ids in found.values() for i in ids}
+    return [i for i in order if i in every]
+
+
+def _read(store, exp_id: str, ids: list[str]) -> dict:
+    if hasattr(store, "samples_by_id"):
+        return store.samples_by_id(exp_id, ids)
+    return {i: s for i in ids if (s := data.sample_of(store, exp_id, i)) is not None}
+
+
+def differing(store, benchmark: str, a_id: str, b_id: str, ids: list[str], verdicts_a: dict[str, str],
+              verdicts_b: dict[str, str]) -> list[str]:
+    """The ids whose verdicts differ, or whose answers read differently (as the benchmark renders
+    them, so the same call sent with other spacing is the same answer). Only the samples with equal
+    verdicts are read, a chunk at a time."""
+    same = [i for i in ids if verdicts_a.get(i) == verdicts_b.get(i)]
+    other_answer: set[str] = set()
+    for start in range(0, len(same), READ_CHUNK):
+        chunk = same[start:start + READ_CHUNK]
+        first, second = _read(store, a_id, chunk), _read(store, b_id, chunk)
+        for i in chunk:
+            answers = [prediction_text(benchmark, s.prediction) if s is not None else None
+                       for s in (first.get(i), second.get(i))]
+            if answers[0] != answers[1]:
+                other_answer.add(i)
+    same_set = set(same)
+    return [i for i in ids if i not in same_set or i in other_answer]
+
+
+def call_text(call: dict) -> str:
+    """``name(a=1, b="x")``: a call as a person writes it, its JSON arguments unpacked (a model's
+    arguments that are not a JSON object are shown as it sent them)."""
+    name, arguments = str(call.get("name", "")), call.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return f"{name}({arguments})"
+    if not isinstance(arguments, dict):
+        return f"{name}({json.dumps(arguments, ensure_ascii=False, default=str)})"
+    return f"{name}({', '.join(f'{k}={json.dumps(v, ensure_ascii=False, default=str)}' for k, v in arguments.items())})"
 
 
 def aligned_calls(calls_a: list[dict], calls_b: list[dict]) -> list[dict]:
-    """Rows {a, b, mark}: mark is same, changed (both called, differently), only_a or only_b."""
+    """Rows {a, b, a_text, b_text, mark}: ``a``/``b`` the compared signatures (keys sorted),
+    ``a_text``/``b_text`` the calls as written (None where a run has none); mark is same, changed
+    (both called, differently), only_a or only_b."""
     signatures_a = [messages.call_signature(c) for c in calls_a]
     signatures_b = [messages.call_signature(c) for c in calls_b]
     rows = []
+
+    def row(k_a, k_b, mark):
+        return {"a": None if k_a is None else signatures_a[k_a], "b": None if k_b is None else signatures_b[k_b],
+                "a_text": None if k_a is None else call_text(calls_a[k_a]),
+                "b_text": None if k_b is None else call_text(calls_b[k_b]), "mark": mark}
+
     matcher = difflib.SequenceMatcher(a=signatures_a, b=signatures_b, autojunk=False)
     for tag, a_start, a_end, b_start, b_end in matcher.get_opcodes():
-        left, right = signatures_a[a_start:a_end], signatures_b[b_start:b_end]
         if tag == "equal":
-            rows += [{"a": x, "b": y, "mark": "same"} for x, y in zip(left, right)]
+            rows += [row(x, y, "same") for x, y in zip(range(a_start, a_end), range(b_start, b_end), strict=True)]
             continue
-        for k in range(max(len(left), len(right))):
-            x = left[k] if k < len(left) else None
-            y = right[k] if k < len(right) else None
-            rows.append({"a": x, "b": y, "mark": "changed" if x is not None and y is not None
-                         else "only_a" if x is not None else "only_b"})
+        for k in range(max(a_end - a_start, b_end - b_start)):
+            x = a_start + k if a_start + k < a_end else None
+            y = b_start + k if b_start + k < b_end else None
+            rows.append(row(x, y, "changed" if x is not None and y is not None else "only_a" if x is not None
+                            else "only_b"))
     return rows
-
-
-MARK_WORDS = {"same": "=", "changed": "≠", "only_a": "only in A", "only_b": "only in B"}
-
-
-def aligned_calls_html(rows: list[dict]) -> str:
-    if not rows:
-        return '<p class="evalui-calls-none">Neither run called a tool.</p>'
-    body = "".join(
-        f'<tr class="evalui-call-{r["mark"]}" data-mark="{r["mark"]}"><td>{n}</td>'
-        f'<td><code>{e(r["a"]) if r["a"] is not None else "–"}</code></td><td>{e(MARK_WORDS[r["mark"]])}</td>'
-        f'<td><code>{e(r["b"]) if r["b"] is not None else "–"}</code></td></tr>'
-        for n, r in enumerate(rows, start=1))
-    differing = sum(1 for r in rows if r["mark"] != "same")
-    return (f'<p class="evalui-calls-summary">{len(rows)} aligned call(s), {differing} differing.</p>'
-            '<table class="evalui-aligned-calls"><thead><tr><th>#</th><th>run A</th><th></th><th>run B</th></tr>'
-            f'</thead><tbody>{body}</tbody></table>')
-
-
-def side_by_side_html(a_id: str, b_id: str, sample_id: str, sample_a, sample_b, pane_a: str, pane_b: str) -> str:
-    """The aligned tool calls, then both transcript panes (already rendered, escaped) in two columns."""
-    calls = aligned_calls(messages.tool_calls(sample_a) if sample_a else [],
-                          messages.tool_calls(sample_b) if sample_b else [])
-    return (f'<div class="evalui-pair" data-sample="{e(sample_id)}" data-a="{e(a_id)}" data-b="{e(b_id)}">'
-            f'<h4>Tool calls, aligned</h4>{aligned_calls_html(calls)}'
-            '<div class="evalui-pair-columns" style="display:flex;gap:12px;align-items:flex-start">'
-            f'<div class="evalui-pair-a" style="flex:1;min-width:0"><h4>A: {e(a_id)}</h4>{pane_a}</div>'
-            f'<div class="evalui-pair-b" style="flex:1;min-width:0"><h4>B: {e(b_id)}</h4>{pane_b}</div></div></div>')

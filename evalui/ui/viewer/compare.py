@@ -1,6 +1,7 @@
 """The Runs tab's two runs side by side: the paired figures (`evalui compare`'s), the samples bucketed
-fixed / broken / both wrong / both right, and a chosen sample's two transcripts beside each other with
-their tool-call sequences aligned and the differences marked (evalui.viewer.pair).
+fixed / broken / both wrong / both right (or all of them, or only those the runs disagree on), and a
+chosen sample's two takes beside each other: both answers and the gold, the tool calls aligned, both
+transcripts (evalui.viewer.pair, drawn by evalui.viewer.pair_render).
 
 The run inputs take any stored id, listed in this session or not (API callers send ids they got
 elsewhere); an id the store does not hold is refused with a clear error."""
@@ -16,6 +17,8 @@ from evalui.reports.comparison import CannotCompare, compare_runs, comparison_ma
 from evalui.ui.i18n.strings import t
 from evalui.ui.web.access import guarded, say
 from evalui.viewer import data, pair
+from evalui.viewer.pair_render import PAIR_CSS, side_by_side_html
+from evalui.viewer.style import TRANSCRIPT_CSS
 
 
 @dataclass
@@ -25,6 +28,7 @@ class PairParts:
     compare: gr.Button
     figures: gr.Markdown
     bucket: gr.Radio
+    differ: gr.Checkbox
     flips: gr.Dropdown
     detail: gr.HTML
     record: gr.JSON
@@ -39,24 +43,37 @@ def known_run(store, exp_id: str | None) -> str:
     return str(exp_id)
 
 
-def _labelled(sample_id: str, group: str, a: str, b: str) -> tuple[str, str]:
-    return f"{sample_id} ({group}): {a} → {b}", sample_id
+def bucket_choices(found: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """(what the bucket control shows: a title and a count, the bucket's name), ``all`` first."""
+    return [(say(f"pair.bucket.{name}", n=n), name) for name, n in pair.counted(found).items()]
 
 
-def bucket_samples(store, a_id: str, b_id: str, bucket: str) -> list[tuple[str, str]]:
-    """(label, sample id) of each sample of ``bucket``, labelled with both runs' verdicts."""
+def _found(store, a_id: str, b_id: str):
     rows_a = {r["id"]: r for r in data.run_rows(store, a_id)}
     verdicts_b = data.verdicts(store, b_id)
-    found = pair.buckets({i: r["verdict"] for i, r in rows_a.items()}, verdicts_b)
-    return [_labelled(i, rows_a[i]["group"], rows_a[i]["verdict"], verdicts_b[i]) for i in found.get(bucket, [])]
+    return rows_a, verdicts_b, pair.buckets({i: r["verdict"] for i, r in rows_a.items()}, verdicts_b)
+
+
+def bucket_samples(store, a_id: str, b_id: str, bucket: str, differ_only: bool = False) -> list[tuple[str, str]]:
+    """(label, sample id) of each sample of ``bucket``, labelled with both runs' verdicts; with
+    ``differ_only``, only those whose verdicts or answers differ."""
+    if bucket not in pair.CHOICES:
+        raise InputError(say("pair.no_bucket", name=repr(bucket), names=", ".join(pair.CHOICES)))
+    rows_a, verdicts_b, found = _found(store, a_id, b_id)
+    ids = pair.chosen(found, bucket, list(rows_a))
+    if differ_only:
+        benchmark = data.experiment_of(store, a_id)["benchmark"]
+        ids = pair.differing(store, benchmark, a_id, b_id, ids, {i: rows_a[i]["verdict"] for i in ids}, verdicts_b)
+    return [(f"{i} ({rows_a[i]['group']}): {rows_a[i]['verdict']} → {verdicts_b[i]}", i) for i in ids]
 
 
 def side_by_side(store, a_id: str, b_id: str, sample_id: str) -> str:
-    """One sample of both runs: the aligned tool calls, then run A's and run B's transcripts."""
+    """One sample of both runs: the answers, the aligned tool calls, then run A's and run B's transcripts."""
     pane_a, _ = data.pane(store, a_id, sample_id)
     pane_b, _ = data.pane(store, b_id, sample_id)
-    return pair.side_by_side_html(a_id, b_id, sample_id, data.sample_of(store, a_id, sample_id),
-                                  data.sample_of(store, b_id, sample_id), pane_a, pane_b)
+    return side_by_side_html(data.experiment_of(store, a_id)["benchmark"], a_id, b_id, sample_id,
+                             data.sample_of(store, a_id, sample_id), data.sample_of(store, b_id, sample_id),
+                             pane_a, pane_b, say)
 
 
 def build(store) -> PairParts:
@@ -68,44 +85,55 @@ def build(store) -> PairParts:
         compare = gr.Button(t("runs.pair_compare"), elem_id="runs-pair-compare", scale=1)
     figures = gr.Markdown(elem_id="runs-pair-figures")
     with gr.Row():
-        bucket = gr.Radio(pair.bucket_choices({name: [] for name in pair.BUCKETS}), value="broken",
-                          label=t("runs.pair_bucket"), elem_id="runs-pair-bucket", scale=2)
+        bucket = gr.Radio(bucket_choices({name: [] for name in pair.BUCKETS}), value="broken",
+                          label=t("runs.pair_bucket"), elem_id="runs-pair-bucket", scale=3)
+        differ = gr.Checkbox(False, label=t("pair.differ_only"), elem_id="runs-pair-differ", scale=1)
         flips = gr.Dropdown(choices=[], label=t("runs.pair_flips"), elem_id="runs-pair-flips", scale=3,
                             allow_custom_value=True)
-    detail = gr.HTML("", elem_id="runs-pair-detail", js_on_load=None)
+    # Its own css: a gr.HTML's css_template is scoped to it, so the viewer's transcript style is given again.
+    detail = gr.HTML("", css_template=TRANSCRIPT_CSS + PAIR_CSS, js_on_load=None, elem_id="runs-pair-detail")
     with gr.Accordion(t("runs.pair_json"), open=False):
         record = gr.JSON(elem_id="runs-pair-json")
-    parts = PairParts(a, b, compare, figures, bucket, flips, detail, record)
+    parts = PairParts(a, b, compare, figures, bucket, differ, flips, detail, record)
 
     @guarded(5, note=0)
-    def compare_known(a_id, b_id):
+    def compare_known(a_id, b_id, differ_only):
         try:
             result = compare_runs(store, a_id, b_id)
         except CannotCompare as exc:
             raise InputError(str(exc)) from None
-        found = pair.buckets({i: r["verdict"] for i, r in ((r["id"], r) for r in data.run_rows(store, a_id))},
-                             data.verdicts(store, b_id))
+        _, _, found = _found(store, a_id, b_id)
         chosen = "broken" if found["broken"] else "fixed" if found["fixed"] else "both_wrong"
-        return (comparison_markdown(result), gr.update(choices=pair.bucket_choices(found), value=chosen),
-                gr.update(choices=bucket_samples(store, a_id, b_id, chosen), value=None), "", result)
+        return (comparison_markdown(result), gr.update(choices=bucket_choices(found), value=chosen),
+                gr.update(choices=bucket_samples(store, a_id, b_id, chosen, bool(differ_only)), value=None), "",
+                result)
 
-    def compare_pair(a_id, b_id):
-        return compare_known(known_run(store, a_id), known_run(store, b_id))
+    def compare_pair(a_id, b_id, differ_only=False):
+        return compare_known(known_run(store, a_id), known_run(store, b_id), differ_only)
 
     @guarded(2)
-    def show_bucket(a_id, b_id, chosen):
-        if chosen not in pair.BUCKETS:
-            raise InputError(f"no bucket named {chosen!r}: one of {', '.join(pair.BUCKETS)}")
-        return gr.update(choices=bucket_samples(store, a_id, b_id, chosen), value=None), ""
+    def show_bucket(a_id, b_id, chosen, differ_only=False):
+        return gr.update(choices=bucket_samples(store, a_id, b_id, chosen, bool(differ_only)), value=None), ""
+
+    @guarded(2)
+    def filter_bucket(a_id, b_id, chosen, differ_only, shown):
+        """The bucket's list again; the sample on show stays when the list still holds it."""
+        choices = bucket_samples(store, a_id, b_id, chosen, bool(differ_only))
+        if shown in {i for _, i in choices}:
+            return gr.update(choices=choices), gr.skip()
+        return gr.update(choices=choices, value=None), ""
 
     def compare_sample(a_id, b_id, sample_id):
         a_id, b_id = known_run(store, a_id), known_run(store, b_id)
-        if not sample_id:
-            raise gr.Error(say("inspector.need_sample"))
-        return side_by_side(store, a_id, b_id, str(sample_id))
+        if not sample_id or not str(sample_id).strip():
+            # The box emptied while a person types in it: the sample on show stays, no error.
+            return gr.skip()
+        return side_by_side(store, a_id, b_id, str(sample_id).strip())
 
-    compare.click(compare_pair, [a, b], [figures, bucket, flips, detail, record], api_name="runs_compare_pair")
-    bucket.input(lambda x, y, z: show_bucket(known_run(store, x), known_run(store, y), z), [a, b, bucket],
-                 [flips, detail], api_name="runs_compare_bucket")
+    compare.click(compare_pair, [a, b, differ], [figures, bucket, flips, detail, record], api_name="runs_compare_pair")
+    bucket.input(lambda x, y, z, d=False: show_bucket(known_run(store, x), known_run(store, y), z, d),
+                 [a, b, bucket, differ], [flips, detail], api_name="runs_compare_bucket")
+    differ.input(lambda x, y, z, d, s: filter_bucket(known_run(store, x), known_run(store, y), z, d, s),
+                 [a, b, bucket, differ, flips], [flips, detail], api_name="runs_compare_filter")
     flips.input(compare_sample, [a, b, flips], [detail], api_name="runs_compare_sample")
     return parts

@@ -9,6 +9,7 @@ import pytest
 
 from evalui.store.rows import Sample
 from evalui.viewer import pair, rows
+from evalui.viewer.pair_render import aligned_calls_html
 from evalui.viewer.transcript import transcript_html
 
 pytestmark = pytest.mark.unit
@@ -112,5 +113,5 @@ def test_buckets_and_aligned_tool_calls():
          {"name": "rm", "arguments": "{}"}]
     aligned = pair.aligned_calls(a, b)
     assert [r["mark"] for r in aligned] == ["same", "changed", "same", "only_b"]
-    page = pair.aligned_calls_html(pair.aligned_calls([{"name": HOSTILE, "arguments": "{}"}], []))
+    page = aligned_calls_html(pair.aligned_calls([{"name": HOSTILE, "arguments": "{}"}], []), lambda key, **_: key)
     assert "<img" not in page and 'data-mark="only_a"' in page
