@@ -70,7 +70,9 @@ def keep(store: RunStore, exp_id: str, samples: list[Sample]) -> int:
         if sample.stage == "judged" and sample.findings is not None and stored_findings(sample) != sample.findings:
             sample.verdict = {**(sample.verdict or {}), "findings": sample.findings}
             changed[sample.sample_id] = sample.verdict
-    store.record_findings(exp_id, changed)
+    # A never-judged sample's findings are kept in its row too, so the viewer reads them, never scans.
+    errors = {s.sample_id: s.findings for s in samples if s.stage != "judged" and s.error and s.findings is not None}
+    store.record_findings(exp_id, changed, errors)
     return len(changed)
 
 

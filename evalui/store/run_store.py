@@ -28,6 +28,7 @@ from evalui.store.parts import INSERT_PART, PACKED_COLUMNS, LostPart, PartCache,
 from evalui.store.protocols import Connection, Row
 from evalui.store.rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.store.schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
+from evalui.store.search import CALL, SAMPLE, VERDICT, call_part, index_statement, sample_part, verdict_part
 from evalui.store.sql import (
     database_url,
     first_row,
@@ -45,7 +46,7 @@ from evalui.store.sql import (
 # A sample's answer and its verdict in one row update (record_judgement folds them when it can).
 _ANSWER_AND_VERDICT = (
     "UPDATE samples SET stage = 'judged', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
-    " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?,"
+    " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?, error_findings = NULL,"
     " prediction = ?, correct = ?, verdict = ?, error_type = ?, unscored = ?, findings = ? WHERE exp_id = ? AND sample_id = ?")
 # Read connections kept open between reads (``RunStore.reader``): a PostgreSQL connection costs a
 # round of authentication to open, and a few cover the searches a dashboard runs at once.
@@ -259,11 +260,16 @@ class RunStore(ClaimsMixin, LightReadsMixin):
                     "INSERT INTO samples (exp_id, sample_id, position, grp, payload, updated_at, epoch)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT (exp_id, sample_id) DO NOTHING", rows)
+                added = cursor.rowcount
+                indexed = [index_statement(self.dialect, exp_id, row[1], SAMPLE, sample_part(row[1], row[3]))
+                           for row in rows]
+                if indexed:
+                    self._db.executemany(indexed[0][0], [params for _, params, *_ in indexed])
                 self._db.commit()
             except BaseException:
                 self._db.rollback()
                 raise
-            return cursor.rowcount
+            return added
 
     def samples(self, exp_id: str, stages: Iterable[str] | None = None) -> list[Sample]:
         sql = "SELECT * FROM samples WHERE exp_id = ?"
@@ -309,6 +315,8 @@ class RunStore(ClaimsMixin, LightReadsMixin):
             updated_at=row["updated_at"],
             claimed_by=row["claimed_by"],
             epoch=row["epoch"],
+            # A judged sample's findings are in its verdict (evalui.run.findings.stored_findings).
+            findings=_loads(row["error_findings"]) if row["stage"] != "judged" else None,
         )
 
     def record_rollout(self, exp_id: str, sample_id: str, *, request, response, latency_s: float,
@@ -318,10 +326,12 @@ class RunStore(ClaimsMixin, LightReadsMixin):
         (request_text, response_text, trajectory_text), parts = self._pack(request, response, trajectory)
         return self._writer.submit([(
             "UPDATE samples SET stage = 'rollout', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
-            " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?"
-            " WHERE exp_id = ? AND sample_id = ?",
+            " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?,"
+            " findings = NULL, error_findings = NULL WHERE exp_id = ? AND sample_id = ?",
             (request_text, response_text, latency_s, stored_tokens(prompt_tokens), stored_tokens(completion_tokens),
-             attempts, trajectory_text, time.time(), exp_id, sample_id)), *parts], wait=wait, on_done=on_done)
+             attempts, trajectory_text, time.time(), exp_id, sample_id)), *parts,
+            index_statement(self.dialect, exp_id, sample_id, CALL, call_part(request, response, trajectory, None))],
+            wait=wait, on_done=on_done)
 
     def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int,
                      trajectory: list | None = None, wait: bool = True, on_done: Done | None = None) -> None:
@@ -329,8 +339,9 @@ class RunStore(ClaimsMixin, LightReadsMixin):
         (request_text, trajectory_text), parts = self._pack(request, trajectory)
         self._writer.submit([(
             "UPDATE samples SET stage = 'init', request = ?, error = ?, attempts = attempts + ?, trajectory = ?,"
-            " updated_at = ? WHERE exp_id = ? AND sample_id = ?",
-            (request_text, error, attempts, trajectory_text, time.time(), exp_id, sample_id)), *parts],
+            " updated_at = ?, findings = NULL, error_findings = NULL WHERE exp_id = ? AND sample_id = ?",
+            (request_text, error, attempts, trajectory_text, time.time(), exp_id, sample_id)), *parts,
+            index_statement(self.dialect, exp_id, sample_id, CALL, call_part(request, None, trajectory, error))],
             wait=wait, on_done=on_done)
 
     def _pack(self, *values: object) -> tuple[list[str | None], list[Statement]]:
@@ -362,10 +373,12 @@ class RunStore(ClaimsMixin, LightReadsMixin):
                   " (SELECT 1 FROM samples WHERE exp_id = ? AND stage IN ('init', 'rollout'))",
                   (self._joined.get(exp_id) or process_owner(), now, exp_id, exp_id), ("finished", exp_id))
 
+        indexed = index_statement(self.dialect, exp_id, sample_id, VERDICT, verdict_part(prediction, verdict))
+
         def fold(statements: list[Statement]) -> list[Statement]:
-            rollout, *parts = statements  # the rollout's update, then its parts
+            rollout, *parts = statements  # the rollout's update, then its parts and its index
             params = rollout[1]
-            return [(_ANSWER_AND_VERDICT, (*params[:8], *verdict_values, *params[8:])), *parts, *checks]
+            return [(_ANSWER_AND_VERDICT, (*params[:8], *verdict_values, *params[8:])), *parts, indexed, *checks]
 
         # PostgreSQL: two workers judging the last two samples at once would each see the other's
         # as unfinished. Locking the run's row first orders them: the second one's check runs after
@@ -378,20 +391,28 @@ class RunStore(ClaimsMixin, LightReadsMixin):
             ("UPDATE samples SET stage = 'judged', prediction = ?, correct = ?, verdict = ?, error_type = ?,"
              " unscored = ?, findings = ?, updated_at = ? WHERE exp_id = ? AND sample_id = ?",
              (*verdict_values, now, exp_id, sample_id)),
+            indexed,
             *checks,
         ], wait=wait, on_done=on_done)
 
-    def record_findings(self, exp_id: str, verdicts: dict[str, dict]) -> None:
+    def record_findings(self, exp_id: str, verdicts: dict[str, dict], errors: dict[str, list] | None = None) -> None:
         """Write judged samples' verdicts again, now holding their ``findings`` (evalui.run.findings):
-        kept in the verdict, so no column is added and a new verdict (a rescore) starts without them."""
-        if verdicts:
+        kept in the verdict, so no column is added and a new verdict (a rescore) starts without them.
+        ``errors``: the findings of samples that never got a verdict (an endpoint error), kept in their
+        row until the sample is asked again, so that no read scans them."""
+        statements: list[Statement] = [(
+            "UPDATE samples SET verdict = ?, findings = ? WHERE exp_id = ? AND sample_id = ? AND stage = 'judged'",
+            (_dumps(verdict), findings_text(verdict.get("findings")), exp_id, sample_id))
+            for sample_id, verdict in verdicts.items()]
+        statements += [(
+            "UPDATE samples SET error_findings = ?, findings = ? WHERE exp_id = ? AND sample_id = ?"
+            " AND stage != 'judged' AND error IS NOT NULL",
+            (_dumps(found), findings_text(found), exp_id, sample_id)) for sample_id, found in (errors or {}).items()]
+        if statements:
             # The run's row marks the change too: findings leave the samples' counts and times as they were,
             # and readers that keep a run's rows (run_version) must see that it changed.
-            self._writer.submit([*((
-                "UPDATE samples SET verdict = ?, findings = ? WHERE exp_id = ? AND sample_id = ? AND stage = 'judged'",
-                (_dumps(verdict), findings_text(verdict.get("findings")), exp_id, sample_id))
-                for sample_id, verdict in verdicts.items()),
-                ("UPDATE experiments SET updated_at = ? WHERE exp_id = ?", (time.time(), exp_id))], wait=True)
+            self._writer.submit([*statements, ("UPDATE experiments SET updated_at = ? WHERE exp_id = ?",
+                                               (time.time(), exp_id))], wait=True)
 
     def judged_outcomes(self, exp_ids: Iterable[str]) -> list[tuple[str, str, bool]]:
         """(exp_id, sample_id, correct) of the judged samples of these runs; nothing else is read."""

@@ -10,6 +10,7 @@ from evalui.store.counts import keep_counts, wide_token_counts
 from evalui.store.light import light_columns
 from evalui.store.parts import pack_stored_samples
 from evalui.store.protocols import Connection
+from evalui.store.search import search_index
 
 # A migration step: SQL (statements split on ";"), or a function of the connection and the dialect.
 Migration: TypeAlias = str | Callable[[Connection, str], None]
@@ -94,4 +95,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     wide_token_counts,
     # The epoch as a column, not only a suffix of the id.
     epoch_column,
+    # The full-text index, written with the samples (search.py), and an endpoint error's findings.
+    search_index,
+    "ALTER TABLE samples ADD COLUMN error_findings TEXT;",
 )

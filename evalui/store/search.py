@@ -1,10 +1,19 @@
-"""Full-text search over a run's samples (prompts, replies, tool calls and tool output), served by the
-store: SQLite FTS5, or a PostgreSQL ``tsvector`` (GIN-indexed) query.
+"""Full-text search over a run's samples (prompts, replies, tool calls and tool output, the endpoint's
+error, the prediction and the checker's reason), served by the store: SQLite FTS5, or a PostgreSQL
+``tsvector`` (GIN-indexed) query.
 
-The index lives in tables of its own, created on first use beside the store's (the store's schema
-and migrations are not touched), and is filled lazily and incrementally: a search first compares
-each sample's ``updated_at`` with the one indexed and re-indexes only the samples that changed (or
-drops the ones gone). Search returns the matching sample ids of one run.
+The index is written with the samples, in the same transactions (so a search sees exactly what the
+store has committed, and a first search builds nothing): each write of a sample upserts the document
+of the part it changes, one row of ``search_docs`` per (run, sample, part):
+
+- ``sample``: its id and group (``add_samples``);
+- ``call``: the prompt's messages, every step's replies, tool calls and results, and the endpoint's
+  error (``record_rollout``, ``record_error``);
+- ``verdict``: the prediction and the checker's reason (``record_judgement``).
+
+A sample matches a query when each of its pieces is found in one of its parts. Deleting a sample drops
+its documents (a trigger on SQLite, a cascading foreign key on PostgreSQL). The migration step
+``search_index`` creates the tables and indexes every stored sample once.
 
 A search is a visitor's request, so its cost is bounded: a query has at most ``MAX_QUERY_CHARS``
 characters and ``MAX_QUERY_TERMS`` words (more is refused with a message), runs at most
@@ -18,23 +27,21 @@ import json
 import re
 import sqlite3
 import time
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from evalui.config import positive_number
+from evalui.core.record import reason_of
 from evalui.errors import InputError
 from evalui.store.group_commit import Statement
+from evalui.store.parts import PartCache
 from evalui.store.protocols import Connection, Row
-from evalui.store.rows import Sample
+from evalui.store.rows import _loads
 
 if TYPE_CHECKING:
     from evalui.store.run_store import RunStore
 
-# A read of the store's tables: (sql, params) to rows.
-Read = Callable[[str, Sequence[Any]], Sequence[Row]]
-
-MAX_BODY_CHARS = 200_000  # of one sample's text; PostgreSQL's tsvector is capped at 1 MB
+MAX_BODY_CHARS = 200_000  # of one part's text; PostgreSQL's tsvector is capped at 1 MB
 # Each word becomes one term of the match, and a term costs a pass over the index (a one-letter
 # prefix most of all): tens of thousands of one-letter words ran for minutes (bench/RESULTS.md),
 # and the 1 MiB request-body cap allows ~500,000. 32 words and 500 characters are far beyond anything a person types into a search box.
@@ -48,19 +55,43 @@ SEARCH_DEADLINE_ENV = "EVALUI_SEARCH_DEADLINE_S"
 # FTS5 reads its index through such steps too, so a long match stops soon after its deadline.
 _PROGRESS_STEPS = 1_000
 _QUERY_CANCELED = "57014"  # PostgreSQL's SQLSTATE for a statement stopped by statement_timeout
-_INDEX_LOCK = 7_261_002  # PostgreSQL advisory lock: two processes creating the index at once
-_ready: weakref.WeakSet[RunStore] = weakref.WeakSet()  # stores whose index tables exist (checked once per store)
 
+SAMPLE, CALL, VERDICT = "sample", "call", "verdict"
+
+_UPSERT_SQLITE = ("INSERT INTO search_docs (exp_id, sample_id, part, body) VALUES (?, ?, ?, ?)"
+                  " ON CONFLICT (exp_id, sample_id, part) DO UPDATE SET body = excluded.body")
+_UPSERT_POSTGRES = ("INSERT INTO search_docs (exp_id, sample_id, part, words) VALUES (?, ?, ?, to_tsvector('simple', ?))"
+                    " ON CONFLICT (exp_id, sample_id, part) DO UPDATE SET words = excluded.words")
+
+# The old index (built on first use) is dropped: this one is written with the samples.
 _SQLITE_TABLES = [
-    "CREATE TABLE IF NOT EXISTS sample_text_state (doc INTEGER PRIMARY KEY, exp_id TEXT NOT NULL,"
-    " sample_id TEXT NOT NULL, updated_at REAL, UNIQUE (exp_id, sample_id))",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS sample_text USING fts5(body, tokenize = 'unicode61 remove_diacritics 2')",
+    "DROP TABLE IF EXISTS sample_text",
+    "DROP TABLE IF EXISTS sample_text_state",
+    "DROP TRIGGER IF EXISTS samples_unsearched",
+    "DROP TABLE IF EXISTS search_text",
+    "DROP TABLE IF EXISTS search_docs",
+    "CREATE TABLE search_docs (doc INTEGER PRIMARY KEY, exp_id TEXT NOT NULL, sample_id TEXT NOT NULL,"
+    " part TEXT NOT NULL, body TEXT NOT NULL, UNIQUE (exp_id, sample_id, part))",
+    # External content: the text is kept once, in search_docs; FTS5 keeps only its index, by triggers.
+    "CREATE VIRTUAL TABLE search_text USING fts5(body, content = 'search_docs', content_rowid = 'doc',"
+    " tokenize = 'unicode61 remove_diacritics 2')",
+    "CREATE TRIGGER search_docs_added AFTER INSERT ON search_docs BEGIN"
+    " INSERT INTO search_text (rowid, body) VALUES (NEW.doc, NEW.body); END",
+    "CREATE TRIGGER search_docs_gone AFTER DELETE ON search_docs BEGIN"
+    " INSERT INTO search_text (search_text, rowid, body) VALUES ('delete', OLD.doc, OLD.body); END",
+    "CREATE TRIGGER search_docs_changed AFTER UPDATE ON search_docs BEGIN"
+    " INSERT INTO search_text (search_text, rowid, body) VALUES ('delete', OLD.doc, OLD.body);"
+    " INSERT INTO search_text (rowid, body) VALUES (NEW.doc, NEW.body); END",
+    "CREATE TRIGGER samples_unsearched AFTER DELETE ON samples BEGIN"
+    " DELETE FROM search_docs WHERE exp_id = OLD.exp_id AND sample_id = OLD.sample_id; END",
 ]
 _POSTGRES_TABLES = [
-    f"SELECT pg_advisory_xact_lock({_INDEX_LOCK})",
-    "CREATE TABLE IF NOT EXISTS sample_search (exp_id TEXT NOT NULL, sample_id TEXT NOT NULL, updated_at REAL,"
-    " body TEXT NOT NULL, PRIMARY KEY (exp_id, sample_id))",
-    "CREATE INDEX IF NOT EXISTS sample_search_body ON sample_search USING GIN (to_tsvector('simple', body))",
+    "DROP TABLE IF EXISTS sample_search",
+    "DROP TABLE IF EXISTS search_docs",
+    "CREATE TABLE search_docs (exp_id TEXT NOT NULL, sample_id TEXT NOT NULL, part TEXT NOT NULL,"
+    " words TSVECTOR NOT NULL, PRIMARY KEY (exp_id, sample_id, part),"
+    " FOREIGN KEY (exp_id, sample_id) REFERENCES samples (exp_id, sample_id) ON DELETE CASCADE)",
+    "CREATE INDEX search_docs_words ON search_docs USING GIN (words)",
 ]
 
 
@@ -73,16 +104,7 @@ def search_deadline_s() -> float:
     return positive_number(SEARCH_DEADLINE_ENV, SEARCH_DEADLINE_S)
 
 
-# The store's own connection and writer: the index is written in the store's transactions, so a
-# search sees exactly what the store has committed. (Private members, used here only.)
-def _read(store: RunStore, sql: str, params: Sequence[Any] = ()) -> Sequence[Row]:
-    return store._read(sql, params)
-
-
-def _write(store: RunStore, statements: list[Statement]) -> None:
-    store._writer.submit(statements, wait=True)
-
-
+# What each part holds ----------------------------------------------------------------------------
 def _strings(value: object, out: list[str], depth: int = 0) -> None:
     if depth > 20 or value is None:
         return
@@ -101,80 +123,63 @@ def _strings(value: object, out: list[str], depth: int = 0) -> None:
         out.append(str(value))
 
 
-def sample_text(sample: Sample) -> str:
-    """What a search looks in: the id and group, the prompt, every step's messages, replies, tool calls and
-    results, the answer read from it, and the endpoint's error."""
-    out = [sample.sample_id, sample.group or ""]
-    request = sample.request if isinstance(sample.request, dict) else {}
-    _strings(request.get("messages"), out)
-    _strings(sample.trajectory if sample.trajectory else sample.response, out)
-    prediction = sample.prediction
-    out.append(prediction if isinstance(prediction, str) else json.dumps(prediction, ensure_ascii=False, default=str))
-    out.append(sample.error or "")
+def _joined(out: list[str]) -> str:
     return "\n".join(s for s in out if s)[:MAX_BODY_CHARS]
 
 
-def _ensure(store: RunStore) -> None:
-    if store in _ready:
-        return
-    _write(store, [(sql, ()) for sql in (_POSTGRES_TABLES if store.dialect == "postgresql" else _SQLITE_TABLES)])
-    _ready.add(store)
+def sample_part(sample_id: str, group: str | None) -> str:
+    return _joined([sample_id, group or ""])
 
 
-def _indexed(store: RunStore, exp_id: str, read: Read) -> dict[str, float | None]:
-    table = "sample_search" if store.dialect == "postgresql" else "sample_text_state"
-    return {r["sample_id"]: r["updated_at"] for r in
-            read(f"SELECT sample_id, updated_at FROM {table} WHERE exp_id = ?", (exp_id,))}
+def call_part(request: object, response: object, trajectory: object, error: str | None) -> str:
+    """The prompt's messages, every step's messages, replies, tool calls and results (else the reply),
+    and the endpoint's error."""
+    out: list[str] = []
+    _strings(request.get("messages") if isinstance(request, dict) else None, out)
+    _strings(trajectory if trajectory else response, out)
+    out.append(error or "")
+    return _joined(out)
 
 
-def _samples(store: RunStore, exp_id: str, wanted: set[str]) -> list[Sample]:
-    """The stored samples to index, read by id when they are not most of the run."""
-    if hasattr(store, "samples_by_id"):
-        return list(store.samples_by_id(exp_id, sorted(wanted)).values())
-    return [s for s in store.samples(exp_id) if s.sample_id in wanted]
+def verdict_part(prediction: object, verdict: object) -> str:
+    """The answer read from the reply, and the checker's reason (as the exported score explains it)."""
+    text = prediction if isinstance(prediction, str) else json.dumps(prediction, ensure_ascii=False, default=str)
+    reason = reason_of(verdict if isinstance(verdict, dict) else None) or ""
+    return _joined([text if prediction is not None else "", reason])
 
 
-def refresh(store: RunStore, exp_id: str, db: Connection | None = None) -> int:
-    """Bring the run's index up to date with the store; returns how many samples were (re)indexed.
-    ``db``: a connection of ``store.reader()`` to compare on, instead of the store's own (and its lock)."""
-    _ensure(store)
+def index_statement(dialect: str, exp_id: str, sample_id: str, part: str, body: str) -> Statement:
+    """The write that (re)indexes one part of a sample, for the same transaction as the sample's write."""
+    if dialect == "postgresql":
+        return _UPSERT_POSTGRES, (exp_id, sample_id, part, body.replace("\x00", ""))
+    return _UPSERT_SQLITE, (exp_id, sample_id, part, body)
 
-    def read(sql: str, params: Sequence[Any] = ()) -> Sequence[Row]:
-        if db is None:
-            return _read(store, sql, params)
-        rows = db.execute(sql, params).fetchall()
-        db.rollback()  # as the store's reads: no PostgreSQL transaction holds the tables while the writer indexes
-        return rows
 
-    current = {r["sample_id"]: r["updated_at"] for r in
-               read("SELECT sample_id, updated_at FROM samples WHERE exp_id = ?", (exp_id,))}
-    indexed = _indexed(store, exp_id, read)
-    stale = {i for i, at in current.items() if i not in indexed or indexed[i] != at}
-    gone = [i for i in indexed if i not in current]
-    if not stale and not gone:
-        return 0
-    samples = _samples(store, exp_id, stale)
-    if store.dialect == "postgresql":
-        statements: list[Statement] = [("DELETE FROM sample_search WHERE exp_id = ? AND sample_id = ?", (exp_id, i)) for i in gone]
-        statements += [("INSERT INTO sample_search (exp_id, sample_id, updated_at, body) VALUES (?, ?, ?, ?)"
-                        " ON CONFLICT (exp_id, sample_id) DO UPDATE SET updated_at = excluded.updated_at,"
-                        " body = excluded.body",
-                        (exp_id, s.sample_id, s.updated_at, sample_text(s).replace("\x00", ""))) for s in samples]
-    else:
-        doc = "(SELECT doc FROM sample_text_state WHERE exp_id = ? AND sample_id = ?)"
+def search_index(db: Connection, dialect: str) -> None:
+    """Migration step: the index's tables, and every stored sample indexed once, run by run."""
+    for statement in _POSTGRES_TABLES if dialect == "postgresql" else _SQLITE_TABLES:
+        db.execute(statement)
+    parts = PartCache(lambda sql, params: db.execute(sql, tuple(params)).fetchall())
+    runs = [row[0] for row in db.execute("SELECT DISTINCT exp_id FROM samples").fetchall()]
+    for exp_id in runs:
+        rows = db.execute("SELECT sample_id, grp, request, response, trajectory, prediction, verdict, error, stage"
+                          " FROM samples WHERE exp_id = ?", (exp_id,)).fetchall()
         statements = []
-        for sample_id in [*gone, *(s.sample_id for s in samples)]:
-            statements += [(f"DELETE FROM sample_text WHERE rowid = {doc}", (exp_id, sample_id)),
-                           ("DELETE FROM sample_text_state WHERE exp_id = ? AND sample_id = ?", (exp_id, sample_id))]
-        for s in samples:
-            statements += [("INSERT INTO sample_text_state (exp_id, sample_id, updated_at) VALUES (?, ?, ?)",
-                            (exp_id, s.sample_id, s.updated_at)),
-                           (f"INSERT INTO sample_text (rowid, body) VALUES ({doc}, ?)",
-                            (exp_id, s.sample_id, sample_text(s)))]
-    _write(store, statements)
-    return len(samples)
+        for row in rows:
+            sample_id = row["sample_id"]
+            statements.append(index_statement(dialect, exp_id, sample_id, SAMPLE, sample_part(sample_id, row["grp"])))
+            if row["request"] is not None or row["error"] is not None:
+                statements.append(index_statement(dialect, exp_id, sample_id, CALL, call_part(
+                    parts.load(row["request"]), parts.load(row["response"]), parts.load(row["trajectory"]),
+                    row["error"])))
+            if row["stage"] == "judged":
+                statements.append(index_statement(dialect, exp_id, sample_id, VERDICT, verdict_part(
+                    _loads(row["prediction"]), _loads(row["verdict"]))))
+        if statements:
+            db.executemany(statements[0][0], [params for _, params, *_ in statements])
 
 
+# Queries -----------------------------------------------------------------------------------------
 def _phrases(query: str) -> list[list[str]]:
     """Each whitespace-separated piece of the query as the words it holds (letters and digits only:
     nothing a user types reaches the query language as syntax). ``simple_python_4`` is one phrase."""
@@ -195,9 +200,36 @@ def checked_phrases(query: str) -> list[list[str]]:
     return phrases
 
 
+def matching_ids(dialect: str, exp_id: str, phrases: list[list[str]]) -> tuple[str, list[Any]]:
+    """SQL (and its parameters) of the ids of the run's samples holding every phrase (a phrase's words in
+    a row, its last word also as a prefix), each phrase in one of the sample's parts; for ``IN (...)``."""
+    selects, params = [], []
+    for phrase in phrases:
+        if dialect == "postgresql":
+            selects.append("SELECT sample_id FROM search_docs WHERE exp_id = ? AND words @@ to_tsquery('simple', ?)")
+            params += [exp_id, "(" + " <-> ".join(w.lower() for w in phrase) + ":*)"]
+        else:
+            # +doc: the run's documents are read by their (exp_id, ...) index and looked up in the match's
+            # set, which SQLite builds once; it never re-runs the match per row.
+            selects.append("SELECT sample_id FROM search_docs WHERE exp_id = ? AND +doc IN"
+                           " (SELECT rowid FROM search_text WHERE search_text MATCH ?)")
+            params += [exp_id, '"' + " ".join(phrase) + '"*']
+    return " INTERSECT ".join(selects), params
+
+
 def _too_slow(seconds: float) -> SearchRefused:
     return SearchRefused(f"The search took too long (stopped after {seconds:g} s); narrow it: fewer words, or"
                          " longer ones (a word of one or two letters matches a great many).")
+
+
+def bounded_read(store: RunStore, sql: str, params: Sequence[Any]) -> list[Row]:
+    """Rows of a read that holds a search's match, on a read connection of its own, within the deadline."""
+    seconds = search_deadline_s()
+    with store.reader() as db:
+        if store.dialect == "postgresql":
+            return _postgres_match(db, sql, params, seconds)
+        # A SQLite store's reader is a sqlite3.Connection (evalui.store.sql.open_sqlite_reader).
+        return _sqlite_match(cast(sqlite3.Connection, db), sql, params, seconds)
 
 
 def search(store: RunStore, exp_id: str, query: str) -> list[str] | None:
@@ -207,47 +239,28 @@ def search(store: RunStore, exp_id: str, query: str) -> list[str] | None:
     phrases = checked_phrases(query)
     if not phrases:
         return None
-    seconds = search_deadline_s()
-    with store.reader() as db:
-        # The deadline is the match's alone: indexing what changed is the store's work, bounded by the run.
-        refresh(store, exp_id, db)
-        if store.dialect == "postgresql":
-            rows = _postgres_match(db, exp_id, phrases, seconds)
-        else:
-            # A SQLite store's reader is a sqlite3.Connection (evalui.store.sql.open_sqlite_reader).
-            rows = _sqlite_match(cast(sqlite3.Connection, db), exp_id, phrases, seconds)
+    found, params = matching_ids(store.dialect, exp_id, phrases)
+    rows = bounded_read(store, f"SELECT sample_id FROM samples WHERE exp_id = ? AND sample_id IN ({found})"
+                        " ORDER BY position", [exp_id, *params])
     return [r["sample_id"] for r in rows]
 
 
-def _postgres_match(db: Connection, exp_id: str, phrases: list[list[str]], seconds: float) -> list[Row]:
+def _postgres_match(db: Connection, sql: str, params: Sequence[Any], seconds: float) -> list[Row]:
     try:
         # LOCAL: the timeout ends with this transaction, and the connection goes back to the pool without it.
         db.execute(f"SET LOCAL statement_timeout = {max(1, round(seconds * 1000))}")
-        # The match alone, then the stored order: joined, a fresh table's plan re-ran the match for each of
-        # the run's samples (93 s for 50 long ones, 2 s apart).
-        hits = {r["sample_id"] for r in db.execute(
-            "SELECT sample_id FROM sample_search WHERE exp_id = ? AND to_tsvector('simple', body) @@"
-            " to_tsquery('simple', ?)",
-            (exp_id, " & ".join("(" + " <-> ".join(w.lower() for w in p) + ":*)" for p in phrases)))}
-        return [r for r in db.execute("SELECT sample_id FROM samples WHERE exp_id = ? ORDER BY position", (exp_id,))
-                if r["sample_id"] in hits]
+        return list(db.execute(sql, params).fetchall())
     except Exception as exc:
         if getattr(exc, "sqlstate", None) == _QUERY_CANCELED:
             raise _too_slow(seconds) from None
         raise
 
 
-def _sqlite_match(db: sqlite3.Connection, exp_id: str, phrases: list[list[str]], seconds: float) -> list[Row]:
-    match = " AND ".join('"' + " ".join(p) + '"*' for p in phrases)
+def _sqlite_match(db: sqlite3.Connection, sql: str, params: Sequence[Any], seconds: float) -> list[Row]:
     deadline = time.monotonic() + seconds
     db.set_progress_handler(lambda: time.monotonic() > deadline, _PROGRESS_STEPS)
     try:
-        # In three plain reads: joined in one query, SQLite's planner re-ran the MATCH per row (seconds).
-        docs = {r["rowid"] for r in db.execute("SELECT rowid FROM sample_text WHERE sample_text MATCH ?", (match,))}
-        hits = {r["sample_id"] for r in db.execute("SELECT doc, sample_id FROM sample_text_state WHERE exp_id = ?",
-                                                   (exp_id,)) if r["doc"] in docs}
-        return [r for r in db.execute("SELECT sample_id FROM samples WHERE exp_id = ? ORDER BY position", (exp_id,))
-                if r["sample_id"] in hits]
+        return db.execute(sql, params).fetchall()
     except sqlite3.OperationalError as exc:
         if str(exc) == "interrupted" and time.monotonic() > deadline:
             raise _too_slow(seconds) from None

@@ -15,12 +15,13 @@ from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
 from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run.run import prepare
 from evalui.store.run_store import MIGRATIONS, RunStore
+from evalui.store.schema import epoch_column
 from integration.store.test_store_migration_parts import _exports
 from support.bfcl_multi_turn_oracle import MultiTurnOracle
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer
 
-BEFORE_EPOCHS = len(MIGRATIONS) - 1  # the schema version before the epoch column
+BEFORE_EPOCHS = MIGRATIONS.index(epoch_column)  # the schema version before the epoch column
 
 
 def run_two_epochs(url_or_path, out) -> tuple[dict, dict]:

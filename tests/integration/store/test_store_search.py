@@ -1,9 +1,11 @@
 """Full-text search served by the store, on SQLite (FTS5) and PostgreSQL (tsvector): prompts, replies,
-tool calls and tool output are found, the index follows the store (a changed sample is re-indexed,
-a deleted run's samples go), and what a user types never reaches the query language as syntax.
+tool calls and tool output are found, the index follows the store as it is written (a changed sample is
+re-indexed, a deleted run's samples go), and what a user types never reaches the query language as syntax.
 A search is bounded: the runs are listed while one runs, and its deadline stops it with a clear error."""
 from __future__ import annotations
 
+import itertools
+import string
 import sys
 import threading
 
@@ -17,9 +19,12 @@ from evalui.store import search as store_search
 from evalui.store.run_store import RunStore
 
 # Within the caps and slow on purpose: 16 two-word phrases, each matching at every position of samples
-# that hold nothing but "a a a …": 200 of them took 5.6 s on SQLite and 7.8 s on PostgreSQL, here.
+# that hold nothing but "a a a …" (200 of them took 5.6 s on SQLite). PostgreSQL keeps at most 256
+# positions of a word, so there the samples alternate "a" with 17,576 words that start with "a", and the
+# prefix makes each phrase look at all of them: 100 samples took 1.7 s (the deadline there is 0.5 s).
 SLOW_QUERY = " ".join(["a_a"] * 16)
 SLOW_SAMPLES = 200
+SLOW_DEADLINE_S = {"sqlite": "1.5", "postgresql": "0.5"}
 
 
 def _answer(store, exp_id, sample_id, prompt, reply, tool_output, *, correct=True):
@@ -54,10 +59,8 @@ def test_search_finds_prompts_replies_and_tool_output_and_follows_the_store(stor
         assert isinstance(store_search.search(store, "e", hostile), list)
     assert store_search.search(store, "e", "paris OR") == []  # "OR" is a word here, not an operator
     assert store_search.search(store, "e", "' \"") is None  # punctuation alone is no search
-    assert store_search.refresh(store, "e") == 0  # nothing changed since: nothing re-indexed
 
     _answer(store, "e", "item_1", "Tell me a joke", "A pun about Paris.", "none", correct=False)  # answered again
-    assert store_search.refresh(store, "e") == 1
     assert store_search.search(store, "e", "paris") == ["item_0", "item_1"]
     assert store_search.search(store, "e", "chicken") == []
 
@@ -74,14 +77,18 @@ def test_search_finds_prompts_replies_and_tool_output_and_follows_the_store(stor
 def store_slow_run(store, exp_id: str = "slow", count: int = SLOW_SAMPLES) -> None:
     """A run whose samples make SLOW_QUERY slow, indexed already (a search then only matches)."""
     store.create_or_get_experiment(exp_id, "echo", "m", "h", {})
+    if store.dialect == "postgresql":
+        count //= 2
+        words = ["a" + "".join(letters) for letters in itertools.product(string.ascii_lowercase, repeat=3)]
+        prompt = " ".join(f"a {words[(k * 7919) % len(words)]}" for k in range(20_000))
+    else:
+        prompt = "a " * (store_search.MAX_BODY_CHARS // 2)
     store.add_samples(exp_id, [(f"s{i}", "g", {}) for i in range(count)])
-    prompt = "a " * (store_search.MAX_BODY_CHARS // 2)
     for i in range(count):
         store.record_rollout(exp_id, f"s{i}", request={"messages": [{"role": "user", "content": prompt}]},
                              response={"text": "b"}, latency_s=0.1, prompt_tokens=1, completion_tokens=1, attempts=1,
                              wait=False)
-    store.flush()
-    store_search.refresh(store, exp_id)
+    store.flush()  # indexed as it was stored: a search then only matches
 
 
 def matching(thread: threading.Thread | None = None) -> bool:
@@ -99,8 +106,9 @@ def matching(thread: threading.Thread | None = None) -> bool:
 
 
 def test_runs_are_listed_while_a_search_runs_and_its_deadline_stops_it(store_url, monkeypatch):
-    monkeypatch.setenv(store_search.SEARCH_DEADLINE_ENV, "1.5")  # SLOW_QUERY takes several times as long
     store = RunStore(url=store_url)
+    deadline = SLOW_DEADLINE_S[store.dialect]
+    monkeypatch.setenv(store_search.SEARCH_DEADLINE_ENV, deadline)  # SLOW_QUERY takes several times as long
     store_slow_run(store)
     store.create_or_get_experiment("quick", "echo", "m", "h", {})
     store.add_samples("quick", [("item_0", "g", {}), ("item_1", "g", {})])
@@ -122,12 +130,12 @@ def test_runs_are_listed_while_a_search_runs_and_its_deadline_stops_it(store_url
     listed = history.runs_frame(store)
     rows = store.sample_rows("slow")
     assert matching(thread) and not done.is_set(), "the runs were listed only once the search had ended"
-    assert set(listed["exp_id"]) == {"slow", "quick"} and len(rows) == SLOW_SAMPLES
+    assert set(listed["exp_id"]) == {"slow", "quick"} and len(rows) == store.progress("slow")["total"] > 0
 
     assert done.wait(HANG_S), "the deadline never stopped the search"
     error = outcome.get("error")
     assert isinstance(error, store_search.SearchRefused), outcome
-    assert "took too long" in str(error) and "narrow it" in str(error) and "1.5 s" in str(error)
+    assert "took too long" in str(error) and "narrow it" in str(error) and f"{deadline} s" in str(error)
 
     # The connection the deadline stopped is not handed to the next search, which answers as before.
     monkeypatch.delenv(store_search.SEARCH_DEADLINE_ENV)
