@@ -28,7 +28,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from evalui.config import positive_number
 from evalui.core.record import reason_of
@@ -37,9 +37,7 @@ from evalui.store.group_commit import Statement
 from evalui.store.parts import PartCache
 from evalui.store.protocols import Connection, Row
 from evalui.store.rows import _loads
-
-if TYPE_CHECKING:
-    from evalui.store.run_store import RunStore
+from evalui.store.store_core import StoreCore
 
 MAX_BODY_CHARS = 200_000  # of one part's text; PostgreSQL's tsvector is capped at 1 MB
 # Each word becomes one term of the match, and a term costs a pass over the index (a one-letter
@@ -222,7 +220,7 @@ def _too_slow(seconds: float) -> SearchRefused:
                          " longer ones (a word of one or two letters matches a great many).")
 
 
-def bounded_read(store: RunStore, sql: str, params: Sequence[Any]) -> list[Row]:
+def bounded_read(store: StoreCore, sql: str, params: Sequence[Any]) -> list[Row]:
     """Rows of a read that holds a search's match, on a read connection of its own, within the deadline."""
     seconds = search_deadline_s()
     with store.reader() as db:
@@ -232,7 +230,7 @@ def bounded_read(store: RunStore, sql: str, params: Sequence[Any]) -> list[Row]:
         return _sqlite_match(cast(sqlite3.Connection, db), sql, params, seconds)
 
 
-def search(store: RunStore, exp_id: str, query: str) -> list[str] | None:
+def search(store: StoreCore, exp_id: str, query: str) -> list[str] | None:
     """Ids of the run's samples holding every piece of ``query`` (a piece's words in a row, its last word
     also as a prefix; case-insensitive, and accent-insensitive on SQLite), in stored order; None for an
     empty query (no search). SearchRefused for a query over the caps or a search past its deadline."""
