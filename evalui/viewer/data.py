@@ -1,17 +1,18 @@
-"""What the viewer reads from the store: a run's light rows (filtered, searched, sorted), one sample's
-transcript pane with its findings and their labels, and two runs' verdicts for the A/B view.
+"""What the viewer reads from the store: a run's light rows, the list filtered, searched, sorted and paged
+in SQL (evalui.store.light), one sample's transcript pane with its findings and their labels, and two
+runs' verdicts for the A/B view.
 
-The store reads are ``_light_rows`` (small columns only, never the messages) and ``_one_sample`` (one
-row by its key); a transcript reads one sample. A run's rows are kept (per store, for the runs viewed
-last) until the store says the run changed (``run_version``): every page, filter and sort of the
-viewer, and every API poller's call, would otherwise read and rebuild all of them, each time (20
-pollers of /viewer_samples made a run started beside them 3x slower: bench/dashboard_load.py)."""
+Reads only: the full-text index is written with the samples (evalui.store.search) and every finding is
+stored when the run's summary scans it (evalui.run.findings), so nothing here scans, indexes or writes.
+
+A run's light rows (``run_rows``, what the filters' choices and the A/B view read) are kept, per store,
+for the runs viewed last, until the store says the run changed (``run_version``): API pollers of a
+running run would otherwise read all of them on every call (bench/dashboard_load.py)."""
 
 from __future__ import annotations
 
 import html
 import threading
-import time
 import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from evalui.errors import InputError
 from evalui.scanners.labels import finding_key, read_labels
 from evalui.store import search as store_search
+from evalui.store.light import SampleRow
 from evalui.viewer import findings as labelling
 from evalui.viewer import rows as rows_
 from evalui.viewer.inspector_data import finding_choices
@@ -36,69 +38,35 @@ def experiment_of(store, exp_id: str | None) -> dict:
     return experiment
 
 
-def _light_rows(store, exp_id: str) -> list:
-    """The run's light rows (no messages, no JSON), from the store's light read when it has one."""
-    if hasattr(store, "sample_rows"):
-        return store.sample_rows(exp_id)
-    return store.samples(exp_id)
-
-
-def _one_sample(store, exp_id: str, sample_id: str):
-    if hasattr(store, "sample"):
-        return store.sample(exp_id, sample_id)
-    return next((s for s in store.samples(exp_id) if s.sample_id == sample_id), None)
-
-
-def _as_row(row, found: dict) -> dict:
-    if not hasattr(row, "scanners"):  # a full sample (a store without light reads)
-        return rows_.light_row(row, found.get(row.sample_id), row.position)
-    scanners, invalid = row.scanners, row.invalid
-    if row.sample_id in found:
-        scanners = sorted({str(f.get("scanner")) for f in found[row.sample_id]})
-        invalid = any(f.get("severity") == "invalid" for f in found[row.sample_id])
+def _as_row(row: SampleRow) -> dict:
     return {"id": row.sample_id, "group": row.group or "", "verdict": row.verdict, "error_type": row.error_type,
-            "latency_s": row.latency_s, "tokens": int(row.tokens or 0), "scanners": scanners, "invalid": invalid,
-            "position": row.position}
+            "latency_s": row.latency_s, "tokens": int(row.tokens or 0), "scanners": row.scanners,
+            "invalid": row.invalid, "position": row.position}
 
 
 # How many runs' rows a store keeps: the ones being viewed now (a 3,641-sample run's are ~4 MB).
 KEPT_RUNS = 4
-# While other runs of the benchmark judge samples, the findings of a kept run's never-judged samples
-# (which follow what other models solved) are scanned again at most this often, not on every read.
-CONTEXT_LAG_S = 2.0
-
-
-@dataclass
-class _Kept:
-    version: tuple  # the store's run_version the rows were read at
-    light: list  # the store's light rows
-    unscanned: list  # the never-judged samples, in full: their findings are scanned on reading
-    context: tuple | None = None  # the benchmark_version they were scanned at (other runs' outcomes)
-    scanned_at: float = 0.0  # time.monotonic() of that scan
-    rows: list[dict] | None = None
 
 
 @dataclass
 class _KeptRuns:
-    runs: OrderedDict = field(default_factory=OrderedDict)  # exp_id -> _Kept, the last used last
-    building: dict = field(default_factory=dict)  # exp_id -> a lock: one reader builds, the others wait for it
+    runs: OrderedDict = field(default_factory=OrderedDict)  # exp_id -> (run_version, rows), the last used last
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def builder(self, exp_id: str) -> threading.Lock:
+    def get(self, exp_id: str, version) -> list[dict] | None:
         with self.lock:
-            return self.building.setdefault(exp_id, threading.Lock())
+            kept = self.runs.get(exp_id)
+            if kept is None or kept[0] != version:
+                return None
+            self.runs.move_to_end(exp_id)
+            return kept[1]
 
-    def get(self, exp_id: str) -> _Kept | None:
+    def put(self, exp_id: str, version, rows: list[dict]) -> None:
         with self.lock:
-            return self.runs.get(exp_id)
-
-    def put(self, exp_id: str, kept: _Kept) -> None:
-        with self.lock:
-            self.runs[exp_id] = kept
+            self.runs[exp_id] = (version, rows)
             self.runs.move_to_end(exp_id)
             while len(self.runs) > KEPT_RUNS:
-                gone, _ = self.runs.popitem(last=False)
-                self.building.pop(gone, None)
+                self.runs.popitem(last=False)
 
 
 _KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # store -> _KeptRuns
@@ -113,71 +81,67 @@ def _kept_runs(store) -> _KeptRuns:
         return kept
 
 
-def _fresh(kept: _Kept | None, version: tuple | None, store, experiment: dict) -> bool:
-    if kept is None or kept.rows is None or kept.version != version:
-        return False
-    if not kept.unscanned or time.monotonic() - kept.scanned_at < CONTEXT_LAG_S:
-        return True
-    return kept.context == _context(store, experiment)
-
-
 def run_rows(store, exp_id: str) -> list[dict]:
-    """One light row per sample of the run, in stored order, with its scanners' findings. The list is
-    the caller's; its rows are shared with other callers and must not be changed."""
-    experiment = experiment_of(store, exp_id)
-    if not hasattr(store, "run_version"):
-        return _built_rows(store, experiment, exp_id)
+    """One light row per sample of the run, in stored order, with its stored findings. The list is the
+    caller's; its rows are shared with other callers and must not be changed."""
+    experiment_of(store, exp_id)
     runs = _kept_runs(store)
     version = store.run_version(exp_id)  # before the rows: rows kept under it are at least as new
-    kept = runs.get(exp_id)
-    if not _fresh(kept, version, store, experiment):
-        with runs.builder(exp_id):
-            kept = runs.get(exp_id)
-            if not _fresh(kept, version, store, experiment):  # else built meanwhile by the reader that held the lock
-                kept = _built(store, experiment, exp_id, version, kept)
-    runs.put(exp_id, kept)  # the last used is the last to go
-    return list(kept.rows)
+    rows = runs.get(exp_id, version)
+    if rows is None:
+        rows = [_as_row(r) for r in store.sample_rows(exp_id)]
+        runs.put(exp_id, version, rows)
+    return list(rows)
 
 
-def _built(store, experiment: dict, exp_id: str, version, kept: _Kept | None) -> _Kept:
-    if kept is None or kept.version != version:
-        light = store.sample_rows(exp_id)
-        # A sample that never got a verdict (an endpoint error) keeps no findings: it is scanned here, as
-        # the run's export does, and only those samples are read in full.
-        unscanned = [r.sample_id for r in light if r.findings is None and r.verdict == "error"]
-        kept = _Kept(version, light, list(store.samples_by_id(exp_id, unscanned).values()) if unscanned else [])
-    context = _context(store, experiment) if kept.unscanned else None
-    found = labelling.run_findings(store, experiment, kept.unscanned) if kept.unscanned else {}
-    return _Kept(kept.version, kept.light, kept.unscanned, context, time.monotonic(),
-                 [_as_row(r, found) for r in kept.light])
+def _chosen(value) -> str | None:
+    """A filter's value for the store: None for no filter (ALL, or nothing chosen)."""
+    return None if value in (rows_.ALL, "", None) else str(value)
 
 
-def _context(store, experiment: dict) -> tuple:
-    """What the findings of the run's never-judged samples depend on besides themselves: the other runs."""
-    return store.benchmark_version(experiment["benchmark"])
+@dataclass
+class Page:
+    """One page of the viewer's list: its rows, how many samples pass in all, the page's number, and
+    where the selected sample is among them (from 0; None: not among them)."""
+
+    rows: list[dict]
+    total: int
+    page: int
+    selected: int | None
 
 
-def _built_rows(store, experiment: dict, exp_id: str) -> list[dict]:
-    """run_rows for a store without run_version, read afresh."""
-    light = _light_rows(store, exp_id)
-    if light and not hasattr(light[0], "scanners"):
-        return [_as_row(s, labelling.run_findings(store, experiment, light)) for s in light]
-    # A sample that never got a verdict (an endpoint error) keeps no findings: it is scanned here, as
-    # the run's export does, and only those samples are read in full.
-    unscanned = [r.sample_id for r in light if r.findings is None and r.verdict == "error"]
-    found = labelling.run_findings(store, experiment, list(store.samples_by_id(exp_id, unscanned).values())) \
-        if unscanned else {}
-    return [_as_row(r, found) for r in light]
+def page(store, exp_id: str, *, verdict=rows_.ALL, group=rows_.ALL, error_type=rows_.ALL, finding=rows_.ALL,
+         text: str = "", column: str = "position", descending: bool = False, number: int | None = 0,
+         selected: str | None = None, size: int = rows_.PAGE_SIZE) -> Page:
+    """Page ``number`` (from 0, clamped to the last) of the run's samples that pass the filters and the
+    search, sorted by ``column``; ``number=None``: the page holding ``selected``. One page is read."""
+    experiment_of(store, exp_id)
+    filters = {"verdict": _chosen(verdict), "group": _chosen(group), "error_type": _chosen(error_type),
+               "finding": _chosen(finding), "text": text or "", "column": column, "descending": bool(descending)}
+    offset = None if number is None else max(0, int(number)) * size
+    found = store.sample_view(exp_id, **filters, offset=offset, limit=size, selected=selected, page_size=size)
+    last = rows_.page_count(found.total, size) - 1
+    if found.offset // size > last:  # past the end (a filter left fewer pages): the last one
+        found = store.sample_view(exp_id, **filters, offset=last * size, limit=size, selected=selected)
+    return Page([_as_row(r) for r in found.rows], found.total, found.offset // size, found.selected)
 
 
 def listing(store, exp_id: str, *, verdict=rows_.ALL, group=rows_.ALL, error_type=rows_.ALL, finding=rows_.ALL,
             text: str = "", column: str = "position", descending: bool = False) -> tuple[list[dict], list[dict]]:
-    """(every row of the run, the rows that pass the filters and the search, sorted)."""
+    """(every row of the run, the rows that pass the filters and the search, sorted), the second
+    filtered, searched and sorted in SQL. ``page`` reads one page of them."""
     every = run_rows(store, exp_id)
-    matched = store_search.search(store, exp_id, text)
-    shown = rows_.filtered(every, verdict=verdict, group=group, error_type=error_type, finding=finding,
-                           ids=None if matched is None else set(matched))
-    return every, rows_.sorted_rows(shown, column, descending)
+    found = store.sample_view(exp_id, verdict=_chosen(verdict), group=_chosen(group), error_type=_chosen(error_type),
+                              finding=_chosen(finding), text=text or "", column=column, descending=bool(descending))
+    return every, [_as_row(r) for r in found.rows]
+
+
+def choices(store, exp_id: str) -> dict[str, list[str]]:
+    """What each filter offers for this run (the values that occur), "all" first, counted in SQL:
+    the same lists as ``rows.filter_choices(run_rows(...))``, without reading every row."""
+    experiment_of(store, exp_id)
+    facets = store.sample_facets(exp_id)
+    return {key: [rows_.ALL, *facets[key]] for key in ("verdict", "group", "error_type", "finding")}
 
 
 def search_ids(store, exp_id: str, text: str) -> list[str]:
@@ -187,8 +151,8 @@ def search_ids(store, exp_id: str, text: str) -> list[str]:
     return [r["id"] for r in run_rows(store, exp_id)] if found is None else found
 
 
-def _labelled(store, experiment: dict, sample) -> list[dict]:
-    mine = labelling.run_findings(store, experiment, [sample])[sample.sample_id]
+def _labelled(experiment: dict, sample) -> list[dict]:
+    mine = labelling.stored_findings(sample)
     try:
         labels = read_labels(labelling.folder_of(experiment))
     except InputError:
@@ -202,15 +166,15 @@ def pane(store, exp_id: str | None, sample_id: str | None) -> tuple[str, list[tu
     if not exp_id or not sample_id:
         return "", []
     experiment = experiment_of(store, exp_id)
-    sample = _one_sample(store, exp_id, sample_id)
+    sample = store.sample(exp_id, sample_id)
     if sample is None:
         return f'<p class="evalui-empty">No sample {html.escape(sample_id)} in {html.escape(exp_id)}.</p>', []
-    found = _labelled(store, experiment, sample)
+    found = _labelled(experiment, sample)
     return transcript_html(experiment["benchmark"], sample, exp_id, found), finding_choices(found)
 
 
 def sample_of(store, exp_id: str, sample_id: str):
-    return _one_sample(store, exp_id, sample_id)
+    return store.sample(exp_id, sample_id)
 
 
 def verdicts(store, exp_id: str) -> dict[str, str]:

@@ -1,8 +1,8 @@
 """The findings of a stored run as the inspector shows them, and reviewers' labels of them.
 
 A judged sample's findings are the ones the store keeps in its verdict; a sample that never got a
-verdict (an endpoint error) keeps none, so it is scanned again from its stored error, as the run's
-export does (evalui.run.findings). Labels go to the run's folder (evalui.scanners.labels),
+verdict (an endpoint error) keeps its own in its row, stored when the run's summary scanned it
+(evalui.run.findings): reading them scans nothing. Labels go to the run's folder (evalui.scanners.labels),
 each under a reviewer's checked name, as the verification panel's reviews are.
 """
 
@@ -24,14 +24,16 @@ def folder_of(experiment: dict) -> Path:
     return Path(out) if out else run_folder(experiment["exp_id"], None)
 
 
+def stored_findings(sample) -> list[dict]:
+    """The findings the store keeps for a sample ([] for none, or never scanned): a judged sample's in
+    its verdict, a never-judged one's (an endpoint error) in its row, as the run's summary stored them."""
+    found = findings.stored_findings(sample) if sample.stage == "judged" else sample.findings
+    return list(found or [])
+
+
 def run_findings(store: RunStore, experiment: dict, samples: list) -> dict[str, list[dict]]:
-    """Every sample's findings by id ([] for none)."""
-    found = {s.sample_id: findings.stored_findings(s) for s in samples}
-    unstored = [s for s in samples if found[s.sample_id] is None and s.stage != "judged" and s.error]
-    if unstored:
-        findings.scan(store, experiment, unstored)
-        found.update({s.sample_id: s.findings for s in unstored})
-    return {sample_id: list(items or []) for sample_id, items in found.items()}
+    """Every sample's stored findings by id ([] for none): read, never scanned again."""
+    return {s.sample_id: stored_findings(s) for s in samples}
 
 
 def precision(store: RunStore, exp_id: str) -> dict[str, dict]:
@@ -39,7 +41,12 @@ def precision(store: RunStore, exp_id: str) -> dict[str, dict]:
     experiment = store.experiment(exp_id) if exp_id else None
     if experiment is None:
         return {}
-    return label_precision(read_labels(folder_of(experiment)), run_findings(store, experiment, store.samples(exp_id)))
+    labels = read_labels(folder_of(experiment))
+    if not labels:  # most runs: nothing to read
+        return {}
+    # Only the labelled samples are read (a label names its sample), not the whole run.
+    labelled = store.samples_by_id(exp_id, sorted({str(entry.get("sample_id")) for entry in labels.values()}))
+    return label_precision(labels, run_findings(store, experiment, list(labelled.values())))
 
 
 def label_finding(store: RunStore, exp_id: str, sample_id: str, number: int, label: str, reviewer: str) -> dict:
@@ -48,7 +55,8 @@ def label_finding(store: RunStore, exp_id: str, sample_id: str, number: int, lab
     if label not in LABELS:
         raise InputError(f"a finding's label is one of {', '.join(LABELS)}, not {label!r}")
     experiment = store.experiment(exp_id) if exp_id else None
-    sample = [s for s in store.samples(exp_id) if s.sample_id == sample_id] if experiment else []
+    one = store.sample(exp_id, sample_id) if experiment else None
+    sample = [one] if one is not None else []
     if not sample:
         raise InputError(f"no sample {sample_id!r} in run {exp_id!r}")
     found = run_findings(store, experiment, sample)[sample_id]

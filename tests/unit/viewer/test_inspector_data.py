@@ -4,8 +4,6 @@ from a trajectory with tool calls and results (evalui.viewer.messages), and the 
 the checker's reason in the transcript pane (evalui.viewer.transcript)."""
 from __future__ import annotations
 
-import pytest
-
 from evalui.reports.verdicts import verdict_of
 from evalui.store.rows import Sample
 from evalui.viewer import data, messages, rows
@@ -83,9 +81,8 @@ def test_filters_combine_and_search_ignores_case_and_word_order(store):
     assert choices["error_type"] == ["all", "wrong_answer", "wrong_format", "endpoint_error"]
 
 
-@pytest.mark.xfail(strict=True, reason="the store's full-text search (evalui.store.search.sample_text) does not "
-                   "index the checker's reason; the list the viewer no longer uses (inspector_data.index) did")
 def test_search_finds_the_checkers_reason(store):
+    """The index holds each verdict's reason (evalui.store.search, written with the verdict)."""
     assert shown(store, stored(store), text="no call") == ["b-1"]
 
 

@@ -1,7 +1,7 @@
 """The viewer keeps a run's rows between reads (pollers of /viewer_samples would rebuild all of them on
 every call), and the rows it returns still follow every write to the run: a verdict, a rescore that
 keeps the verdict's correctness, findings written again, an endpoint error retried, a deleted and
-re-stored run. The findings of never-judged samples follow the other runs, at most every CONTEXT_LAG_S."""
+re-stored run. The findings of never-judged samples are the ones stored for them."""
 from __future__ import annotations
 
 import pytest
@@ -72,17 +72,14 @@ def test_the_caller_may_change_its_list(store):
     assert len(viewer_data.run_rows(store, "r")) == 4
 
 
-def test_never_judged_samples_follow_the_other_runs_at_most_every_lag(store, monkeypatch):
+def test_never_judged_samples_show_the_findings_their_summary_stored(store):
+    """An endpoint error's findings are stored with the run's summary (evalui.run.findings.keep), and a
+    read shows them as stored: nothing is scanned on reading, and asking the sample again clears them."""
     store_run(store)
-    scans = counted(monkeypatch, finding_labels, "run_findings")
-    monkeypatch.setattr(viewer_data, "CONTEXT_LAG_S", 3600.0)
-    viewer_data.run_rows(store, "r")
-    store_run(store, "other", model="m2")  # another model's outcomes: what unsolvable reads
-    viewer_data.run_rows(store, "r")
-    assert len(scans) == 1  # within the lag: the findings of s1 as they were scanned
-
-    monkeypatch.setattr(viewer_data, "CONTEXT_LAG_S", 0.0)
-    viewer_data.run_rows(store, "r")
-    assert len(scans) == 2 and [s.sample_id for s in scans[-1][2]] == ["s1"]
-    viewer_data.run_rows(store, "r")
-    assert len(scans) == 2  # the other runs unchanged since: nothing to scan again
+    assert row(store, "s1")["verdict"] == "error" and row(store, "s1")["scanners"] == []  # not scanned yet
+    found = [{"scanner": "endpoint_error", "severity": "invalid", "step": None, "message": "HTTP 500"}]
+    store.record_findings("r", {}, {"s1": found})
+    assert (row(store, "s1")["scanners"], row(store, "s1")["invalid"]) == (["endpoint_error"], True)
+    assert finding_labels.run_findings(store, store.experiment("r"), [store.sample("r", "s1")]) == {"s1": found}
+    store.record_error("r", "s1", request={}, error="HTTP 502: again", attempts=1)
+    assert row(store, "s1")["scanners"] == [] and store.sample("r", "s1").findings is None
