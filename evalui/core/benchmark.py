@@ -1,6 +1,6 @@
 """What a benchmark is to the rest of evalui: a spec that the lifecycle, the CLI and the tabs read.
 
-A benchmark gives its name, a dataclass of options, the samples an option set selects, the task
+A benchmark gives its name, a model of options (``evalui.core.options``), the samples an option set selects, the task
 that asks and judges one sample, the figures it adds to the common summary, the files it exports,
 and its headline figure. Everything else (registering the run, resuming it, running it, the common
 exports and the provenance) is written once, in ``evalui.run.lifecycle``.
@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import types
-import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from evalui.core.options import OptionField, make_options, option_fields
+
+# The front ends and the benchmarks import these from here, the one module a benchmark names.
+from evalui.core.options import Options as Options
+from evalui.core.options import base_type as base_type
+from evalui.core.options import option as option
+from evalui.core.options import option_default as option_default
 
 
 class SampleSpec(NamedTuple):
@@ -50,17 +56,6 @@ def given_options(args, values: dict) -> dict:
 def common_cli_summary(summary: dict) -> dict:
     return {key: summary[key] for key in ("exp_id", "total", "correct", "accuracy", "errors", "duration_s", "out_dir",
                                           "status", "headline", "epochs", "cost") if key in summary}
-
-
-def option(default: Any = dataclasses.MISSING, *, default_factory: Any = dataclasses.MISSING, help: str = "",
-           flag: str | None = None, choices: tuple | None = None, required: bool = False, shown: bool = True,
-           label: str | None = None):
-    """An option field that says how it is asked for: its help text, its CLI flag (by default
-    ``--name-with-dashes``), the values it takes, whether the CLI requires it, and whether it is
-    asked for at all (``shown=False``: set by the benchmark itself, such as a generated file name).
-    The CLI's flags and the tabs' inputs are built from these; a plain dataclass field works too."""
-    return dataclasses.field(default=default, default_factory=default_factory, metadata={
-        "help": help, "flag": flag, "choices": choices, "required": required, "shown": shown, "label": label})
 
 
 def evalui_version() -> str:
@@ -183,7 +178,7 @@ class FileScoring:
 class Benchmark:
     name: str
     title: str
-    options: type  # a dataclass; its fields are the run's options, its defaults the CLI's and the tab's
+    options: type  # an Options model; its fields are the run's options, its defaults the CLI's and the tab's
     samples: Callable[[Any], list[SampleSpec]]  # options -> the samples they select
     task: Callable[[Any, Any, str], Any]  # (options, store, exp_id) -> a runner Task
     # Options a resumed run must keep, because finished samples depend on them; the others may
@@ -283,52 +278,19 @@ class Benchmark:
                 return scorer
         raise ValueError(f"{self.name} has no scorer {name!r}; its scorers are {', '.join(s.name for s in found)}")
 
-    def option_fields(self) -> list[dataclasses.Field]:
-        return list(dataclasses.fields(self.options))
+    def option_fields(self) -> list[OptionField]:
+        return option_fields(self.options)
 
-    def asked_fields(self) -> list[dataclasses.Field]:
+    def asked_fields(self) -> list[OptionField]:
         """The options a user sets (a CLI flag, a tab input): every field not declared ``shown=False``."""
-        return [f for f in self.option_fields() if f.metadata.get("shown", True)]
+        return [f for f in self.option_fields() if f.metadata["shown"]]
 
     def cli_command(self) -> tuple[str, str]:
         return self.command or (self.name, "run")
 
     def make_options(self, values: dict) -> Any:
-        """Options from stored or typed values: unknown names are refused, missing ones defaulted."""
-        known = {f.name for f in self.option_fields()}
-        unknown = set(values) - known
-        if unknown:
-            raise ValueError(f"{self.name} has no option {', '.join(sorted(unknown))}; its options are "
-                             f"{', '.join(sorted(known))}")
-        hints = typing.get_type_hints(self.options)
-        return self.options(**{k: coerce(v, hints.get(k)) for k, v in values.items()})
+        """Options from stored or typed values: unknown names are refused, missing ones defaulted,
+        and the rest validated by the options model (InvalidOptions, a ValueError, when refused)."""
+        return make_options(self.options, values, self.name)
 
 
-def base_type(kind):
-    """``int`` for ``int | None``: the type an option's typed text is read as."""
-    args = [a for a in typing.get_args(kind) if a is not type(None)]
-    return args[0] if typing.get_origin(kind) in (typing.Union, types.UnionType) and args else kind
-
-
-def option_default(field: dataclasses.Field):
-    if field.default_factory is not dataclasses.MISSING:
-        return field.default_factory()
-    return None if field.default is dataclasses.MISSING else field.default
-
-
-def coerce(value, kind):
-    """A value typed as text (CLI, page) in the option's type: int, float, bool, str or list[str]."""
-    if value is None or kind is None:
-        return value
-    origin = typing.get_origin(kind)
-    args = [a for a in typing.get_args(kind) if a is not type(None)]
-    if origin in (typing.Union, types.UnionType) and args:
-        return coerce(value, args[0])
-    if origin in (list, tuple) or kind in (list, tuple):
-        items = value.split(",") if isinstance(value, str) else list(value)
-        return [str(i).strip() for i in items if str(i).strip()]
-    if kind is bool:
-        return value if isinstance(value, bool) else str(value).strip().lower() in ("1", "true", "yes", "on")
-    if kind in (int, float):
-        return kind(value)
-    return value

@@ -13,7 +13,6 @@ config is updated, and the exports cover every group that has samples.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import inspect
 import json
@@ -84,7 +83,7 @@ def prepare(store: RunStore, benchmark: Benchmark, options, settings: EndpointSe
     model = model or (settings.model if settings else agent or "")
     host = host or (AGENT_HOST if agent else None)
     exp_id = exp_id or new_exp_id(benchmark.name, model)
-    values = dataclasses.asdict(options)
+    values = options.model_dump()
     specs = [SampleSpec(*spec) for spec in (benchmark.samples(options) if specs is None else specs)]
     if not specs:
         raise ValueError("nothing to run: the selection has no samples")

@@ -7,11 +7,10 @@ import random
 import re
 from dataclasses import dataclass
 
-from evalui.core.benchmark import Benchmark
+from evalui.core.benchmark import Benchmark, Options
 
 
-@dataclass
-class ToyOptions:
+class ToyOptions(Options):
     n: int = 6
     seed: int = 0
 

@@ -18,15 +18,14 @@ import random
 import re
 from dataclasses import dataclass
 
-from evalui.core.benchmark import Benchmark, Scorer, Target, option
+from evalui.core.benchmark import Benchmark, Options, Scorer, Target, option
 
 FACTORS = (2, 3, 4, 5)
 SYSTEM = "Reply with the product alone."
 SCORER_VERSION = "toy products scorer 1"
 
 
-@dataclass
-class ProductOptions:
+class ProductOptions(Options):
     n: int = option(8, help="how many products to ask for")
     seed: int = option(0, help="seed of the second factors")
     hinted: int = option(1, help="how many of the first items state their own answer (a flawed item)")

@@ -4,11 +4,12 @@ before a step's run is registered, and the summary each step's command prints.""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import field_validator
+
 from evalui.benchmarks.aime.prompts import TOPICS
-from evalui.core.benchmark import option
+from evalui.core.benchmark import Options, option
 
 SOURCES = ("auto", "hub", "bundled")
 
@@ -19,8 +20,7 @@ def cache_dir() -> Path:
     return data_dir() / "cache" / "datasets"
 
 
-@dataclass
-class GenerateOptions:
+class GenerateOptions(Options):
     n: int = option(10, required=True, help="how many problems")
     topics: list[str] = option(default_factory=lambda: list(TOPICS),
                                help="comma-separated topics (default: " + ", ".join(TOPICS) + ")")
@@ -31,14 +31,24 @@ class GenerateOptions:
     # aime_generated_<timestamp>.json, named when the run is first prepared and kept by a resume.
     output_name: str = option("", shown=False)
 
+    @field_validator("topics")
+    @classmethod
+    def _topics(cls, topics: list[str]) -> list[str]:
+        return [t.strip() for t in topics if t.strip()] or list(TOPICS)  # none named: every topic
 
-@dataclass
-class JudgeOptions:
+    @field_validator("n")
+    @classmethod
+    def _count(cls, n: int) -> int:
+        if n < 1:
+            raise ValueError("generate at least one problem")
+        return n
+
+
+class JudgeOptions(Options):
     input: str = option("", required=True, help="an aime_generated_*.json file")
 
 
-@dataclass
-class WinrateOptions:
+class WinrateOptions(Options):
     input: str = option("", required=True, help="an aime_generated_*.json file")
     seed: int = 0
     real_source: str = option("auto", flag="--real", choices=SOURCES,
@@ -53,14 +63,12 @@ def _source(asked: str, label: str) -> str:
 def check_generation(options: GenerateOptions, settings, stored: dict | None) -> tuple[GenerateOptions, dict]:
     from evalui.benchmarks.aime import references
 
-    if options.n < 1:
-        raise ValueError("generate at least one problem")
-    options.output_name = ((stored or {}).get("output_name") or options.output_name
-                           or f"aime_generated_{time.strftime('%Y%m%d_%H%M%S')}.json")
-    options.topics = [t.strip() for t in options.topics if t.strip()] or list(TOPICS)
+    output_name = ((stored or {}).get("output_name") or options.output_name
+                   or f"aime_generated_{time.strftime('%Y%m%d_%H%M%S')}.json")
     _, label = references.reference_pool(options.reference_source, cache_dir())
-    options.reference_source = _source(options.reference_source, label)
-    return options, {"reference_label": label}
+    checked = options.model_copy(update={"output_name": output_name,
+                                         "reference_source": _source(options.reference_source, label)})
+    return checked, {"reference_label": label}
 
 
 def _generated_file(path: str) -> str:
@@ -73,17 +81,16 @@ def _generated_file(path: str) -> str:
 
 
 def check_judge(options: JudgeOptions, settings, stored: dict | None) -> tuple[JudgeOptions, dict]:
-    options.input = _generated_file(options.input)
-    return options, {}
+    return options.model_copy(update={"input": _generated_file(options.input)}), {}
 
 
 def check_winrate(options: WinrateOptions, settings, stored: dict | None) -> tuple[WinrateOptions, dict]:
     from evalui.benchmarks.aime import references
 
-    options.input = _generated_file(options.input)
     _, label = references.aime25(options.real_source, cache_dir())
-    options.real_source = _source(options.real_source, label)
-    return options, {"reference_label": label}
+    checked = options.model_copy(update={"input": _generated_file(options.input),
+                                         "real_source": _source(options.real_source, label)})
+    return checked, {"reference_label": label}
 
 
 def generation_summary(summary: dict) -> dict:

@@ -3,15 +3,14 @@ before a run is registered."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pydantic import field_validator
 
-from evalui.core.benchmark import option
+from evalui.core.benchmark import Options, option
 
 MODES = ("fc", "prompt")
 
 
-@dataclass
-class BfclOptions:
+class BfclOptions(Options):
     categories: list[str] = option(
         default_factory=lambda: ["simple_python"], flag="--category", required=True, label="bfcl.categories",
         help="one category or several, comma-separated; 'all': the whole leaderboard set (BFCL v4 overall: "
@@ -32,6 +31,23 @@ class BfclOptions:
                                              "and metadata, as `bfcl evaluate --model NAME` writes them "
                                              "(default: the endpoint's model name)")
 
+    @field_validator("categories")
+    @classmethod
+    def _expanded(cls, categories: list[str]) -> list[str]:
+        return expand_categories(categories)
+
+    @field_validator("limit")
+    @classmethod
+    def _limit(cls, limit: int | None) -> int | None:
+        if limit is not None and limit < 0:
+            raise ValueError("the limit must be 0 (all samples) or more")
+        return limit or None  # 0 asks for every sample, as no limit does
+
+    @field_validator("leaderboard_model")
+    @classmethod
+    def _stripped(cls, name: str) -> str:
+        return name.strip()
+
     def web_options(self):
         from evalui.benchmarks.bfcl.agentic.web_search import WebSearchOptions
 
@@ -39,17 +55,13 @@ class BfclOptions:
 
 
 def check_options(options: BfclOptions, settings, stored: dict | None) -> tuple[BfclOptions, dict]:
-    """Refuse, before anything is registered, what cannot run here; ``all`` becomes its categories."""
+    """Refuse, before anything is registered, what cannot run here (the model's validators have
+    already read the values: ``all`` became its categories)."""
     from evalui.endpoint.local import model as local_model
 
-    if options.limit is not None and options.limit < 0:
-        raise ValueError("the limit must be 0 (all samples) or more")
     if settings is not None and settings.model == local_model.MODEL_NAME and options.mode not in local_model.MODES:
         raise ValueError(f"the local model ({local_model.MODEL_NAME}) has no function-calling format and supports "
                          "BFCL's prompt mode only: choose prompt mode")
-    options.categories = expand_categories(options.categories)
-    options.limit = options.limit or None
-    options.leaderboard_model = options.leaderboard_model.strip()
     if options.leaderboard_model:
         check_leaderboard_model(options.leaderboard_model, options.mode)
     check_agentic_backends(options)

@@ -141,7 +141,7 @@ def export(folder: Path, experiment: dict, summary: dict, samples: list) -> dict
     from evalui.benchmarks.bfcl.format_sensitivity import official_header
 
     options = BfclOptions(**{k: v for k, v in RunConfig.of(experiment).options.items()
-                             if k in BfclOptions.__dataclass_fields__})
+                             if k in BfclOptions.model_fields})
     files.update(write_leaderboard_csvs(folder, summary["by_category"], options.leaderboard_model or summary["model"],
                                         summary["mode"], format_sensitivity=official_header(judged)))
     if set(summary["by_category"]) & set(WEB_SEARCH_CATEGORIES):

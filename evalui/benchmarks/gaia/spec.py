@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from pydantic import field_validator
 
 from evalui.benchmarks.gaia import command_line
 from evalui.benchmarks.gaia.file_scoring import SCORE_FILES
-from evalui.core.benchmark import Benchmark, SampleSpec, Scorer, Target, option
+from evalui.core.benchmark import Benchmark, Options, SampleSpec, Scorer, Target, option
 
 SOURCES = "sample, hf:<split>, folder:<path>[@<split>] or questions:<path>"
 
 
-@dataclass
-class GaiaOptions:
+class GaiaOptions(Options):
     # Where the tasks come from (see SOURCES); the CLI says it with --sample, --questions, --data-dir
     # and --split (evalui.benchmarks.gaia.command_line), so it is no flag of its own.
     source: str = option("sample", shown=False)
@@ -26,6 +26,27 @@ class GaiaOptions:
     max_steps: int = option(12, help="model calls per task for the tool agent (default 12)")
     tool_protocol: str = option("auto", choices=("auto", "native", "text"),
                                 help="native OpenAI tool calls, plain text, or native falling back to text (default)")
+
+    @field_validator("limit")
+    @classmethod
+    def _limit(cls, limit: int | None) -> int | None:
+        if limit is not None and limit < 0:
+            raise ValueError("the limit must be 0 (all tasks) or more")
+        return limit or None  # 0 asks for every task, as no limit does
+
+    @field_validator("max_steps")
+    @classmethod
+    def _steps(cls, steps: int) -> int:
+        if steps < 1:
+            raise ValueError("max steps must be at least 1")
+        return steps
+
+    @field_validator("tool_timeout")
+    @classmethod
+    def _timeout(cls, seconds: float) -> float:
+        if seconds <= 0:
+            raise ValueError("the tool timeout must be positive")
+        return seconds
 
 
 def load(options: GaiaOptions) -> list:
@@ -81,21 +102,16 @@ def check(options: GaiaOptions, settings=None, stored: dict | None = None) -> tu
     from evalui.benchmarks.gaia.agent_loop import PROTOCOLS
     from evalui.benchmarks.gaia.tools.base import parse_choices
 
-    if options.limit is not None and options.limit < 0:
-        raise ValueError("the limit must be 0 (all tasks) or more")
-    options.limit = options.limit or None
     if options.tools and options.agent:
         raise ValueError("choose the built-in agent's tools or your own agent, not both")
     if (settings is None) == (options.agent is None):
         raise ValueError("give either an endpoint or an agent (module:attr), not both")
     if options.agent:
         load_agent(options.agent)  # a missing module or method is said now, not at the first task
-    options.tools = parse_choices(options.tools) or None
     if options.tool_protocol not in PROTOCOLS:
         raise ValueError(f"the tool protocol is one of {', '.join(PROTOCOLS)}")
-    if options.max_steps < 1 or options.tool_timeout <= 0:
-        raise ValueError("max steps must be at least 1 and the tool timeout positive")
-    return options, {}
+    # Which tools this deployment allows is the environment's to say (a Space), so it is checked here.
+    return options.model_copy(update={"tools": parse_choices(options.tools) or None}), {}
 
 
 def summarise(samples: list, summary: dict) -> dict:

@@ -4,18 +4,16 @@ its spec: the generic CLI makes its group, lends it the kit, and adds the run co
 from __future__ import annotations
 
 import argparse
-import dataclasses
 
 import pytest
 
 from evalui.cli import build_parser, generic
-from evalui.core.benchmark import Benchmark
+from evalui.core.benchmark import Benchmark, Options
 
 pytestmark = pytest.mark.unit
 
 
-@dataclasses.dataclass
-class ToyOptions:
+class ToyOptions(Options):
     limit: int = 0
 
 

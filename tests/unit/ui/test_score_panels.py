@@ -3,7 +3,6 @@ with ids and an endpoint made from the spec's name; a benchmark added through th
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import json
 import sys
@@ -13,11 +12,10 @@ import gradio as gr
 import pytest
 
 from evalui.core import registry
-from evalui.core.benchmark import Benchmark, FileScoring, ScoreInput
+from evalui.core.benchmark import Benchmark, FileScoring, Options, ScoreInput
 
 
-@dataclasses.dataclass
-class NoOptions:
+class NoOptions(Options):
     pass
 
 
