@@ -149,7 +149,8 @@ def verdict_part(prediction: object, verdict: object) -> str:
 def index_statement(dialect: str, exp_id: str, sample_id: str, part: str, body: str) -> Statement:
     """The write that (re)indexes one part of a sample, for the same transaction as the sample's write."""
     if dialect == "postgresql":
-        return _UPSERT_POSTGRES, (exp_id, sample_id, part, body.replace("\x00", ""))
+        # Lower-cased here: PostgreSQL lower-cases only ASCII under the C locale, and the query is lower-cased in Python.
+        return _UPSERT_POSTGRES, (exp_id, sample_id, part, body.replace("\x00", "").lower())
     return _UPSERT_SQLITE, (exp_id, sample_id, part, body)
 
 
