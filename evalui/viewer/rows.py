@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Callable
 
 from evalui.reports.verdicts import VERDICTS, verdict_of
 from evalui.viewer.inspector_data import ALL, ANY_INVALID, error_type_of, filter_choices  # noqa: F401  (re-exported)
@@ -15,6 +16,11 @@ PAGE_SIZE = 50
 COLUMNS = {"id": "id", "group": "group", "verdict": "verdict", "error_type": "error type",
            "latency_s": "latency", "tokens": "tokens"}
 _VERDICT_ORDER = {v: n for n, v in enumerate(VERDICTS)}
+# The columns whose text may wrap (after an underscore); ids and figures never break.
+WRAPPING = ("group", "error_type")
+# What the column chooser may hide: every column but the id, and the findings flag.
+HIDEABLE = (*(key for key in COLUMNS if key != "id"), "findings")
+Words = Callable[..., str]
 
 
 def light_row(sample, findings: list[dict] | None = None, position: int = 0) -> dict:
@@ -93,30 +99,52 @@ def _cell(row: dict, column: str) -> str:
     value = row[column]
     if column == "latency_s":
         return "–" if value is None else f"{value:.2f} s"
-    return html.escape(str(value)) if value not in (None, "") else "–"
+    if value in (None, ""):
+        return "–"
+    # An error type or a group wraps after its underscores (word boundaries), never inside a word.
+    return html.escape(str(value)).replace("_", "_<wbr>") if column in WRAPPING else html.escape(str(value))
+
+
+def _pager(page: int, pages: int, total: int, words: Words) -> str:
+    e = html.escape
+    return (f'<div class="evalui-pager"><button data-page="{page - 1}"{" disabled" if page <= 0 else ""}'
+            f' title="{e(words("viewer.previous_page"))}">◀</button>'
+            f' <span class="evalui-page">{e(words("viewer.page", page=page + 1, pages=pages, total=total))}</span> '
+            f'<button data-page="{page + 1}"{" disabled" if page + 1 >= pages else ""}'
+            f' title="{e(words("viewer.next_page"))}">▶</button></div>')
+
+
+def _chooser(words: Words) -> str:
+    """Checkboxes that hide and show columns: the page's script applies them and remembers them."""
+    boxes = "".join(f'<label><input type="checkbox" data-column="{key}" checked> {html.escape(words(f"viewer.col.{key}"))}'
+                    f"</label>" for key in HIDEABLE)
+    return (f'<details class="evalui-chooser"><summary>{html.escape(words("viewer.columns"))}</summary>'
+            f"<div>{boxes}</div></details>")
 
 
 def list_html(rows: list[dict], *, selected: str | None, column: str, descending: bool, page: int,
-              total: int, size: int = PAGE_SIZE) -> str:
-    """One page of the list as a table: sortable headers, coloured verdicts, the selected row marked,
-    and the pager. Rows and headers carry data attributes the page's script turns into events."""
+              total: int, words: Words, size: int = PAGE_SIZE, reveal: bool = False) -> str:
+    """One page of the list as a table: the pager and the column chooser above it, sortable headers,
+    coloured verdicts, the selected row marked. Rows and headers carry data attributes the page's
+    script turns into events; ``reveal``: the page scrolls the selected row into view (a deep link).
+    ``words(key, **fields)``: the catalog's texts (evalui.ui.i18n.viewer) in the visitor's language."""
     e = html.escape
     heads = []
-    for key, title in COLUMNS.items():
+    for key in COLUMNS:
         mark = (" ▼" if descending else " ▲") if key == column else ""
         heads.append(f'<th data-sort="{key}" aria-sort="{("descending" if descending else "ascending") if mark else "none"}"'
-                     f' tabindex="0">{e(title)}{mark}</th>')
+                     f' data-col="{key}" tabindex="0">{e(words(f"viewer.col.{key}"))}{mark}</th>')
+    heads.append(f'<th data-col="findings">{e(words("viewer.col.findings"))}</th>')
     body = []
     for row in rows:
         chosen = ' class="evalui-selected" aria-selected="true"' if row["id"] == selected else ""
         flags = " ".join(row["scanners"])
         body.append(f'<tr data-id="{e(row["id"])}" data-verdict="{e(row["verdict"])}"{chosen}>'
                     + "".join(f'<td data-col="{key}">{_cell(row, key)}</td>' for key in COLUMNS)
-                    + (f'<td class="evalui-flags" title="{e(flags)}">⚑</td>' if flags else "<td></td>") + "</tr>")
-    pages = page_count(total, size)
-    pager = (f'<div class="evalui-pager"><button data-page="{page - 1}"{" disabled" if page <= 0 else ""}>◀</button>'
-             f' <span class="evalui-page">page {page + 1} / {pages} · {total} samples</span> '
-             f'<button data-page="{page + 1}"{" disabled" if page + 1 >= pages else ""}>▶</button></div>')
-    empty = '<p class="evalui-list-empty">No sample matches.</p>' if not rows else ""
-    return (f'<div class="evalui-list" data-page="{page}" data-total="{total}"><table><thead><tr>{"".join(heads)}'
-            f'<th></th></tr></thead><tbody>{"".join(body)}</tbody></table>{empty}{pager}</div>')
+                    + (f'<td data-col="findings" class="evalui-flags" title="{e(flags)}">⚑</td>' if flags
+                       else '<td data-col="findings"></td>') + "</tr>")
+    top = f'<div class="evalui-list-top">{_pager(page, page_count(total, size), total, words)}{_chooser(words)}</div>'
+    empty = f'<p class="evalui-list-empty">{e(words("viewer.no_match"))}</p>' if not rows else ""
+    shown = ' data-reveal="true"' if reveal else ""
+    return (f'<div class="evalui-list" data-page="{page}" data-total="{total}"{shown}>'
+            f'{top}<table><thead><tr>{"".join(heads)}</tr></thead><tbody>{"".join(body)}</tbody></table>{empty}</div>')

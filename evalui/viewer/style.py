@@ -14,22 +14,40 @@ LIST_CSS = """
 .evalui-list table { width: 100%; border-collapse: collapse; table-layout: auto; }
 .evalui-list th { cursor: pointer; user-select: none; text-align: left; padding: 4px 6px; white-space: nowrap;
   border-bottom: 2px solid #d0d7de; }
-.evalui-list td { padding: 3px 6px; border-bottom: 1px solid #eaeef2; overflow-wrap: break-word; word-break: normal; }
-.evalui-list td[data-col="verdict"], .evalui-list td[data-col="latency_s"], .evalui-list td[data-col="tokens"] {
-  white-space: nowrap; }
+.evalui-list th[data-col="findings"] { cursor: default; }
+.evalui-list td { padding: 3px 6px; border-bottom: 1px solid #eaeef2; overflow-wrap: normal; word-break: normal; }
+.evalui-list td[data-col="id"], .evalui-list td[data-col="verdict"], .evalui-list td[data-col="latency_s"],
+.evalui-list td[data-col="tokens"], .evalui-list td[data-col="findings"] { white-space: nowrap; }
 .evalui-list tr[data-id] { cursor: pointer; }
 .evalui-list tr[data-id]:hover { background: rgba(84, 174, 255, 0.12); }
 .evalui-list tr.evalui-selected { outline: 2px solid #0969da; outline-offset: -2px; background: rgba(84, 174, 255, 0.2); }
 .evalui-list td[data-col="verdict"] { border-radius: 4px; text-align: center; font-weight: 600; }
 .evalui-list .evalui-flags { color: #bc4c00; }
+.evalui-list-top { display: flex; flex-wrap: wrap; gap: 4px 16px; align-items: center; justify-content: space-between;
+  margin-bottom: 6px; }
 .evalui-pager { display: flex; gap: 8px; align-items: center; margin-top: 6px; }
+.evalui-list-top .evalui-pager { margin-top: 0; }
+.evalui-page { white-space: nowrap; }
 .evalui-pager button { padding: 2px 10px; border: 1px solid #d0d7de; border-radius: 4px; background: none; cursor: pointer; }
 .evalui-pager button[disabled] { opacity: 0.4; cursor: default; }
+.evalui-chooser summary { cursor: pointer; white-space: nowrap; }
+.evalui-chooser > div { display: flex; flex-wrap: wrap; gap: 2px 12px; padding: 4px 0; }
+.evalui-chooser label { white-space: nowrap; cursor: pointer; }
 """ + _VERDICTS
 
 TRANSCRIPT_CSS = """
-.evalui-transcript pre, .evalui-pair pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0;
-  font-size: 12.5px; max-height: 480px; overflow: auto; }
+.evalui-transcript pre, .evalui-pair pre, .evalui-json { white-space: pre-wrap; overflow-wrap: break-word;
+  word-break: normal; margin: 4px 0; font-size: 12.5px; max-height: 480px; overflow: auto; }
+.evalui-tabbar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-bottom: 6px; }
+.evalui-tabbar button { padding: 2px 12px; border: 1px solid #d0d7de; border-radius: 4px; background: none;
+  cursor: pointer; white-space: nowrap; }
+.evalui-tabbar button[aria-selected="true"] { background: rgba(84, 174, 255, 0.2); border-color: #0969da; }
+.evalui-tabbar .evalui-copy[data-copied="true"] { border-color: #1a7f37; }
+.evalui-sample[data-tab="transcript"] .evalui-tab-json, .evalui-sample[data-tab="json"] .evalui-tab-transcript {
+  display: none; }
+.evalui-json { max-height: 760px; }
+.evalui-hits { color: #6e7781; }
+mark.evalui-hit { background: #fff3b0; color: inherit; padding: 0 1px; border-radius: 2px; }
 .evalui-pill { padding: 1px 8px; border-radius: 10px; font-weight: 600; }
 .evalui-score { border: 1px solid #d0d7de; border-radius: 6px; padding: 8px; margin: 6px 0; }
 .evalui-score-metadata th { text-align: left; padding-right: 12px; font-weight: 500; }

@@ -8,8 +8,10 @@ becomes markup. No gradio."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
+import re
 
 from evalui.core.record import reason_of, score_of
 from evalui.reports.verdicts import verdict_of
@@ -144,3 +146,75 @@ def transcript_html(benchmark: str, sample, exp_id: str, found: list[dict] | Non
     error = _pre(sample.error, "error") if sample.error and sample.stage != "judged" else ""
     return (head + score_html(benchmark, sample) + error + findings_html(found or [])
             + f'<h4>Transcript</h4>{_docs_html(sample)}<div class="evalui-messages">{conversation}</div></div>')
+
+
+# The stored row's bookkeeping, not the sample: which worker held it.
+_NOT_SHOWN = ("claimed_by",)
+
+
+def sample_json(sample) -> str:
+    """The stored sample as the JSON tab shows it (and its Copy button copies): every field of the
+    record but the worker's claim. A stored sample holds no endpoint settings (no key, no header)."""
+    record = dataclasses.asdict(sample) if dataclasses.is_dataclass(sample) else dict(vars(sample))
+    return json.dumps({k: v for k, v in record.items() if k not in _NOT_SHOWN}, ensure_ascii=False, indent=2,
+                      default=str)
+
+
+_PRE = re.compile(r'(<pre class="evalui-inspector-text"[^>]*>)(.*?)(</pre>)', re.S)
+_ENTITY = re.compile(r"(&(?:#\d+|#x[0-9a-fA-F]+|\w+);)")
+_FOLD = re.compile(r"<details([^>]*)>(.*?)</details>", re.S)
+
+
+def _hit_pattern(phrases: list[list[str]]) -> re.Pattern | None:
+    # As the store's search matches: whole words, a piece's last word also as a prefix (letters and
+    # digits make a word; an underscore or any other sign ends it), case-insensitive.
+    whole = {w for words in phrases for w in words[:-1]}
+    prefixes = {words[-1] for words in phrases if words}
+    terms = [re.escape(w) + r"(?![^\W_])" for w in sorted(whole - prefixes, key=len, reverse=True)]
+    terms += [re.escape(w) for w in sorted(prefixes, key=len, reverse=True)]
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(terms) + ")", re.I) if terms else None
+
+
+def highlighted(pane: str, phrases: list[list[str]]) -> tuple[str, int]:
+    """``pane`` (transcript_html's escaped HTML) with each search hit in its texts wrapped in <mark>,
+    the folds holding one opened, and how many hits there are. Only the text of the pane's <pre>
+    blocks is searched, never markup or a character reference (``&amp;`` holds no word "amp")."""
+    pattern = _hit_pattern(phrases)
+    if pattern is None:
+        return pane, 0
+    count = 0
+
+    def mark(found: re.Match) -> str:
+        nonlocal count
+        count += 1
+        return f'<mark class="evalui-hit">{found.group(0)}</mark>'
+
+    def in_text(block: re.Match) -> str:
+        pieces = _ENTITY.split(block.group(2))
+        body = "".join(piece if n % 2 else pattern.sub(mark, piece) for n, piece in enumerate(pieces))
+        return block.group(1) + body + block.group(3)
+
+    pane = _PRE.sub(in_text, pane)
+
+    def opened(fold: re.Match) -> str:
+        attributes, body = fold.group(1), fold.group(2)
+        if "<mark" in body and not attributes.endswith(" open"):
+            attributes += " open"
+        return f"<details{attributes}>{body}</details>"
+
+    return (_FOLD.sub(opened, pane) if count else pane), count
+
+
+def with_tabs(pane: str, sample_json_text: str, words, hits: int | None = None, query: str = "") -> str:
+    """The pane under two tabs, the transcript and the sample's JSON, with a button that copies the
+    JSON and, for a search (``query``), how many ``hits`` the pane marks. The page's script switches the
+    tabs (data-tab) and copies. ``words(key, **fields)``: the catalog's texts in the visitor's language."""
+    tabs = "".join(f'<button type="button" role="tab" data-tab="{key}" aria-selected="{str(key == "transcript").lower()}">'
+                   f'{e(words(f"viewer.tab.{key}"))}</button>' for key in ("transcript", "json"))
+    copy = (f'<button type="button" class="evalui-copy" data-copied="false" data-copied-text="{e(words("viewer.copied"))}">'
+            f'{e(words("viewer.copy"))}</button>')
+    count = (f'<span class="evalui-hits" data-hits="{hits}">{e(words("viewer.hits", n=hits, query=query))}</span>'
+             if hits is not None else "")
+    return (f'<div class="evalui-sample" data-tab="transcript"><div class="evalui-tabbar" role="tablist">{tabs}{copy}'
+            f'{count}</div><div class="evalui-tab-transcript">{pane}</div><div class="evalui-tab-json">'
+            f'<pre class="evalui-json" data-role="json">{e(sample_json_text)}</pre></div></div>')

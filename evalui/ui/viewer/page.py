@@ -14,14 +14,19 @@ from dataclasses import dataclass
 import gradio as gr
 
 from evalui.errors import InputError
-from evalui.ui.i18n.strings import t
+from evalui.store import search as store_search
+from evalui.ui.i18n.strings import say, t
 from evalui.ui.run_view import is_running
 from evalui.ui.viewer import labels as viewer_labels
-from evalui.viewer import data, rows
+from evalui.viewer import data, rows, transcript
 from evalui.viewer.style import LIST_CSS, TRANSCRIPT_CSS
 
 # Clicks on the list's rows, headers and pager become events with what was clicked; j / k and the
-# arrows (Alt+↓ / Alt+↑ even while typing) press Next / Previous of the viewer on screen.
+# arrows (Alt+↓ / Alt+↑ even while typing) press Next / Previous of the viewer on screen. After each
+# render the list hides the columns its chooser turned off (kept in localStorage), scrolls its
+# selected row into view (the page too for a deep link: data-reveal) and sizes its pane: the table at
+# its natural width when the row allows, never narrower than the table's narrowest (no sideways
+# scroll), or the width the handle was dragged to.
 LIST_JS = """
 element.addEventListener('click', (event) => {
   const row = event.target.closest('tr[data-id]');
@@ -31,6 +36,57 @@ element.addEventListener('click', (event) => {
   const pager = event.target.closest('button[data-page]');
   if (pager && !pager.disabled) trigger('click', {action: 'page', page: Number(pager.dataset.page)});
 });
+const HIDDEN = 'evalui.viewer.hidden-columns', WIDTH = 'evalui.viewer.list-width';
+const stored = (key, empty) => { try { return JSON.parse(localStorage.getItem(key)) ?? empty; } catch (e) { return empty; } };
+const columns = () => {
+  const off = stored(HIDDEN, []);
+  element.querySelectorAll('[data-col]').forEach((cell) => { cell.hidden = off.includes(cell.dataset.col); });
+  element.querySelectorAll('input[data-column]').forEach((box) => { box.checked = !off.includes(box.dataset.column); });
+};
+const pane = () => element.closest('.evalui-viewer-list-pane');
+const fit = () => {
+  const column = pane(), table = element.querySelector('.evalui-list table'), list = element.querySelector('.evalui-list');
+  const row = column && column.parentElement;
+  if (!table || !row || !row.clientWidth || !list.clientWidth) return;
+  const extra = column.getBoundingClientRect().width - list.clientWidth;
+  table.style.width = 'min-content'; const narrowest = table.offsetWidth + extra;
+  table.style.width = 'max-content'; const natural = table.offsetWidth + extra;
+  table.style.width = '';
+  const room = row.clientWidth;
+  const wanted = Number(stored(WIDTH, 0)) || Math.min(Math.max(natural, 0.4 * room), 0.6 * room);
+  const width = Math.ceil(Math.max(narrowest, Math.min(wanted, room - 360)));
+  column.style.flex = `0 0 ${width}px`; column.style.minWidth = `${Math.ceil(narrowest)}px`; column.style.maxWidth = 'none';
+};
+const scroller = () => {
+  for (let box = element.parentElement; box && box !== document.body; box = box.parentElement) {
+    if (/(auto|scroll)/.test(getComputedStyle(box).overflowY) && box.scrollHeight > box.clientHeight) return box;
+  }
+  return null;
+};
+const reveal = (tries) => {
+  const row = element.querySelector('tr.evalui-selected');
+  if (!row) return;
+  if (!row.offsetParent) { if (tries > 0) setTimeout(() => { fit(); reveal(tries - 1); }, 200); return; }
+  const box = scroller();
+  if (box) {
+    const at = row.getBoundingClientRect(), seen = box.getBoundingClientRect();
+    if (at.top < seen.top || at.bottom > seen.bottom) box.scrollTop += at.top - seen.top - (seen.height - at.height) / 2;
+  }
+  if (element.querySelector('.evalui-list[data-reveal]')) row.scrollIntoView({block: 'center'});
+};
+element.addEventListener('change', (event) => {
+  const box = event.target.closest('input[data-column]');
+  if (!box) return;
+  const off = new Set(stored(HIDDEN, []));
+  if (box.checked) off.delete(box.dataset.column); else off.add(box.dataset.column);
+  localStorage.setItem(HIDDEN, JSON.stringify([...off]));
+  columns(); fit();
+});
+const rendered = () => { columns(); fit(); reveal(25); };
+watch('value', rendered);
+rendered();
+window.addEventListener('resize', fit);
+if (pane()) pane().parentElement.addEventListener('evalui-resize', fit);
 if (!window.evaluiViewerKeys) {
   window.evaluiViewerKeys = true;
   document.addEventListener('keydown', (event) => {
@@ -48,6 +104,54 @@ if (!window.evaluiViewerKeys) {
     if (button) { event.preventDefault(); button.click(); }
   });
 }
+"""
+
+# The bar between the list and the transcript: dragging it sets the list's width (kept in
+# localStorage; the list's script keeps it wide enough for its table), a double click forgets it.
+HANDLE_JS = """
+const bar = element.closest('.block') || element;
+Object.assign(bar.style, {flex: '0 0 10px', minWidth: '10px', alignSelf: 'stretch', cursor: 'col-resize',
+  background: 'linear-gradient(90deg, transparent 4px, #d0d7de 4px, #d0d7de 6px, transparent 6px)',
+  touchAction: 'none'});
+const panes = bar.parentElement;
+const list = () => panes.querySelector(':scope > .evalui-viewer-list-pane');
+const resized = () => panes.dispatchEvent(new CustomEvent('evalui-resize'));
+bar.addEventListener('pointerdown', (event) => {
+  if (!list()) return;
+  event.preventDefault();
+  bar.setPointerCapture(event.pointerId);
+  const left = list().getBoundingClientRect().left;
+  const move = (e) => { localStorage.setItem('evalui.viewer.list-width', JSON.stringify(Math.round(e.clientX - left))); resized(); };
+  const stop = () => { bar.removeEventListener('pointermove', move); bar.removeEventListener('pointerup', stop); };
+  bar.addEventListener('pointermove', move);
+  bar.addEventListener('pointerup', stop);
+});
+bar.addEventListener('dblclick', () => { localStorage.removeItem('evalui.viewer.list-width'); resized(); });
+"""
+
+# The pane's tabs (transcript, JSON) and its Copy button, which puts the JSON on the clipboard and
+# marks itself copied (data-copied); off a secure context the older execCommand copy is used.
+DETAIL_JS = """
+element.addEventListener('click', (event) => {
+  const tab = event.target.closest('.evalui-tabbar button[data-tab]');
+  if (tab) {
+    const sample = tab.closest('.evalui-sample');
+    sample.dataset.tab = tab.dataset.tab;
+    sample.querySelectorAll('.evalui-tabbar button[data-tab]').forEach((b) => b.setAttribute('aria-selected', String(b === tab)));
+    return;
+  }
+  const copy = event.target.closest('button.evalui-copy');
+  if (!copy) return;
+  const text = copy.closest('.evalui-sample').querySelector('pre[data-role="json"]').textContent;
+  const done = () => { copy.dataset.copied = 'true'; copy.textContent = copy.dataset.copiedText; };
+  const older = () => {
+    const area = document.createElement('textarea');
+    area.value = text; area.style.position = 'fixed'; area.style.opacity = '0';
+    document.body.appendChild(area); area.select();
+    try { if (document.execCommand('copy')) done(); } finally { area.remove(); }
+  };
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, older); else older();
+});
 """
 
 WHOLE_OUTPUTS = 11  # len(ViewerParts.whole()): the screen (5), the filters (5), the precision line
@@ -88,17 +192,30 @@ def _criteria(values) -> dict:
     return {"verdict": verdict, "group": group, "error_type": error_type, "finding": finding, "text": text or ""}
 
 
+def _dressed(store, exp_id: str, sample_id: str | None, pane: str, text: str) -> str:
+    """The pane under its tabs (transcript, JSON, copy), the search's hits marked and counted."""
+    sample = data.sample_of(store, exp_id, sample_id) if sample_id else None
+    if sample is None:
+        return pane
+    phrases = store_search.checked_phrases(text)
+    marked, hits = transcript.highlighted(pane, phrases)
+    return transcript.with_tabs(marked, transcript.sample_json(sample), say, hits if phrases else None, text.strip())
+
+
 def screen(store, view: dict, values, *, select: str | None = None, offset: int = 0, page: int | None = None,
-           sort: str | None = None) -> tuple:
+           sort: str | None = None, reveal: bool = False) -> tuple:
     """The list, position, pane and labelling choices for ``view`` under the filter ``values``:
-    ``select`` a sample, step ``offset`` from the selected one, turn to ``page`` or sort by ``sort``."""
+    ``select`` a sample, step ``offset`` from the selected one, turn to ``page`` or sort by ``sort``
+    (which shows the first page). ``reveal``: the page scrolls to the selected row (a deep link)."""
     view = dict(view or NEW_VIEW)
     if sort:
         view["desc"] = not view["desc"] if view["sort"] == sort else False
         view["sort"] = sort
+        page = 0
     if not view.get("run"):
         return view, "", "0 / 0", "", gr.update(choices=[], value=None)
-    _, shown = data.listing(store, view["run"], **_criteria(values), column=view["sort"], descending=view["desc"])
+    criteria = _criteria(values)
+    _, shown = data.listing(store, view["run"], **criteria, column=view["sort"], descending=view["desc"])
     ids = [r["id"] for r in shown]
     before = view.get("selected")
     chosen = select if select in ids else rows.step(ids, before, offset) if offset else \
@@ -106,25 +223,26 @@ def screen(store, view: dict, values, *, select: str | None = None, offset: int 
     turned = page is not None
     page_rows, view["page"] = rows.page_of(shown, page if turned else rows.page_holding(ids, chosen))
     listing = rows.list_html(page_rows, selected=chosen, column=view["sort"], descending=view["desc"],
-                             page=view["page"], total=len(shown))
+                             page=view["page"], total=len(shown), words=say, reveal=reveal)
     view["selected"] = chosen
-    if chosen == before and (turned or sort):
+    if chosen == before and turned:
         return view, listing, rows.position_text(ids, chosen), gr.skip(), gr.skip()
     pane, choices = data.pane(store, view["run"], chosen)
-    return (view, listing, rows.position_text(ids, chosen), pane,
+    return (view, listing, rows.position_text(ids, chosen), _dressed(store, view["run"], chosen, pane, criteria["text"]),
             gr.update(choices=choices, value=choices[0][1] if choices else None))
 
 
 def open_run(store, exp_id: str | None, sample_id: str | None = None, verdict: str = rows.ALL,
              pinned: bool = False) -> tuple:
-    """Every output of ``whole()`` for ``exp_id`` with the filters reset (but ``verdict``), showing ``sample_id``."""
+    """Every output of ``whole()`` for ``exp_id`` with the filters reset (but ``verdict``), showing
+    ``sample_id``; a ``pinned`` run (a deep link's) scrolls the page to that sample's row."""
     view = {**NEW_VIEW, "run": exp_id, "pinned": pinned}
     if not exp_id:
         return (*screen(store, view, [rows.ALL] * 4 + [""]), *(gr.update(choices=[rows.ALL], value=rows.ALL),) * 4,
                 "", "")
     choices = rows.filter_choices(data.run_rows(store, exp_id))
     verdict = verdict if verdict in choices["verdict"] else rows.ALL
-    shown = screen(store, view, [verdict, rows.ALL, rows.ALL, rows.ALL, ""], select=sample_id)
+    shown = screen(store, view, [verdict, rows.ALL, rows.ALL, rows.ALL, ""], select=sample_id, reveal=pinned)
     return (*shown, gr.update(choices=choices["verdict"], value=verdict),
             *(gr.update(choices=choices[key], value=rows.ALL) for key in ("group", "error_type", "finding")), "",
             viewer_labels.precision_line(store, exp_id))
@@ -166,8 +284,8 @@ def build(demo, store, follow: gr.Dropdown | None = None, ends=None, *, prefix: 
             finding = gr.Dropdown([rows.ALL], value=rows.ALL, label=t("inspector.finding"),
                                   elem_id=f"{prefix}-inspector-finding")
             search = gr.Textbox(label=t("inspector.search"), elem_id=f"{prefix}-inspector-search")
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=2, min_width=320):
+        with gr.Row(equal_height=False, elem_classes=["evalui-viewer-panes"]):
+            with gr.Column(scale=2, min_width=320, elem_classes=["evalui-viewer-list-pane"]):
                 listing = gr.HTML("", html_template="${value}", css_template=LIST_CSS, js_on_load=LIST_JS,
                                   elem_id=f"{prefix}-viewer-list", elem_classes=["evalui-viewer-list"],
                                   max_height=640)
@@ -175,8 +293,10 @@ def build(demo, store, follow: gr.Dropdown | None = None, ends=None, *, prefix: 
                     previous = gr.Button(t("inspector.previous"), elem_id=f"{prefix}-inspector-prev", size="sm")
                     position = gr.Markdown("0 / 0", elem_id=f"{prefix}-inspector-position")
                     following = gr.Button(t("inspector.next"), elem_id=f"{prefix}-inspector-next", size="sm")
-            with gr.Column(scale=3, min_width=420):
-                detail = gr.HTML("", css_template=TRANSCRIPT_CSS, js_on_load=None, elem_id=f"{prefix}-inspector-detail",
+            gr.HTML("", js_on_load=HANDLE_JS, elem_id=f"{prefix}-viewer-handle", elem_classes=["evalui-viewer-handle"],
+                    min_width=10, scale=0)
+            with gr.Column(scale=3, min_width=360, elem_classes=["evalui-viewer-detail-pane"]):
+                detail = gr.HTML("", css_template=TRANSCRIPT_CSS, js_on_load=DETAIL_JS, elem_id=f"{prefix}-inspector-detail",
                                  max_height=900)
                 labels = viewer_labels.build(prefix)
     parts = ViewerParts(panel, view, verdict, group, error_type, finding, search, listing, previous, following,

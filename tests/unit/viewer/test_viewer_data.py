@@ -8,11 +8,16 @@ import re
 import pytest
 
 from evalui.store.rows import Sample
+from evalui.ui.i18n.viewer import VIEWER_STRINGS
 from evalui.viewer import pair, rows
 from evalui.viewer.pair_render import aligned_calls_html
 from evalui.viewer.transcript import transcript_html
 
 pytestmark = pytest.mark.unit
+
+
+def english(key: str, **fields) -> str:
+    return VIEWER_STRINGS[key][0].format(**fields)
 
 HOSTILE = '<img src=x onerror="window.__pwned=1"><script>alert(1)</script>'
 LONG_SYSTEM = "You are a careful agent.\n" + "Rule: never guess.\n" * 40
@@ -78,7 +83,8 @@ def test_pages_steps_and_positions():
 
 def test_the_list_is_inert_html_with_coloured_verdicts_and_sortable_headers():
     hostile = [rows.light_row(sample(HOSTILE, HOSTILE, correct=False, verdict={"error_type": HOSTILE}))]
-    page = rows.list_html(hostile, selected=HOSTILE, column="latency_s", descending=True, page=0, total=1)
+    page = rows.list_html(hostile, selected=HOSTILE, column="latency_s", descending=True, page=0, total=1,
+                          words=english)
     assert "<img" not in page and "<script" not in page and "&lt;img" in page
     assert 'data-verdict="wrong"' in page and 'class="evalui-selected"' in page
     assert re.search(r'<th data-sort="latency_s" aria-sort="descending"[^>]*>latency ▼', page)
