@@ -160,7 +160,8 @@ def sample_json(sample) -> str:
                       default=str)
 
 
-_PRE = re.compile(r'(<pre class="evalui-inspector-text"[^>]*>)(.*?)(</pre>)', re.S)
+# The pane's texts: its <pre> blocks and the folds' summaries (both escaped text, no markup inside).
+_TEXT = re.compile(r'(<pre class="evalui-inspector-text"[^>]*>|<summary>)(.*?)(</pre>|</summary>)', re.S)
 _ENTITY = re.compile(r"(&(?:#\d+|#x[0-9a-fA-F]+|\w+);)")
 _FOLD = re.compile(r"<details([^>]*)>(.*?)</details>", re.S)
 
@@ -178,7 +179,8 @@ def _hit_pattern(phrases: list[list[str]]) -> re.Pattern | None:
 def highlighted(pane: str, phrases: list[list[str]]) -> tuple[str, int]:
     """``pane`` (transcript_html's escaped HTML) with each search hit in its texts wrapped in <mark>,
     the folds holding one opened, and how many hits there are. Only the text of the pane's <pre>
-    blocks is searched, never markup or a character reference (``&amp;`` holds no word "amp")."""
+    blocks and the folds' summaries is searched, never markup or a character reference (``&amp;`` holds
+    no word "amp")."""
     pattern = _hit_pattern(phrases)
     if pattern is None:
         return pane, 0
@@ -194,11 +196,11 @@ def highlighted(pane: str, phrases: list[list[str]]) -> tuple[str, int]:
         body = "".join(piece if n % 2 else pattern.sub(mark, piece) for n, piece in enumerate(pieces))
         return block.group(1) + body + block.group(3)
 
-    pane = _PRE.sub(in_text, pane)
+    pane = _TEXT.sub(in_text, pane)
 
     def opened(fold: re.Match) -> str:
         attributes, body = fold.group(1), fold.group(2)
-        if "<mark" in body and not attributes.endswith(" open"):
+        if "<mark" in body.partition("</summary>")[2] and not attributes.endswith(" open"):
             attributes += " open"
         return f"<details{attributes}>{body}</details>"
 
