@@ -38,12 +38,13 @@ def build_demo(store=None):
     from evalui.core import registry
     from evalui.store.run_store import RunStore
     from evalui.ui.i18n.strings import t
+    from evalui.ui.launcher import launches
     from evalui.ui.review import tab as verify_tab
     from evalui.ui.review import view as verify_view
     from evalui.ui.tabs import generic as generic_tab
     from evalui.ui.tabs import runs as runs_tab
     from evalui.ui.tabs import score as score_tab
-    from evalui.ui.tabs.endpoint_panel import build_endpoint_panel
+    from evalui.ui.tabs.endpoint_panel import build_endpoint_panel, follow_launches
     from evalui.ui.tabs.progress_targets import limit_progress_targets
     from evalui.ui.web.gradio_queue import quiet_queue_records, relax_idle_polling
     from evalui.ui.web.read_gate import gate_reads
@@ -58,29 +59,40 @@ def build_demo(store=None):
             # Only on a Space: elsewhere the button makes Gradio call whoami() while building the page.
             # No icon: Gradio's own would put its install path into the page's config.
             gr.LoginButton(icon=None)
-        endpoint = build_endpoint_panel()
+        endpoint = build_endpoint_panel(demo)
         specs = [registry.get(name) for name in registry.names()]
-        links = []
+        links, pages = [], []
         with gr.Tabs() as tabs:
             for spec in specs:  # benchmarks with tabs of their own, in the registry's order
                 for tab in own_tabs(spec):
-                    with gr.Tab(t(tab.title), id=tab.id, elem_id=f"tab-{tab.id}"):
+                    with gr.Tab(t(tab.title), id=tab.id, elem_id=f"tab-{tab.id}") as page:
+                        pages.append(page)
                         link = tab.build(demo, store, endpoint)
                         if link is not None:
                             links.append(link)
-            with gr.Tab(t("tab.verify"), id="verify", elem_id="tab-verify"):
+            with gr.Tab(t("tab.verify"), id="verify", elem_id="tab-verify") as verify_page:
                 verify_file = verify_tab.build(demo)
-            with gr.Tab(t("tab.runs"), id="runs", elem_id="tab-runs"):
+            with gr.Tab(t("tab.runs"), id="runs", elem_id="tab-runs") as page:
+                pages.append(page)
                 runs_tab.build(demo, store, endpoint)
-            with gr.Tab(t("tab.score"), id="score", elem_id="tab-score"):
+            with gr.Tab(t("tab.score"), id="score", elem_id="tab-score") as page:
+                pages.append(page)
                 score_tab.build()
             for spec in specs:  # benchmarks that have the generic tab, made from their options
                 if spec.tabs is None:
-                    with gr.Tab(spec.title, id=spec.name, elem_id=f"tab-{spec.name}"):
+                    with gr.Tab(spec.title, id=spec.name, elem_id=f"tab-{spec.name}") as page:
+                        pages.append(page)
                         generic_tab.build(demo, store, endpoint, spec)
         for link in links:  # a tab's button that opens its chosen file in the Verification panel
-            link.button.click(opener(link, verify_view.file_choices), [link.chosen], [tabs, verify_file],
-                              api_visibility="private")
+            link.button.click(opener(link, verify_view.file_choices), [link.chosen],
+                              [tabs, verify_file, endpoint.area], api_visibility="private")
+        follow_launches(endpoint, launches(demo))
+        # The endpoint panel is for starting runs: the verification tab's form fits the window without it.
+        verify_page.select(lambda: gr.Column(visible=False), None, [endpoint.area], api_visibility="private",
+                           show_progress="hidden")
+        for page in pages:
+            page.select(lambda: gr.Column(visible=True), None, [endpoint.area], api_visibility="private",
+                        show_progress="hidden")
     gate_reads(demo)
     limit_progress_targets(demo)
     relax_idle_polling(demo)
@@ -93,7 +105,11 @@ def own_tabs(spec) -> tuple[BenchmarkTab, ...]:
 
 
 def opener(link: ReviewLink, file_choices: Callable[[], list[tuple[str, str]]]):
-    return lambda chosen: review_in_panel(chosen, file_choices(), link.resolve)
+    """The button's handler: the Verification tab with the file open, and the endpoint panel hidden
+    (a tab selected this way sends no select event)."""
+    import gradio as gr
+
+    return lambda chosen: (*review_in_panel(chosen, file_choices(), link.resolve), gr.Column(visible=False))
 
 
 def review_in_panel(chosen: str | None, choices: list[tuple[str, str]], resolve: Callable[[str | None], Path | None]):

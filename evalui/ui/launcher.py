@@ -8,6 +8,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import gradio as gr
 
@@ -19,7 +20,7 @@ from evalui.run.background import BackgroundRun, background_runs
 from evalui.run.live import live_state
 from evalui.store.run_store import RunStore
 from evalui.ui.i18n.strings import t
-from evalui.ui.live_status import accuracy_so_far, live_status  # noqa: F401  (accuracy_so_far: for the tabs)
+from evalui.ui.live_status import accuracy_so_far, live_status, resumed_at  # noqa: F401  (accuracy_so_far: for the tabs)
 from evalui.ui.refresh import runs_refresh_s
 from evalui.ui.run_view import is_running, latest_running, log_text, run_choices
 from evalui.ui.web.access import bare_names, require_access, say
@@ -51,11 +52,45 @@ class LauncherParts:
 # comes with the bar itself, in the progress HTML's template.
 # Gradio's container has overflow: hidden, which makes it the bar's scroll container (one that never
 # scrolls), so the bar would never stick; overflow: clip cuts the same overflow without that.
+# Every launcher tab has the bar, so the form's own rules come with it too: a compact multiselect
+# (option_inputs.COMPACT_CHOICES) shows its chosen values on a few lines at most, then scrolls.
 STICKY_CSS = """<style>
 .gradio-container { overflow: clip !important; }
 #%(bar)s { position: sticky; top: 0; z-index: 1000; background: var(--body-background-fill);
   padding: 6px 0; border-bottom: 1px solid var(--border-color-primary); }
+.evalui-compact-choices .wrap-inner { max-height: 4.6em; overflow-y: auto; }
+.evalui-progress[data-state=paused] progress { filter: grayscale(1); }
 </style>"""
+
+# After a start, the bar comes up to the top of the window when it sits in the lower half: the status
+# grows below it (requests in flight, a pause), and at 1440×900 it would be out of sight.
+BAR_IN_VIEW_JS = """() => {
+  const bar = document.getElementById('%s')?.closest('[id$="-status-bar"]');
+  if (!bar) return;
+  const top = bar.getBoundingClientRect().top;
+  if (top > window.innerHeight * 0.4) window.scrollBy({top: top - 8, behavior: 'instant'});
+}"""
+
+# Inputs that several tabs share (the endpoint panel's) carry this class: their own panel remembers
+# them across a reload, so no launcher restores them (two tabs' memories would race).
+SHARED_INPUT = "evalui-shared-input"
+
+
+@dataclass
+class Launch:
+    """A launcher's start, for the page's parts that follow every start (the endpoint panel)."""
+
+    started: Any  # the start's event, to chain on
+    run_id: gr.State  # the run it started; None when it did not start one
+
+
+def launches(demo) -> list[Launch]:
+    """The starts wired on ``demo`` so far (the page keeps them: each page is built once)."""
+    return demo.__dict__.setdefault("evalui_launches", [])
+
+
+def shared(component) -> bool:
+    return SHARED_INPUT in (getattr(component, "elem_classes", None) or [])
 
 
 
@@ -116,6 +151,17 @@ def restorable(component) -> bool:
     return not (isinstance(component, gr.Textbox) and component.type == "password")
 
 
+def input_key(component, index: int) -> str:
+    """An input's name in the remembered form: its element id, which outlives a reordered form."""
+    return component.elem_id or f"#{index}"
+
+
+def offered(value, choices) -> bool:
+    """Whether the choices (values or (label, value) pairs) still hold ``value`` (or each of a list)."""
+    values = {c[1] if isinstance(c, (tuple, list)) else c for c in choices}
+    return all(v in values for v in (value if isinstance(value, list) else [value]))
+
+
 def _json_value(value):
     try:
         json.dumps(value)
@@ -138,18 +184,22 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
     inputs, so API callers may leave it out; ``prepare`` never sees it: the run it prepared is asked
     that many times (1 keeps what a resumed run has). ``prices``, the endpoint panel's two price
     fields, come last of all, after the budget, so API callers may leave them out too; ``prepare``
-    gets them as ``prices=(input, output)``.
+    gets them as ``prices=(input, output)``. The form as it was at the last start comes back after a
+    reload (not a key, not a file; the shared inputs are their panel's to remember).
     """
     current = gr.State(None)
     # The session's run and what was typed to start it, kept in the browser across a reload.
     saved = gr.BrowserState(None, storage_key=f"evalui-{api_prefix}-run")
+    form = gr.BrowserState(None, storage_key=f"evalui-{api_prefix}-form")
+    launched = gr.State(None)  # the run the last start started, None when it did not start
     timer = gr.Timer(value=POLL_S, active=False)
     refreshed = gr.State(None)  # when the results of the run going were last rebuilt, at how many verdicts
     inputs = [*inputs, epochs] if epochs is not None else inputs
     # The budget (after epochs), then the panel's prices, come last: API callers may leave them out.
     inputs = [*inputs, parts.max_cost, *(prices or [])]
-    keep = [restorable(c) for c in inputs]
-    kept = [c for c, k in zip(inputs, keep) if k]
+    keep = [restorable(c) and not shared(c) for c in inputs]
+    kept = [(input_key(c, i), c) for i, (c, k) in enumerate(zip(inputs, keep)) if k]
+    kept_components = [c for _, c in kept]
     input_choices = input_choices or {}
     nothing = tuple(gr.skip() for _ in results)
     idle, busy = gr.update(interactive=True), gr.update(interactive=False)
@@ -160,6 +210,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         priced = {"prices": tuple(values[-len(prices):])} if prices else {}
         *own, budget = values[:-len(prices)] if prices else values
         asked = own[-1] if epochs is not None else None
+        typed = {input_key(c, i): _json_value(v) for i, (c, v, k) in enumerate(zip(inputs, values, keep)) if k}
         try:
             # One of the visitor's run slots is held while the run is prepared, then the run keeps it.
             with RUNS_IN_FLIGHT.start(is_running) as owned:
@@ -176,10 +227,9 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
                       if isinstance(exc, (PreflightError, RefusedURL)) else html.escape(bare_names(str(exc))))
             gr.Warning(reason)
             # The reason may quote the endpoint's reply or a file: in the status Markdown it is no link or image.
-            return (gr.skip(), gr.skip(), say("msg.not_started", reason=defuse_links(reason)), gr.skip(), idle,
-                    *nothing, gr.skip(), gr.Timer(active=False))
-        remembered = {"run_id": run_id, "inputs": [_json_value(v) if k else None for v, k in zip(values, keep)]}
-        return (run_id, remembered, live_status(store, run_id), log_text(run_id), busy,
+            return (gr.skip(), gr.skip(), typed, None, say("msg.not_started", reason=defuse_links(reason)),
+                    gr.skip(), idle, *nothing, gr.skip(), gr.Timer(active=False))
+        return (run_id, {"run_id": run_id}, typed, run_id, live_status(store, run_id), log_text(run_id), busy,
                 *(results_view(run_id) if live_results else nothing), progress_bar(run_id), gr.Timer(active=True))
 
     def progress_bar(run_id) -> str:
@@ -189,17 +239,23 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         label = f"{(benchmark or 'run').upper()} {counts['judged']}/{counts['total']}"
         state = live_state(run_id)
         live = state.requests if state is not None else None
+        paused = bool(live is not None and live.paused())
         if live is not None:
-            if live.paused():
-                label += " · " + say("msg.progress_paused")
-            elif len(live.board):
-                label += " · " + say("msg.in_flight_count", count=len(live.board))
+            # The engine pauses and resumes by itself (its circuit breaker); the bar says which, it
+            # offers no button: there is no pause a visitor could ask for.
+            if paused:
+                label += " · ⏸ " + say("msg.progress_paused")
+            else:
+                if at := resumed_at(run_id):
+                    label += " · ▶ " + say("launcher.progress_resumed", at=at)
+                if len(live.board):
+                    label += " · " + say("msg.in_flight_count", count=len(live.board))
         meter = state.meter if state is not None else None
         if meter is not None:  # the cost so far, and once a few samples were answered, the whole run's
             label += " · " + say("msg.cost_live", spent=f"{meter.spent_usd:.4f}")
             if meter.estimate_usd() is not None:
                 label += " · " + say("msg.cost_estimate", estimate=f"{meter.estimate_usd():.4f}")
-        return (f'<div class="evalui-progress"><progress value="{counts["judged"]}" max="{max(counts["total"], 1)}" '
+        return (f'<div class="evalui-progress" data-state="{"paused" if paused else "going"}"><progress value="{counts["judged"]}" max="{max(counts["total"], 1)}" '
                 f'style="width:100%"></progress><div>{html.escape(label)}</div></div>')
 
     def cancel_run(run_id):
@@ -218,7 +274,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         if run_id and store.experiment(run_id) is None:
             raise gr.Error(say("msg.no_such_run", exp_id=inert(run_id)))
         running = is_running(run_id)
-        return (run_id, {"run_id": run_id, "inputs": None}, live_status(store, run_id), log_text(run_id),
+        return (run_id, {"run_id": run_id}, live_status(store, run_id), log_text(run_id),
                 *results_view(run_id), gr.Timer(active=running), busy if running else idle, progress_bar(run_id))
 
     def fresh_results(run_id, refreshed):
@@ -245,33 +301,34 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
         return (live_status(store, run_id), log_text(run_id), *results_view(run_id), idle, "", gr.Timer(active=False),
                 None, gr.update(choices=run_choices(store, benchmark), value=run_id))
 
-    def reopen(remembered):
+    def reopen(remembered, typed):
         remembered = remembered if isinstance(remembered, dict) else {}
+        typed = typed if isinstance(typed, dict) else {}
         saved_id = remembered.get("run_id")
         run_id = saved_id if saved_id and store.experiment(saved_id) else None
         if adopt_running and not is_running(run_id):
             run_id = latest_running(store, benchmark) or run_id
         running = is_running(run_id)
-        values = remembered.get("inputs") if running and run_id == saved_id else None
         runs_update = gr.update(choices=run_choices(store, benchmark), value=run_id)
         updates = []
-        for component, value in zip(kept, [v for v, k in zip(values or [None] * len(inputs), keep) if k]):
+        for key, component in kept:
+            choices = input_choices[component]() if component in input_choices else None
             if component is parts.runs:
                 updates.append(runs_update)
-            elif values is None:
-                updates.append(gr.update(choices=input_choices[component]()) if component in input_choices else gr.skip())
-            elif component in input_choices:
-                updates.append(gr.update(choices=input_choices[component](), value=value))
-            else:
-                updates.append(gr.update(value=value))
-        tail = [] if parts.runs in kept else [runs_update]
+            elif key not in typed or choices is not None and not offered(typed[key], choices):
+                updates.append(gr.skip() if choices is None else gr.update(choices=choices))
+            else:  # what was typed at the last start, whether that run still goes or not
+                updates.append(gr.update(value=typed[key], **({} if choices is None else {"choices": choices})))
+        tail = [] if parts.runs in kept_components else [runs_update]
         return (run_id, live_status(store, run_id), log_text(run_id), *results_view(run_id),
                 gr.Timer(active=running), busy if running else idle, progress_bar(run_id), *updates, *tail)
 
-    started = parts.start.click(start_run, inputs, [current, saved, parts.status, parts.log, parts.start, *results,
-                                                    parts.progress, timer],
+    started = parts.start.click(start_run, inputs, [current, saved, form, launched, parts.status, parts.log,
+                                                    parts.start, *results, parts.progress, timer],
                                 api_name=f"{api_prefix}_start", concurrency_limit=8, concurrency_id="launchers")
     started.then(list_runs, [current], [parts.runs], api_visibility="private")
+    started.then(None, None, None, js=BAR_IN_VIEW_JS % parts.status.elem_id)
+    launches(demo).append(Launch(started, launched))
     parts.cancel.click(cancel_run, [current], [parts.status], api_name=f"{api_prefix}_cancel", show_progress="hidden")
     parts.refresh.click(list_runs, [current], [parts.runs], api_name=f"{api_prefix}_runs")
     parts.runs.input(show_run, [parts.runs], [current, saved, parts.status, parts.log, *results, timer, parts.start,
@@ -291,6 +348,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
 
     gr.Timer(runs_refresh_s()).tick(runs_now, [current, known], [parts.runs, known], api_visibility="private",
                                     show_progress="hidden")
-    demo.load(reopen, [saved], [current, parts.status, parts.log, *results, timer, parts.start, parts.progress, *kept,
-                                *([] if parts.runs in kept else [parts.runs])], api_visibility="private")
+    demo.load(reopen, [saved, form], [current, parts.status, parts.log, *results, timer, parts.start, parts.progress,
+                                      *kept_components, *([] if parts.runs in kept_components else [parts.runs])],
+              api_visibility="private")
     return current

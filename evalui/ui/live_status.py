@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 from evalui.reports.markdown import inert
+from evalui.run.background import background_runs
 from evalui.run.experiment import summary_of
 from evalui.run.live import live_requests
 from evalui.store.run_store import RunStore
@@ -34,6 +35,19 @@ def live_status(store: RunStore, run_id: str | None) -> str:
     if live.last_error:
         notes.append(say("msg.last_error", error=inert(live.last_error)))
     return line + "".join(f"\n\n{note}" for note in notes)
+
+
+def resumed_at(run_id: str | None) -> str:
+    """When the run's endpoint answered again after the run's last pause (the log's "HH:MM:SS"), or ""
+    while it is paused or never was. The run's log is where the engine says it (sample_run's
+    "paused: …" and "resumed: …" lines)."""
+    run = background_runs().get(run_id) if run_id else None
+    for line in reversed(list(run.log) if run else []):  # a copy: the run appends while this reads
+        if "resumed: the endpoint at" in line:
+            return line.split(" ", 1)[0]
+        if "paused: the endpoint at" in line:
+            return ""
+    return ""
 
 
 def accuracy_so_far(store: RunStore, exp_id: str, title: str):

@@ -9,6 +9,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "title.bfcl": ("BFCL function calling", "BFCL 函数调用"),  # in the app's title
     "bfcl.start": ("Start BFCL run", "开始 BFCL 评估"),
     "bfcl.categories": ("Categories", "类别"),
+    # The category groups (evalui.benchmarks.bfcl.categories), first in the categories' list.
+    "bfcl.group_non_live": ("All non-live", "全部非实时（non-live）"),
+    "bfcl.group_live": ("All live", "全部实时（live）"),
+    "bfcl.group_multi_turn": ("All multi-turn", "全部多轮"),
+    "bfcl.group_agentic": ("All agentic (memory, web search)", "全部智能体（记忆、网络搜索）"),
+    "bfcl.group_single_turn": ("All single-turn", "全部单轮"),
+    "bfcl.group_all": ("Full BFCL v4 (every leaderboard category)", "完整 BFCL v4（全部排行榜类别）"),
     "bfcl.limit": ("Limit per category (0 = all)", "每类样本上限（0 = 全部）"),
     "bfcl.mode": ("Mode", "模式"),
     "bfcl.mode_info": ("fc: native tool calls · prompt: [func(param=value)] text",

@@ -9,4 +9,6 @@ LAUNCHER_STRINGS: dict[str, tuple[str, str]] = {
     "endpoint.line_checked": ("{model} @ {host} ✓", "{model} @ {host} ✓"),
     # An empty base URL is the server's own endpoint, whose address never goes to the page.
     "endpoint.server_host": ("the server's endpoint", "服务器自己的端点"),
+    # The run bar after its endpoint came back (the engine's circuit breaker resumed the run).
+    "launcher.progress_resumed": ("resumed at {at}", "已于 {at} 恢复"),
 }
