@@ -11,10 +11,17 @@ Printed at each size (medians of ``--repeats``; the machine is shared, so the lo
 - compare: ``evalui.reports.comparison.compare_runs`` of two runs;
 - page: ``store.sample_page`` (50 light rows), and one filtered (wrong answers);
 - transcript: ``store.sample`` of one sample, on a freshly opened store (no part in memory);
+- open run: the viewer's first screen of a 3,641-sample run on a freshly opened store (nothing kept in
+  memory): its rows and filter choices, the sorted list, the first sample's pane and the labels'
+  precision, as the page reads them (``data.listing``); "open page" is the same screen read one page
+  at a time (``data.choices`` and ``data.page``);
+- first search: a full-text search of the run on a freshly opened store (the index is written with the
+  samples, so nothing is built), of a word most samples hold ("the") and of a rarer one ("weather");
 - bytes per sample: of the sample rows (every column's stored text), and of the whole file.
 
 Targets (issue 26, 8 runs, about 29,000 samples): listing <= 1 s and <= 1.5x its one-run time,
-compare <= 1 s, transcript <= 0.5 s.
+compare <= 1 s, transcript <= 0.5 s. Issue 38: open run <= 0.5 s at 8 runs and <= 0.6 s at 100, a
+first search <= 0.5 s.
 
 Run: .venv/bin/python bench/store_scale.py [--sizes 1,8,10,100] [--repeats 5] [--mode fc|prompt]
 """
@@ -110,10 +117,52 @@ def row_bytes(path: Path) -> float:
     return total / count
 
 
+def open_run(store: RunStore, exp_id: str) -> None:
+    """The viewer's first screen as its page reads it (evalui.ui.viewer.page.open_run)."""
+    from evalui.viewer import data, rows
+    from evalui.viewer import findings as labelling
+
+    rows.filter_choices(data.run_rows(store, exp_id))
+    _, shown = data.listing(store, exp_id)
+    data.pane(store, exp_id, shown[0]["id"])
+    labelling.precision(store, exp_id)
+
+
+def open_page(store: RunStore, exp_id: str) -> None:
+    """The same screen read one page at a time."""
+    from evalui.viewer import data
+    from evalui.viewer import findings as labelling
+
+    data.choices(store, exp_id)
+    first = data.page(store, exp_id, number=None)
+    data.pane(store, exp_id, first.rows[0]["id"])
+    labelling.precision(store, exp_id)
+
+
+def search(store: RunStore, exp_id: str, word: str) -> None:
+    from evalui.viewer import data
+
+    assert data.listing(store, exp_id, text=word)[1]
+
+
+def fresh_median(path: Path, exp_id: str, action, repeats: int) -> float:
+    """Median seconds of ``action(store, exp_id)`` on a freshly opened store each time."""
+    times = []
+    for _ in range(repeats):
+        store = RunStore(path)
+        start = time.perf_counter()
+        action(store, exp_id)
+        times.append(time.perf_counter() - start)
+        store.close()
+    return statistics.median(times)
+
+
 def measure(path: Path, runs: list[str], repeats: int, sample_id: str) -> dict:
     from evalui.ops.history import runs_frame
     from evalui.reports.comparison import compare_runs
 
+    with sqlite3.connect(path) as db:  # as a long-lived store is: its writes checkpointed into the file
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store = RunStore(path)
     figures = {
         "listing_s": median_s(lambda: runs_frame(store), repeats),
@@ -131,6 +180,10 @@ def measure(path: Path, runs: list[str], repeats: int, sample_id: str) -> dict:
         transcripts.append(time.perf_counter() - start)
         fresh.close()
     figures["transcript_s"] = statistics.median(transcripts)
+    for name, action in (("open_s", open_run), ("open_page_s", open_page),
+                         ("search_the_s", lambda store, run: search(store, run, "the")),
+                         ("search_s", lambda store, run: search(store, run, "weather"))):
+        figures[name] = fresh_median(path, runs[-1], action, repeats)
     samples = 3641 * len(runs)
     figures["row_bytes"] = row_bytes(path)
     with sqlite3.connect(path) as db:  # the file holds every write: none left in the WAL
@@ -157,7 +210,8 @@ def main() -> None:
     runs: list[str] = []
     print(f"store scale, BFCL single-turn ({args.mode} mode), {len(rows)} samples per run; medians of {args.repeats}")
     print(f"{'runs':>5} {'samples':>8} {'write s/run':>11} {'listing s':>9} {'compare s':>9} {'page s':>7} "
-          f"{'wrong page s':>12} {'transcript s':>12} {'row B/sample':>12} {'file B/sample':>13}  load")
+          f"{'wrong page s':>12} {'transcript s':>12} {'open run s':>10} {'open page s':>11} {'search s':>8} "
+          f"{'search the s':>12} {'row B/sample':>12} {'file B/sample':>13}  load")
     first_listing = None
     for size in sizes:
         start = time.perf_counter()
@@ -173,6 +227,8 @@ def main() -> None:
         first_listing = first_listing or figures["listing_s"]
         print(f"{size:>5} {size * len(rows):>8} {write_s:>11.1f} {figures['listing_s']:>9.3f} {figures['compare_s']:>9.3f} "
               f"{figures['page_s']:>7.4f} {figures['wrong_page_s']:>12.4f} {figures['transcript_s']:>12.4f} "
+              f"{figures['open_s']:>10.3f} {figures['open_page_s']:>11.3f} {figures['search_s']:>8.3f} "
+              f"{figures['search_the_s']:>12.3f} "
               f"{figures['row_bytes']:>12.0f} {figures['file_bytes']:>13.0f}  {os.getloadavg()[0]:.1f}"
               f"   (listing {figures['listing_s'] / first_listing:.2f}x one run)", flush=True)
     store.close()

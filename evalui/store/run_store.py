@@ -42,6 +42,7 @@ from evalui.store.sql import (
     sqlite_path,
     sqlite_version,
 )
+from evalui.store.view import ViewReadsMixin
 
 # A sample's answer and its verdict in one row update (record_judgement folds them when it can).
 _ANSWER_AND_VERDICT = (
@@ -57,7 +58,7 @@ class RunBusy(ValueError):
     """The run is being executed by a live process: it cannot be deleted or started twice."""
 
 
-class RunStore(ClaimsMixin, LightReadsMixin):
+class RunStore(ClaimsMixin, LightReadsMixin, ViewReadsMixin):
     """Thread-safe access to one store; a write is committed when it returns (or, with
     ``wait=False``, before its ``on_done`` runs).
 
