@@ -7,21 +7,16 @@ import threading
 import urllib.error
 import urllib.request
 
+from evalui.settings import Settings, read
+
 HUB_UNREACHABLE = "The Hugging Face Hub cannot be reached"
-HUB_PROBE_TIMEOUT_S = 3.0
 HUB_PROBE_ENV = "EVALUI_HUB_PROBE_S"
+HUB_PROBE_TIMEOUT_S: float = Settings.model_fields["hub_probe_s"].default  # bench/ names the default
 
 
 def hub_probe_timeout_s() -> float:
-    """How long the probe waits for the Hub: 3 s, or ``EVALUI_HUB_PROBE_S`` (longer for a slow link).
-
-    Read here rather than with ``evalui.config.positive_number``: hub and config are independent
-    layers (.importlinter)."""
-    try:
-        seconds = float(os.environ.get(HUB_PROBE_ENV, "").strip() or HUB_PROBE_TIMEOUT_S)
-    except ValueError:
-        return HUB_PROBE_TIMEOUT_S
-    return seconds if seconds > 0 else HUB_PROBE_TIMEOUT_S
+    """How long the probe waits for the Hub: 3 s, or ``EVALUI_HUB_PROBE_S`` (longer for a slow link)."""
+    return read("hub_probe_s")
 
 
 def hub_endpoint() -> str:

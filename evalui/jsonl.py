@@ -15,23 +15,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from evalui.errors import InputError
+from evalui.settings import SettingError, parse
 
 MAX_INPUT_ENV = "EVALUI_MAX_INPUT_MB"
-DEFAULT_MAX_INPUT_MB = 50  # the dashboard's upload limit too
 MAX_LINE_BYTES = 8 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 
 
 def max_input_mb() -> float:
     """The largest input file evalui reads, in megabytes: ``EVALUI_MAX_INPUT_MB``, 50 unless set."""
-    raw = os.environ.get(MAX_INPUT_ENV, "").strip()
+    # Refused rather than defaulted: a limit the operator mistyped must not quietly become 50 MB.
     try:
-        megabytes = float(raw) if raw else DEFAULT_MAX_INPUT_MB
-    except ValueError:
-        raise InputError(f"{MAX_INPUT_ENV} must be a number of megabytes, not {raw!r}") from None
-    if not megabytes > 0:
-        raise InputError(f"{MAX_INPUT_ENV} must be positive, not {raw!r}")
-    return megabytes
+        return parse("max_input_mb")
+    except SettingError as error:
+        raise InputError(f"{error}: it is a positive number of megabytes") from None
 
 
 def check_input_file(path: str | Path) -> Path:

@@ -211,6 +211,14 @@ def _type_name(annotation: object) -> str:
     return getattr(annotation, "__name__", str(annotation))
 
 
+def _bounds(field) -> str:
+    """The field's bounds as the reader enforces them: " (> 0)", " (> 0, ≤ 600)"."""
+    signs = {"gt": ">", "ge": "≥", "lt": "<", "le": "≤"}
+    found = [f"{sign} {getattr(rule, key)}" for rule in field.metadata
+             for key, sign in signs.items() if getattr(rule, key, None) is not None]
+    return f" ({', '.join(found)})" if found else ""
+
+
 def settings_models() -> list[type]:
     """evalui's generic settings, then each benchmark's own (evalui/benchmarks/<name>/settings.py)."""
     from evalui.benchmarks import settings_models as benchmark_models
@@ -228,15 +236,17 @@ def configuration_page(settings_model: type | None = None) -> str:
              "sees a change at its next read). Every one is optional. They are declared, with their "
              "types and defaults, in `evalui.settings.Settings` and in each benchmark's own "
              "`evalui.benchmarks.<name>.settings.Settings`, from which this page is made.", "",
-             "A boolean is on when set to `1` (for `EVALUI_PUBLIC_READ` and `EVALUI_SHARED` also "
-             "`true` or `yes`). A list is comma-separated. A number that is not a positive number "
-             "falls back to its default, except `EVALUI_MAX_INPUT_MB`, which is refused.", ""]
+             "A boolean is on when set to `1`, `true`, `yes` or `on`, and off when set to `0`, `false`, "
+             "`no` or `off`. A list is comma-separated. An empty value counts as unset. A value its "
+             "type or bounds refuse (a malformed number, `0` for a positive one) falls back to the "
+             "default with a warning that names the variable, except `EVALUI_MAX_INPUT_MB`, which is "
+             "refused.", ""]
     rows = []
     for name, field in ((name, field) for model in models for name, field in model.model_fields.items()):
         default = field.get_default()
         shown = "" if default in (None, "") else code(default.get_secret_value() if hasattr(
             default, "get_secret_value") else default)
-        rows.append([code(env_name(name)), _type_name(field.annotation), shown or "unset",
+        rows.append([code(env_name(name)), _type_name(field.annotation) + _bounds(field), shown or "unset",
                      text(field.description)])
     lines += table(["Variable", "Type", "Default", "What it does"], rows)
     return "\n".join(lines)

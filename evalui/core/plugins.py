@@ -10,10 +10,11 @@ built-ins, an installed one); a target that cannot load is a PluginError, whoeve
 from __future__ import annotations
 
 import functools
-import os
 import pkgutil
 from importlib.metadata import entry_points
 from typing import TypeVar
+
+from evalui.settings import read, variables
 
 T = TypeVar("T")
 
@@ -30,9 +31,10 @@ def installed(group: str) -> tuple[tuple[str, str], ...]:
 
 
 def from_env(variable: str) -> dict[str, str]:
-    """name -> target of ``variable``'s ``name=module:attr[,…]`` entries (a later entry of a name wins)."""
+    """name -> target of ``variable``'s ``name=module:attr[,…]`` entries (a later entry of a name wins).
+    ``variable`` is one of evalui.settings' (EVALUI_BENCHMARKS, EVALUI_SCANNERS), read through it."""
     found = {}
-    for item in os.environ.get(variable, "").split(","):
+    for item in read(variables()[variable]).split(","):
         name, _, target = item.strip().partition("=")
         if name and target:
             found[name.strip()] = target.strip()

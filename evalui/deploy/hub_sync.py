@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalui.run import events
+from evalui.settings import read
 
 HUB_SYNC_ENV = "EVALUI_HUB_SYNC"
-TOKEN_ENVS = ("EVALUI_HUB_TOKEN", "HF_TOKEN")
-INTERVAL_ENV = "EVALUI_HUB_SYNC_MINUTES"
+TOKEN_ENVS = ("EVALUI_HUB_TOKEN", "HF_TOKEN")  # the token of the sync, else the Hub's own
 DEFAULT_INTERVAL_MIN = 5.0
 STORE_IN_REPO = "store/evalui.sqlite"
 FOLDERS = ("runs", "uploads")
@@ -51,7 +51,7 @@ def secrets_of_environment() -> list[str]:
 
     values = [value for name, value in os.environ.items()
               if any(hint in name.upper() for hint in SECRET_NAME_HINTS) and len(value) >= MIN_SECRET_LEN]
-    database = os.environ.get("EVALUI_DATABASE_URL")
+    database = read("database_url")
     if database and (password := urlsplit(database).password):
         values.append(password)
     return values
@@ -74,7 +74,7 @@ class HubSync:
 
     @classmethod
     def from_env(cls) -> HubSync | None:
-        repo_id = os.environ.get(HUB_SYNC_ENV)
+        repo_id = read("hub_sync")
         if not repo_id:
             return None
         from evalui.config import data_dir
@@ -82,8 +82,9 @@ class HubSync:
 
         url = database_url()
         store_path = None if is_postgres(url) else (sqlite_path(url) if url else data_dir() / "evalui.sqlite")
-        token = next((os.environ[name] for name in TOKEN_ENVS if os.environ.get(name)), None)
-        minutes = float(os.environ.get(INTERVAL_ENV) or DEFAULT_INTERVAL_MIN)
+        own = read("hub_token")
+        token = own.get_secret_value() if own is not None else os.environ.get("HF_TOKEN") or None
+        minutes = read("hub_sync_minutes")
         return cls(repo_id, token, data_dir(), store_path, os.environ.get("HF_ENDPOINT"), minutes * 60)
 
     def _api(self):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import os
 import random
 import threading
 import time
@@ -46,13 +45,12 @@ from evalui.endpoint.failures import connection_failure, is_unreachable, plain_w
 from evalui.endpoint.loop_thread import LoopThread
 from evalui.endpoint.settings import EndpointSettings
 from evalui.endpoint.tls import shared_tls_context
+from evalui.settings import read
 
 MAX_RETRY_AFTER_S = 60.0
 CONNECT_TIMEOUT_S = 10.0
 PROBE_TIMEOUT_S = 5.0
 CANCEL_POLL_S = 0.1
-DEFAULT_MAX_RESPONSE_BYTES = 2_000_000
-MAX_RESPONSE_BYTES_ENV = "EVALUI_MAX_RESPONSE_BYTES"
 
 
 def endpoint_url(base_url: str, path: str) -> str:
@@ -72,10 +70,8 @@ def _split_credentials(url: str) -> tuple[str, str | None]:
 
 
 def max_response_bytes() -> int:
-    try:
-        return int(os.environ.get(MAX_RESPONSE_BYTES_ENV) or DEFAULT_MAX_RESPONSE_BYTES)
-    except ValueError:
-        return DEFAULT_MAX_RESPONSE_BYTES
+    """The largest reply body read (EVALUI_MAX_RESPONSE_BYTES, default 2 MB) when the endpoint sets none."""
+    return read("max_response_bytes")
 
 
 class ModelClient:

@@ -20,11 +20,13 @@ import socket
 import threading
 from urllib.parse import SplitResult, parse_qsl, urlencode, urlsplit, urlunsplit
 
+from evalui.settings import read
+
 ALLOWED_HOSTS_ENV = "EVALUI_ALLOWED_HOSTS"
 WEB_ALLOW_HOSTS_ENV = "EVALUI_WEB_ALLOW_HOSTS"
+SHARED_ENV = "EVALUI_SHARED"  # app.py sets it behind --auth
 # NAT64's well-known prefix carries an IPv4 address in its last 32 bits.
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
-SHARED_ENV = "EVALUI_SHARED"
 REDACTED = "[redacted]"
 
 _server_hosts: set[str] = set()
@@ -37,11 +39,7 @@ class RefusedURL(ValueError):
 
 def shared_deployment() -> bool:
     """True on a Space, behind ``--auth`` (app.py sets EVALUI_SHARED), or with an allow-list of users."""
-    return bool(
-        os.environ.get("SPACE_ID")
-        or os.environ.get(SHARED_ENV, "").strip().lower() in ("1", "true", "yes")
-        or os.environ.get("EVALUI_ALLOWED_USERS", "").strip()
-    )
+    return bool(os.environ.get("SPACE_ID") or read("shared") or read("allowed_users"))
 
 
 def allow_server_host(host_port: str) -> None:
@@ -51,7 +49,7 @@ def allow_server_host(host_port: str) -> None:
 
 
 def _allowed_hosts() -> set[str]:
-    named = _named(os.environ.get(ALLOWED_HOSTS_ENV, ""))
+    named = _named(read("allowed_hosts"))
     with _server_hosts_lock:
         return named | _server_hosts
 
@@ -133,7 +131,7 @@ def _named(value: str) -> set[str]:
 
 def web_allowed_hosts() -> set[str]:
     """Hosts (``host`` or ``host:port``) the operator opened to the web tool: EVALUI_WEB_ALLOW_HOSTS only."""
-    return _named(os.environ.get(WEB_ALLOW_HOSTS_ENV, ""))
+    return _named(read("web_allow_hosts"))
 
 
 def web_host_named(host: str, port: int | None, extra: set[str] = frozenset()) -> bool:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import threading
 from functools import cache
@@ -29,6 +28,7 @@ from typing import Any
 from evalui.core.run_config import RunConfig
 from evalui.run.claims import Claims
 from evalui.run.task import Task
+from evalui.settings import read
 from evalui.stats.cost import cost_figures, estimate_total, tokens_cost
 from evalui.store.run_store import Sample
 
@@ -93,11 +93,11 @@ def resolve(model: str, input_per_m: float | None = None, output_per_m: float | 
         return {"input_per_m": given[0], "output_per_m": given[1], "priced_by": "run",
                 "source": "prices given with the run"}
     key = model_key(model)
-    named = os.environ.get(PRICES_ENV, "").strip()
-    if named:
+    named = read("prices")
+    if named is not None:
         table = load_prices(named)
         if key in table["models"]:
-            return _priced(table["models"][key], "file", key, file=Path(named).name, file_sha256=table["sha256"],
+            return _priced(table["models"][key], "file", key, file=named.name, file_sha256=table["sha256"],
                            table_as_of=table["as_of"])
     pinned = load_prices(pinned_table())
     if key in pinned["models"]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from evalui.config import positive_number
+from evalui.settings import read
 
 PREVIEW_CHARS = 2_000
 
@@ -25,9 +25,9 @@ class StepLimits:
     def from_env(cls, calls_per_step: int = 64, bytes_per_step: int = 256 * 1024,
                  bytes_per_sample: int = 4 * 1024 * 1024) -> StepLimits:
         """The operator's EVALUI_MAX_* values, else the benchmark's own defaults (BFCL's here)."""
-        return cls(positive_number("EVALUI_MAX_CALLS_PER_STEP", calls_per_step, int),
-                   positive_number("EVALUI_MAX_STEP_BYTES", bytes_per_step, int),
-                   positive_number("EVALUI_MAX_SAMPLE_BYTES", bytes_per_sample, int))
+        return cls(read("max_calls_per_step") or calls_per_step,
+                   read("max_step_bytes") or bytes_per_step,
+                   read("max_sample_bytes") or bytes_per_sample)
 
 
 class StepLimitExceeded(ValueError):

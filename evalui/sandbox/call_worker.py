@@ -32,7 +32,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from evalui.config import positive_number
+from evalui.settings import read
 
 POLL_S = 0.02
 STARTUP_LIMIT_S = 600.0  # a new worker imports bfcl-eval (every provider SDK): slow on a busy machine
@@ -41,17 +41,17 @@ NAME_BYTES = 160
 
 def call_limit_s() -> float:
     """The longest one backend call may run (EVALUI_CALL_SECONDS, default 5 s)."""
-    return positive_number("EVALUI_CALL_SECONDS", 5.0)
+    return read("call_seconds")
 
 
 def line_limit_s() -> float:
     """The longest one request (checking one result line) may run (EVALUI_LINE_SECONDS, default 30 s)."""
-    return positive_number("EVALUI_LINE_SECONDS", 30.0)
+    return read("line_seconds")
 
 
 def memory_limit_bytes() -> int:
     """The address space of a worker (EVALUI_CALL_WORKER_MEMORY_MB, default 2048 MB)."""
-    return int(positive_number("EVALUI_CALL_WORKER_MEMORY_MB", 2048.0) * 1024 * 1024)
+    return int(read("call_worker_memory_mb") * 1024 * 1024)
 
 
 class WorkerTimeout(RuntimeError):
@@ -210,7 +210,7 @@ _pools_lock = threading.Lock()
 
 def workers_per_pool() -> int:
     """Workers of one pool: the process's shared one, or a run's own (EVALUI_CALL_WORKERS, default 2)."""
-    return int(positive_number("EVALUI_CALL_WORKERS", 2))
+    return read("call_workers")
 
 
 def shared_pool(handler: str, preload: tuple[str, ...] = (), env: tuple[str, ...] = ()) -> WorkerPool:

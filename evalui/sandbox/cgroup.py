@@ -19,6 +19,8 @@ import uuid
 from functools import cache
 from pathlib import Path
 
+from evalui.settings import read
+
 CGROUP_ENV = "EVALUI_SANDBOX_CGROUP"
 NEEDED = ("pids", "memory")
 
@@ -58,9 +60,9 @@ def _enable(folder: Path) -> None:
 def base() -> Path | None:
     """The folder task cgroups are made in, or None where the machine offers none (worked out once)."""
     try:
-        named = os.environ.get(CGROUP_ENV)
+        named = read("sandbox_cgroup")
         if named:
-            folder = Path(named)
+            folder = named
         else:
             mount, own = _mount(), _own()
             if mount is None or own != "/":

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from evalui.sandbox import cgroup, landlock, processes, readable
 from evalui.sandbox.base import Execution, Limits
+from evalui.settings import read
 
 CHILD = Path(__file__).resolve().parent / "child.py"
 POLL_S = 0.05
@@ -210,7 +211,7 @@ def _why_stopped(exit_code: int | None, stderr: str) -> str:
 
 
 def _default_data_dir() -> Path:
-    return Path(os.environ.get("EVALUI_DATA_DIR") or "evalui_data").expanduser().resolve()
+    return Path(read("data_dir")).expanduser().resolve()
 
 
 class LocalSandbox:

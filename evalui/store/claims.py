@@ -15,18 +15,18 @@ import socket
 import time
 from typing import Protocol
 
+from evalui.settings import read
 from evalui.store.rows import Sample
 from evalui.store.store_core import StoreCore
 
-LEASE_ENV = "EVALUI_LEASE_S"
-DEFAULT_LEASE_S = 60.0
 # A worker on another machine whose heartbeat is older than this is taken for dead.
 STALE_AFTER_S = 30.0
 _UNFINISHED = "stage IN ('init', 'rollout')"
 
 
 def lease_seconds() -> float:
-    return float(os.environ.get(LEASE_ENV) or DEFAULT_LEASE_S)
+    """How long a claim lasts without renewal (EVALUI_LEASE_S, default 60 s)."""
+    return read("lease_s")
 
 
 def process_owner() -> str:

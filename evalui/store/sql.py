@@ -8,7 +8,6 @@ translates it, so both stores share one schema and one list of migrations (schem
 
 from __future__ import annotations
 
-import os
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, SupportsIndex, TypeGuard, overload
 from urllib.parse import urlsplit, urlunsplit
 
+from evalui.settings import read
 from evalui.store.protocols import Connection, Cursor, Row
 from evalui.store.schema import MIGRATIONS, Migration
 
@@ -32,7 +32,7 @@ SQLITE_BUSY_TIMEOUT_S = 30.0
 
 
 def database_url() -> str | None:
-    return os.environ.get(DATABASE_URL_ENV) or None
+    return read("database_url")
 
 
 def is_postgres(url: str | None) -> TypeGuard[str]:

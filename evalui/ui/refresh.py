@@ -3,7 +3,7 @@ at these intervals, so an operator of a dashboard many people keep open may ask 
 
 from __future__ import annotations
 
-from evalui.config import positive_number
+from evalui.settings import read
 
 RUNS_REFRESH_ENV = "EVALUI_RUNS_REFRESH_S"
 FILES_REFRESH_ENV = "EVALUI_FILES_REFRESH_S"
@@ -12,14 +12,14 @@ REVIEWS_REFRESH_ENV = "EVALUI_REVIEWS_REFRESH_S"
 
 def runs_refresh_s() -> float:
     """How soon a run stored by another process shows in a tab's stored-runs list."""
-    return positive_number(RUNS_REFRESH_ENV, 10.0)
+    return read("runs_refresh_s")
 
 
 def files_refresh_s() -> float:
     """How soon a newly generated AIME file shows in the results and verification lists."""
-    return positive_number(FILES_REFRESH_ENV, 15.0)
+    return read("files_refresh_s")
 
 
 def reviews_refresh_s() -> float:
     """How soon another reviewer's save shows on the problem one has open."""
-    return positive_number(REVIEWS_REFRESH_ENV, 4.0)
+    return read("reviews_refresh_s")

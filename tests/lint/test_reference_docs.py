@@ -26,6 +26,8 @@ PACKAGE = ROOT / "evalui"
 HOOK = ROOT / "docs" / "hooks" / "reference.py"
 # A variable's name; one ending in "_" is a family named in prose (EVALUI_MAX_* values).
 ENV_NAME = re.compile(r"\bEVALUI_[A-Z0-9_]+\b")
+# A read through evalui.settings names the field: read("lease_s"), bfcl_settings.read("serpapi_url").
+SETTING_READ = re.compile(r"\b(?:read|read_list|parse)\(\s*\"([a-z0-9_]+)\"")
 
 
 def _load_hook():
@@ -42,11 +44,14 @@ reference = _load_hook()
 
 
 def env_names_in_source(package: Path = PACKAGE) -> set[str]:
-    """Every EVALUI_* name in the package's code (a grep, as `grep -rn EVALUI_ evalui` does)."""
+    """Every EVALUI_* name in the package's code (a grep, as `grep -rn EVALUI_ evalui` does), and the
+    variable of every field read through evalui.settings."""
     names: set[str] = set()
     for path in package.rglob("*.py"):
         if "__pycache__" not in path.parts:
-            names |= {n for n in ENV_NAME.findall(path.read_text(encoding="utf-8")) if not n.endswith("_")}
+            source = path.read_text(encoding="utf-8")
+            names |= {n for n in ENV_NAME.findall(source) if not n.endswith("_")}
+            names |= {env_name(field) for field in SETTING_READ.findall(source)}
     return names
 
 
@@ -208,10 +213,11 @@ def test_absent_names_are_reported(pages, tmp_path):
     # A variable the code starts to read, and one it stops reading, both break the declaration.
     planted = tmp_path / "evalui"
     planted.mkdir()
-    (planted / "new.py").write_text('os.environ.get("EVALUI_PLANTED_S")  # EVALUI_MAX_* is a family\n')
-    assert env_names_in_source(planted) == {"EVALUI_PLANTED_S"}
+    (planted / "new.py").write_text('os.environ.get("EVALUI_PLANTED_S")  # EVALUI_MAX_* is a family\n'
+                                    'read("planted_field")\n')
+    assert env_names_in_source(planted) == {"EVALUI_PLANTED_S", "EVALUI_PLANTED_FIELD"}
     missing, stale = settings_drift(set(variables()), env_names_in_source(planted))
-    assert missing == ["EVALUI_PLANTED_S"] and "EVALUI_DATA_DIR" in stale
+    assert missing == ["EVALUI_PLANTED_FIELD", "EVALUI_PLANTED_S"] and "EVALUI_DATA_DIR" in stale
 
     assert missing_entries([("SampleRecord", "no_such_field")], pages[reference.RECORD_PAGE]) == \
         ["SampleRecord: no_such_field"]

@@ -24,11 +24,11 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from evalui.benchmarks.bfcl import settings as bfcl_settings
 from evalui.benchmarks.bfcl.data import BfclEntry
 from evalui.benchmarks.bfcl.scoring.execution_text import refusal_text
 from evalui.benchmarks.bfcl.scoring.multi_turn import DecodedCall, MultiTurnVerdict, allowed_names, public_methods
 from evalui.benchmarks.bfcl.scoring.single_turn import BfclVerdict
-from evalui.config import positive_number
 from evalui.sandbox.call_worker import (
     WorkerFailed,
     WorkerPool,
@@ -61,7 +61,7 @@ def _pool():
 def sample_call_budget_s() -> float:
     """The time one sample's calls may take together, replays included (EVALUI_SAMPLE_CALL_SECONDS,
     default 15 s: three calls stopped at the 5 s call limit). Honest conversations take milliseconds."""
-    return positive_number("EVALUI_SAMPLE_CALL_SECONDS", 15.0)
+    return bfcl_settings.read("sample_call_seconds")
 
 
 class RunWorkers:

@@ -3,9 +3,12 @@ reference merges both)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from evalui import settings
 from evalui.settings import ENV_PREFIX
 
 
@@ -22,3 +25,8 @@ class Settings(BaseSettings):
     agents: str = Field("", description=(
         "GAIA agents the dashboard offers besides the built-in one, comma-separated module:attr; visitors "
         "cannot name others."))
+
+
+def read(field: str) -> Any:
+    """One of GAIA's variables as it is now (``evalui.settings.read`` on this model)."""
+    return settings.read(field, Settings)

@@ -21,8 +21,9 @@ from __future__ import annotations
 import functools
 import os
 
+from evalui.settings import read
+
 CHAT_FORMAT = "evalui-gemma3"
-DEFAULT_REPLY_TOKENS = 128
 DEFAULT_SEED = 0
 
 GEMMA3_TEMPLATE = (
@@ -99,10 +100,7 @@ def _reuse_only_within_a_conversation(llama, messages: list) -> None:
 
 
 def reply_token_cap() -> int:
-    try:
-        return max(1, int(os.environ.get("EVALUI_LOCAL_MAX_TOKENS") or DEFAULT_REPLY_TOKENS))
-    except ValueError:
-        return DEFAULT_REPLY_TOKENS
+    return max(1, read("local_max_tokens"))
 
 
 def register() -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import html
-import os
 import re
 from collections.abc import Callable
 
@@ -18,11 +17,10 @@ import gradio as gr
 
 from evalui.errors import InputError
 from evalui.reports.markdown import defuse_links
+from evalui.settings import read, read_list
 from evalui.ui.i18n.strings import STRINGS, say
 from evalui.ui.request import current_request as _request
 
-ALLOWED_USERS_ENV = "EVALUI_ALLOWED_USERS"
-PUBLIC_READ_ENV = "EVALUI_PUBLIC_READ"
 # An absolute path in a message shows the server's layout; the page only ever names the file.
 _ABSOLUTE_PATH = re.compile(r"(?<![\w:/])(?:[A-Za-z]:)?[\\/](?:[^\s\\/:'\"`]+[\\/])+([^\s\\/:'\"`]+)")
 
@@ -32,8 +30,7 @@ class Refused(gr.Error):
 
 
 def allowed_users() -> set[str] | None:
-    names = {n.strip() for n in os.environ.get(ALLOWED_USERS_ENV, "").split(",") if n.strip()}
-    return names or None
+    return set(read_list("allowed_users")) or None
 
 
 def current_user() -> str | None:
@@ -66,7 +63,7 @@ def require_access(action: str) -> None:
 
 
 def public_read() -> bool:
-    return os.environ.get(PUBLIC_READ_ENV, "").strip().lower() in ("1", "true", "yes")
+    return read("public_read")
 
 
 def may_read(user: str | None = None, *, asking: bool = True) -> bool:

@@ -7,13 +7,13 @@ Space, --auth, an allow-list) and none on a server of one's own.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from evalui.endpoint.url_policy import shared_deployment
+from evalui.settings import read
 from evalui.ui.web.access import Refused, current_session, current_user, say
 
 MAX_RUNS_ENV = "EVALUI_MAX_RUNS_PER_VISITOR"
@@ -21,12 +21,8 @@ SHARED_DEFAULT = 2
 
 
 def max_runs() -> int | None:
-    raw = os.environ.get(MAX_RUNS_ENV, "").strip()
-    if raw:
-        try:
-            value = int(raw)
-        except ValueError:
-            value = SHARED_DEFAULT  # a typo must not lift the cap
+    value = read("max_runs_per_visitor")  # None when unset, and when refused: a typo must not lift the cap
+    if value is not None:
         return value if value > 0 else None
     return SHARED_DEFAULT if shared_deployment() else None
 

@@ -25,10 +25,10 @@ import dataclasses
 import functools
 import importlib
 import logging
-import os
 import types
 from pathlib import Path
 
+from evalui.benchmarks.bfcl import settings as bfcl_settings
 from evalui.benchmarks.bfcl.agentic.web_record import WebStore, recording_files, recording_hash
 from evalui.benchmarks.bfcl.agentic.web_sources import (
     ModuleProvider,
@@ -41,11 +41,10 @@ from evalui.benchmarks.bfcl.agentic.web_sources import (
 from evalui.benchmarks.gaia.tools.web import SEARCH_URL_ENV, HttpWebBackend
 from evalui.endpoint.url_policy import url_secrets
 from evalui.errors import InputError
+from evalui.settings import read
 
 PROVIDER_ENV = "EVALUI_BFCL_WEB_SEARCH"
-SERPAPI_URL_ENV = "EVALUI_SERPAPI_URL"
 SERPAPI_KEY_ENV = "SERPAPI_API_KEY"
-SERPAPI_URL = "https://serpapi.com"
 # The module-level names each official method uses; the network ones are replaced.
 OFFICIAL_GLOBALS = {
     "search_engine_query": frozenset({"GoogleSearch", "os", "random", "time"}),
@@ -68,12 +67,12 @@ class WebSearchOptions:
 
 
 def _picked_provider(options: WebSearchOptions) -> str:
-    chosen = (options.provider or os.environ.get(PROVIDER_ENV, "")).strip()
+    chosen = (options.provider or bfcl_settings.read("bfcl_web_search")).strip()
     if chosen:
         return chosen
     if serpapi_key():
         return "serpapi"
-    return "searxng" if os.environ.get(SEARCH_URL_ENV, "").strip() else "serpapi"
+    return "searxng" if read("web_search_url") else "serpapi"
 
 
 def check_web_options(options: WebSearchOptions | None = None) -> WebSearchOptions:
@@ -91,8 +90,7 @@ def check_web_options(options: WebSearchOptions | None = None) -> WebSearchOptio
             raise InputError(f"BFCL web search through SerpAPI needs {SERPAPI_KEY_ENV} (or choose another "
                              f"provider with {PROVIDER_ENV}=searxng or module:attr, or replay a recording)")
     elif provider == "searxng":
-        url = os.environ.get(SEARCH_URL_ENV, "")
-        if "{query}" not in url:
+        if "{query}" not in read("web_search_url"):
             raise InputError(f"BFCL web search through SearXNG needs {SEARCH_URL_ENV}, a URL with {{query}} in it")
     elif ":" in provider:
         _provider(provider)  # raises InputError if it cannot be loaded; built once per process
@@ -102,14 +100,13 @@ def check_web_options(options: WebSearchOptions | None = None) -> WebSearchOptio
 
 
 def _secrets() -> tuple[str, ...]:
-    return (serpapi_key(), *url_secrets(os.environ.get(SEARCH_URL_ENV, "")),
-            *url_secrets(os.environ.get(SERPAPI_URL_ENV, "")))
+    return (serpapi_key(), *url_secrets(read("web_search_url")), *url_secrets(bfcl_settings.read("serpapi_url")))
 
 
 def _provider(name: str):
     if name == "serpapi":
-        return _built_provider(name, os.environ.get(SERPAPI_URL_ENV, "").strip() or SERPAPI_URL)
-    return _built_provider(name, os.environ.get(SEARCH_URL_ENV, "") if name == "searxng" else "")
+        return _built_provider(name, bfcl_settings.read("serpapi_url"))
+    return _built_provider(name, read("web_search_url") if name == "searxng" else "")
 
 
 @functools.lru_cache(maxsize=8)

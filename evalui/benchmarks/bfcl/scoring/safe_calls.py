@@ -19,7 +19,8 @@ from __future__ import annotations
 import ast
 import math
 import operator
-import os
+
+from evalui.benchmarks.bfcl import settings as bfcl_settings
 
 MAX_TEXT_CHARS = 100_000
 MAX_NESTING = 100
@@ -267,9 +268,9 @@ def size_argument_limit(key: str) -> int | None:
     """The bound of a size parameter; EVALUI_SIZE_ARGUMENT_LIMIT raises or lowers them all (an operator
     who trusts the results, or a test that needs a slow call to reach the worker's deadline)."""
     limit = SIZE_ARGUMENT_LIMITS.get(key)
-    override = os.environ.get("EVALUI_SIZE_ARGUMENT_LIMIT", "")
-    if limit is not None and override.isdigit():
-        return int(override)
+    override = bfcl_settings.read("size_argument_limit")
+    if limit is not None and override is not None:
+        return override
     return limit
 
 

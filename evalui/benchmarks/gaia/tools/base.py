@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalui.benchmarks.gaia import settings as gaia_settings
 from evalui.benchmarks.gaia.data import GaiaQuestion
 from evalui.errors import InputError
 from evalui.sandbox.base import Limits, Session
@@ -78,11 +79,11 @@ def on_space() -> bool:
 
 def code_allowed() -> bool:
     """Running the model's code is off on a Hugging Face Space unless the operator allows it."""
-    return not on_space() or os.environ.get(ALLOW_CODE_ENV, "").strip() == "1"
+    return not on_space() or gaia_settings.read("allow_code")
 
 
 def web_configured() -> bool:
-    return bool(os.environ.get(WEB_BACKEND_ENV, "").strip())
+    return bool(gaia_settings.read("web_backend"))
 
 
 def parse_choices(value) -> list[str]:

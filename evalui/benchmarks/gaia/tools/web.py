@@ -10,18 +10,18 @@ model as an error result; the run goes on.
 from __future__ import annotations
 
 import json
-import os
 import pkgutil
 from html.parser import HTMLParser
 from urllib.parse import quote_plus, urlsplit
 
+from evalui.benchmarks.gaia import settings as gaia_settings
 from evalui.benchmarks.gaia.tools import web_http
 from evalui.benchmarks.gaia.tools.base import WEB_BACKEND_ENV, Tool, ToolContext, ToolResult
 from evalui.endpoint.url_policy import RefusedURL
 from evalui.errors import InputError
+from evalui.settings import read
 
 SEARCH_URL_ENV = "EVALUI_WEB_SEARCH_URL"
-DEADLINE_ENV = "EVALUI_WEB_FETCH_DEADLINE_S"
 PAGE_CAP_CHARS = 20_000
 
 
@@ -53,18 +53,14 @@ def _host_port(url: str) -> frozenset[str]:
 
 
 def _deadline_from_env() -> float:
-    try:
-        value = float(os.environ.get(DEADLINE_ENV, "") or web_http.DEADLINE_S)
-    except ValueError:
-        return web_http.DEADLINE_S
-    return value if 0 < value <= 600 else web_http.DEADLINE_S
+    return read("web_fetch_deadline_s")
 
 
 class HttpWebBackend:
     """Pages fetched by evalui itself (web_http.get: public addresses, a deadline, a size cap)."""
 
     def __init__(self, search_url: str | None = None, deadline_s: float | None = None):
-        self.search_url = search_url if search_url is not None else os.environ.get(SEARCH_URL_ENV, "")
+        self.search_url = search_url if search_url is not None else read("web_search_url")
         self.deadline_s = deadline_s or _deadline_from_env()
 
     def search(self, query: str, limit: int = 5) -> list[dict]:
@@ -88,7 +84,7 @@ class HttpWebBackend:
 
 
 def load_backend(spec: str | None = None):
-    spec = (spec if spec is not None else os.environ.get(WEB_BACKEND_ENV, "")).strip()
+    spec = (spec if spec is not None else gaia_settings.read("web_backend")).strip()
     if not spec:
         return None
     if spec == "http":
