@@ -40,7 +40,7 @@ TRANSCRIPT_CSS = """
   word-break: normal; margin: 4px 0; font-size: 12.5px; max-height: 480px; overflow: auto; }
 .evalui-tabbar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-bottom: 6px; }
 .evalui-tabbar button { padding: 2px 12px; border: 1px solid #d0d7de; border-radius: 4px; background: none;
-  cursor: pointer; white-space: nowrap; }
+  cursor: pointer; white-space: nowrap; font-size: 13px; font-weight: normal; }
 .evalui-tabbar button[aria-selected="true"] { background: rgba(84, 174, 255, 0.2); border-color: #0969da; }
 .evalui-tabbar .evalui-copy[data-copied="true"] { border-color: #1a7f37; }
 .evalui-sample[data-tab="transcript"] .evalui-tab-json, .evalui-sample[data-tab="json"] .evalui-tab-transcript {

@@ -164,6 +164,9 @@ def sample_json(sample) -> str:
 _TEXT = re.compile(r'(<pre class="evalui-inspector-text"[^>]*>|<summary>)(.*?)(</pre>|</summary>)', re.S)
 _ENTITY = re.compile(r"(&(?:#\d+|#x[0-9a-fA-F]+|\w+);)")
 _FOLD = re.compile(r"<details([^>]*)>(.*?)</details>", re.S)
+# The function docs the request offered are not what a search looks in (the store leaves them out of its
+# index): they keep no mark, and their fold stays shut.
+_DOCS = re.compile(r'(<details class="evalui-fold" data-kind="function-docs".*?</details>)', re.S)
 
 
 def _hit_pattern(phrases: list[list[str]]) -> re.Pattern | None:
@@ -178,9 +181,9 @@ def _hit_pattern(phrases: list[list[str]]) -> re.Pattern | None:
 
 def highlighted(pane: str, phrases: list[list[str]]) -> tuple[str, int]:
     """``pane`` (transcript_html's escaped HTML) with each search hit in its texts wrapped in <mark>,
-    the folds holding one opened, and how many hits there are. Only the text of the pane's <pre>
-    blocks and the folds' summaries is searched, never markup or a character reference (``&amp;`` holds
-    no word "amp")."""
+    the folds holding one opened, and how many hits there are. Only the text of the pane's <pre> blocks
+    and the folds' summaries is searched (not the function docs), never markup or a character reference
+    (``&amp;`` holds no word "amp")."""
     pattern = _hit_pattern(phrases)
     if pattern is None:
         return pane, 0
@@ -196,7 +199,7 @@ def highlighted(pane: str, phrases: list[list[str]]) -> tuple[str, int]:
         body = "".join(piece if n % 2 else pattern.sub(mark, piece) for n, piece in enumerate(pieces))
         return block.group(1) + body + block.group(3)
 
-    pane = _TEXT.sub(in_text, pane)
+    pane = "".join(piece if n % 2 else _TEXT.sub(in_text, piece) for n, piece in enumerate(_DOCS.split(pane)))
 
     def opened(fold: re.Match) -> str:
         attributes, body = fold.group(1), fold.group(2)

@@ -123,3 +123,12 @@ def test_a_words_inner_letters_and_a_whole_words_tail_are_not_hits():
     _, prefix = transcript.highlighted(pane, checked_phrases("factorial"))
     _, whole = transcript.highlighted(pane, checked_phrases("factorial_zzz"))  # not a piece's last word: whole words
     assert prefix > whole > 0
+
+
+def test_the_function_docs_keep_no_mark_and_stay_folded():
+    tools = [{"type": "function", "function": {"name": "math_factorial", "description": "The factorial of n."}}]
+    pane = transcript.transcript_html("bfcl", sample(request={"tools": tools}), "run")
+    docs = re.search(r'<details class="evalui-fold" data-kind="function-docs">.*?</details>', pane, re.S).group(0)
+    assert "factorial" in docs
+    marked, count = transcript.highlighted(pane, checked_phrases("factorial"))
+    assert docs in marked and count > 0  # the docs as they were; the conversation's hits marked
