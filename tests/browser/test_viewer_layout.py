@@ -6,10 +6,12 @@ pane's JSON tab and Copy button, and a search's hits marked and counted in the t
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from viewer_runs import store_two_runs
 
+from browser.pages import choose
 from evalui.store.run_store import RunStore
 
 pytestmark = pytest.mark.browser
@@ -108,6 +110,15 @@ def test_the_list_fits_beside_the_transcript_with_the_pager_on_top(browser, laun
     assert "page 1 / 2" in listing.locator(".evalui-page").inner_text()
     assert listing.locator("tr[data-id]").first.get_attribute("data-verdict") == "correct"
     assert "55 / 55" in page.locator("#runs-inspector-position").inner_text()  # still the selected sample
+
+    # A benchmark tab's viewer, sized when its tab is first shown (hidden, it has no width to fit).
+    page.get_by_role("tab", name="BFCL").click()
+    choose(page, "bfcl-runs", re.compile("^cand"))
+    other = page.locator("#bfcl-viewer-list")
+    other.locator("tr.evalui-selected").wait_for(timeout=30_000)
+    assert all(width <= seen for width, seen, _ in other.evaluate(SIDEWAYS))
+    other.locator("thead").evaluate("head => head.scrollIntoView({block: 'nearest'})")
+    assert other.locator("th").evaluate_all(OUTSIDE) == []
 
 
 def test_the_column_chooser_hides_columns_and_remembers_them(browser, launch_app, two_runs):

@@ -18,7 +18,6 @@ VIEWER_STRINGS: dict[str, tuple[str, str]] = {
     "viewer.previous_page": ("Previous page", "上一页"),
     "viewer.next_page": ("Next page", "下一页"),
     "viewer.no_match": ("No sample matches.", "没有匹配的样本。"),
-    "viewer.resize": ("Drag to resize the list and the transcript", "拖动以调整列表与对话记录的宽度"),
     # the pane's tabs
     "viewer.tab.transcript": ("Transcript", "对话记录"),
     "viewer.tab.json": ("JSON", "JSON"),

@@ -85,8 +85,11 @@ element.addEventListener('change', (event) => {
 const rendered = () => { columns(); fit(); reveal(25); };
 watch('value', rendered);
 rendered();
-window.addEventListener('resize', fit);
-if (pane()) pane().parentElement.addEventListener('evalui-resize', fit);
+// The row's size changes with the window, and from nothing when a hidden tab's viewer is first shown.
+if (pane()) {
+  pane().parentElement.addEventListener('evalui-resize', fit);
+  new ResizeObserver(() => fit()).observe(pane().parentElement);
+}
 if (!window.evaluiViewerKeys) {
   window.evaluiViewerKeys = true;
   document.addEventListener('keydown', (event) => {
