@@ -188,7 +188,7 @@ def wire(demo, store: RunStore, parts: LauncherParts, *, benchmark: str, inputs:
     reload (not a key, not a file; the shared inputs are their panel's to remember).
     """
     current = gr.State(None)
-    # The session's run and what was typed to start it, kept in the browser across a reload.
+    # The session's run, and the form as it was at the last start, kept in the browser across a reload.
     saved = gr.BrowserState(None, storage_key=f"evalui-{api_prefix}-run")
     form = gr.BrowserState(None, storage_key=f"evalui-{api_prefix}-form")
     launched = gr.State(None)  # the run the last start started, None when it did not start

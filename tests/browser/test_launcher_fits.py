@@ -104,7 +104,7 @@ def check_the_launcher(browser, url, peer):
     expect(page.locator("#bfcl-limit input")).to_have_value("3")
     expect(page.locator("#bfcl-exp-id").get_by_role("textbox")).to_have_value("kept-in-view")
     expect(panel).to_contain_text(f"scripted-model @ {host}")  # closed to its line, until opened
-    panel.locator("button").first.click()
+    panel.locator(".label-wrap").click()
     expect(page.locator("#endpoint-base-url").get_by_role("textbox")).to_have_value(peer.base_url)
     expect(model_box).to_have_value("scripted-model")
     expect(page.locator("#endpoint-timeout input")).to_have_value("3600")

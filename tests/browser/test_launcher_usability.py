@@ -68,8 +68,9 @@ def open_page(browser, url, locale="en-US"):
 
 
 def endpoint(page, model="scripted-model", base_url=None):
-    if not page.locator("#endpoint-model").get_by_role("textbox").is_visible():  # the panel starts closed
-        page.get_by_text(re.compile(r"^(Endpoint \(any OpenAI-compatible server\)|模型端点)")).first.click()
+    # The panel starts closed (the server has an endpoint), or closed to its "model @ host" line
+    if not page.locator("#endpoint-model").get_by_role("textbox").is_visible():
+        page.locator("#endpoint-panel .label-wrap").click()
     if base_url is not None:
         page.locator("#endpoint-base-url").get_by_role("textbox").fill(base_url)
     page.locator("#endpoint-model").get_by_role("textbox").fill(model)
@@ -121,7 +122,9 @@ def reload_and_follow(browser, launch_app, peer, permits):
     expect(page.locator("#bfcl-concurrency input[type=number]")).to_have_value("1")
     expect(page.locator("#bfcl-mode input[value=prompt]")).to_be_checked()
     expect(page.locator("#bfcl-exp-id").get_by_role("textbox")).to_have_value("reload-run")
-    page.get_by_text("Endpoint (any OpenAI-compatible server)").click()
+    # The panel is back as its one line (the model at the server's own endpoint), closed until opened.
+    expect(page.locator("#endpoint-panel")).to_contain_text("scripted-model @ the server's endpoint")
+    page.locator("#endpoint-panel .label-wrap").click()
     expect(page.locator("#endpoint-model").get_by_role("textbox")).to_have_value("scripted-model")
     expect(page.locator("#endpoint-api-key").get_by_role("textbox")).to_have_value("")  # keys never come back
     expect(page.locator("#bfcl-start")).to_be_disabled()
