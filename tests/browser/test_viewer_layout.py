@@ -111,7 +111,7 @@ def test_the_list_fits_beside_the_transcript_with_the_pager_on_top(browser, laun
     assert listing.locator("tr[data-id]").first.get_attribute("data-verdict") == "correct"
     assert "55 / 55" in page.locator("#runs-inspector-position").inner_text()  # still the selected sample
 
-    # A benchmark tab's viewer, sized when its tab is first shown (hidden, it has no width to fit).
+    # The same viewer in a benchmark tab fits as well.
     page.get_by_role("tab", name="BFCL").click()
     choose(page, "bfcl-runs", re.compile("^cand"))
     other = page.locator("#bfcl-viewer-list")
@@ -164,6 +164,10 @@ def test_the_pane_has_a_json_tab_a_copy_button_and_marked_search_hits(browser, l
     copy.click()
     pane.locator('button.evalui-copy[data-copied="true"]').wait_for(timeout=10_000)
     assert json.loads(page.evaluate("navigator.clipboard.readText()")) == stored
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("j")  # the next sample opens on the tab chosen
+    pane.locator('.evalui-transcript[data-sample="simple_python_2"]').wait_for(state="attached", timeout=30_000)
+    assert shown.is_visible() and json.loads(shown.inner_text())["sample_id"] == "simple_python_2"
     pane.locator('.evalui-tabbar button[data-tab="transcript"]').click()
     assert pane.locator(".evalui-transcript").is_visible() and not shown.is_visible()
 

@@ -46,7 +46,10 @@ def build(prefix: str) -> LabelParts:
     return LabelParts(labelled, reviewer, confirm, false_alarm, precision)
 
 
-def wire(store, parts: LabelParts, view: gr.State, detail: gr.HTML) -> None:
+def wire(store, parts: LabelParts, view: gr.State, detail: gr.HTML, pane=None) -> None:
+    """``pane(exp_id, sample_id)``: the sample's pane as the viewer shows it after a label (data.pane's by default)."""
+    shown = pane or (lambda exp_id, sample_id: data.pane(store, exp_id, sample_id)[0])
+
     def label_with(label):
         def save(state, number, name):
             require_access("label findings")  # reading a run is not enough to write beside it
@@ -61,7 +64,7 @@ def wire(store, parts: LabelParts, view: gr.State, detail: gr.HTML) -> None:
                 return gr.skip(), gr.skip()
             gr.Info(html.escape(say("inspector.labelled", number=number, sample=sample_id,
                                     label=label.replace("_", " "), reviewer=entry["reviewer"])))
-            return data.pane(store, exp_id, sample_id)[0], precision_line(store, exp_id)
+            return shown(exp_id, sample_id), precision_line(store, exp_id)
         return save
 
     for button, label in ((parts.confirm, CONFIRMED), (parts.false_alarm, FALSE_ALARM)):

@@ -132,17 +132,20 @@ bar.addEventListener('pointerdown', (event) => {
 bar.addEventListener('dblclick', () => { localStorage.removeItem('evalui.viewer.list-width'); resized(); });
 """
 
-# The pane's tabs (transcript, JSON) and its Copy button, which puts the JSON on the clipboard and
-# marks itself copied (data-copied); off a secure context the older execCommand copy is used.
+# The pane's tabs (transcript, JSON: the tab chosen stays for the next sample) and its Copy button,
+# which puts the JSON on the clipboard and marks itself copied (data-copied); off a secure context the
+# older execCommand copy is used.
 DETAIL_JS = """
+const show = (name) => {
+  const sample = element.querySelector('.evalui-sample');
+  if (!sample) return;
+  sample.dataset.tab = name;
+  sample.querySelectorAll('.evalui-tabbar button[data-tab]').forEach((b) => b.setAttribute('aria-selected', String(b.dataset.tab === name)));
+};
+watch('value', () => { if (element.dataset.tab) show(element.dataset.tab); });  // the next sample opens on the same tab
 element.addEventListener('click', (event) => {
   const tab = event.target.closest('.evalui-tabbar button[data-tab]');
-  if (tab) {
-    const sample = tab.closest('.evalui-sample');
-    sample.dataset.tab = tab.dataset.tab;
-    sample.querySelectorAll('.evalui-tabbar button[data-tab]').forEach((b) => b.setAttribute('aria-selected', String(b === tab)));
-    return;
-  }
+  if (tab) { element.dataset.tab = tab.dataset.tab; show(tab.dataset.tab); return; }
   const copy = event.target.closest('button.evalui-copy');
   if (!copy) return;
   const text = copy.closest('.evalui-sample').querySelector('pre[data-role="json"]').textContent;
@@ -353,7 +356,8 @@ def build(demo, store, follow: gr.Dropdown | None = None, ends=None, *, prefix: 
     listing.click(_safely(clicked, n_screen), [view, *parts.filters], parts.screen(), **quiet)
     previous.click(_safely(stepper(-1), n_screen), [view, *parts.filters], parts.screen(), **quiet)
     following.click(_safely(stepper(1), n_screen), [view, *parts.filters], parts.screen(), **quiet)
-    viewer_labels.wire(store, labels, view, detail)
+    viewer_labels.wire(store, labels, view, detail, pane=lambda exp_id, sample_id: _dressed(
+        store, exp_id, sample_id, data.pane(store, exp_id, sample_id)[0], ""))
     if follow is not None:
         follow.change(_safely(follow_run, n_whole), [follow, view], parts.whole(), **quiet)
         follow.input(_safely(chosen_by_user, n_whole), [follow, view], parts.whole(), **quiet)
