@@ -47,8 +47,8 @@ def test_saving_an_empty_form_says_what_is_missing_and_the_panel_stays_usable(br
     open_file(page, launch_app({}))
     page.locator("#verify-save").click()
     assert message(page) == ("⚠️ Not saved. Still needed: your name (reviews are kept per reviewer); a score from 1 "
-                             "to 5 for correctness, clarity, difficulty_match, completeness; a status (approved, "
-                             "rejected or needs_revision).")
+                             "to 5 for correctness, clarity, difficulty match, completeness; a status (approved, "
+                             "rejected or needs revision).")
     page.locator(".toast-body").filter(has_text="Still needed").wait_for(timeout=10_000)
     assert error_badges(page) == 0
     assert "Problem 1 of 3" in page.locator("#verify-where").inner_text()  # the problem is still shown
@@ -58,9 +58,9 @@ def test_saving_an_empty_form_says_what_is_missing_and_the_panel_stays_usable(br
     page.locator("#verify-where").filter(has_text="Problem 2 of 3").wait_for(timeout=30_000)
     page.locator("#verify-reviewer").get_by_role("textbox").fill("ana")
     score(page, SCORES)
-    page.locator("#verify-status").get_by_text("needs_revision").click()
+    page.locator("#verify-status").get_by_text("needs revision", exact=True).click()  # the label; the key is stored
     page.locator("#verify-save").click()
-    page.locator("#verify-where").filter(has_text="needs_revision").wait_for(timeout=30_000)
+    page.locator("#verify-where").filter(has_text="(needs revision)").wait_for(timeout=30_000)
     page.locator("#verify-message").filter(has_text="Saved gen-0001.").wait_for(timeout=30_000)
     assert error_badges(page) == 0
     assert json.loads(verification.verifications_path(data).read_text())["gen-0001"]["status"] == "needs_revision"
@@ -74,8 +74,8 @@ def test_in_chinese_the_message_is_chinese(browser, launch_app, tmp_path):
     page = context.new_page()
     open_file(page, launch_app({}))
     page.locator("#verify-save").click()
-    assert message(page) == ("⚠️ 未保存。还需要：你的名字（审阅按审阅人分别保存）；correctness、clarity、difficulty_match、"
-                             "completeness 的评分（1–5）；状态（approved、rejected 或 needs_revision）。")
+    assert message(page) == ("⚠️ 未保存。还需要：你的名字（审阅按审阅人分别保存）；正确性、清晰度、难度匹配、"
+                             "完整性 的评分（1–5）；状态（通过、拒绝或需修改）。")
     assert error_badges(page) == 0
     context.close()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 VERIFY_STRINGS: dict[str, tuple[str, str]] = {
     "verify.file": ("Generated file", "生成文件"),
-    "verify.upload": ("…or upload one", "…或上传一个"),
+    "verify.upload_file": ("Upload a file", "上传文件"),
     "verify.reviewer": ("Your name", "你的名字"),
     "verify.reviewer_hint": ("shown in the file beside your reviews", "会与你的审阅一起记录在文件中"),
     "verify.status": ("Status", "状态"),
@@ -37,12 +37,12 @@ VERIFY_STRINGS: dict[str, tuple[str, str]] = {
     "verify.start": ("_Open a generated file to start._", "_打开一个生成文件以开始。_"),
     "verify.outside": ("Files are opened from the data folder only.", "只能打开数据目录中的文件。"),
     "verify.open_first": ("Open a generated file first.", "请先打开一个生成文件。"),
-    "verify.choose_status": ("Choose a status (approved, rejected or needs_revision) before saving.",
-                             "保存前请选择状态（approved、rejected 或 needs_revision）。"),
+    "verify.choose_status": ("Choose a status (approved, rejected or needs revision) before saving.",
+                             "保存前请选择状态（通过、拒绝或需修改）。"),
     "verify.saved": ("Saved {problem_id}.", "已保存 {problem_id}。"),
     "verify.all_reviewed": ("Every problem has a review.", "所有题目都已审阅。"),
     "verify.no_judge": ("_No LLM-judge scores for this problem._", "_这道题没有 LLM 评委分数。_"),
-    "verify.judge_table": ("**LLM judge**\n\n| dimension | score |\n|---|---|", "**LLM 评委**\n\n| 维度 | 分数 |\n|---|---|"),
+    "verify.judge_title": ("**LLM judge**", "**LLM 评委**"),
     "verify.where": ("Problem {n} of {total} · `{problem_id}` · ", "第 {n} 题，共 {total} 题 · `{problem_id}` · "),
     "verify.reviewed_by": ("reviewed by {reviewer} at {when} ({status})", "由 {reviewer} 于 {when} 审阅（{status}）"),
     "verify.not_reviewed": ("**not reviewed yet**", "**尚未审阅**"),
@@ -70,7 +70,6 @@ VERIFY_STRINGS: dict[str, tuple[str, str]] = {
     "verify.final_latest": ("Final review: the latest, by {reviewer} ({status}).", "最终审阅：最新一条，由 {reviewer} 给出（{status}）。"),
     "verify.final_disputed": ("Final review: **disputed** ({statuses}); it counts as approved or rejected only once "
                               "someone adjudicates it.", "最终审阅：**有争议**（{statuses}）；裁决之后才算通过或拒绝。"),
-    "verify.status_disputed": ("disputed", "有争议"),
     "verify.final_adjudicated": ("Final review: adjudicated by {reviewer} ({status}).", "最终审阅：由 {reviewer} 裁决（{status}）。"),
     "verify.queue_line": (" · **{n} need your review** (each problem to {overlap})", " · **{n} 道待你审阅**（每题 {overlap} 人）"),
     "verify.queue_done": ("Nothing left in your queue.", "你的待审队列已清空。"),
@@ -90,10 +89,28 @@ VERIFY_STRINGS: dict[str, tuple[str, str]] = {
     "verify.msg.name_or_sign_in": ("your name, or sign in with Hugging Face (reviews are kept per reviewer)",
                         "你的名字，或用 Hugging Face 登录（审阅按审阅人分别保存）"),
     "verify.msg.scores": ("a score from 1 to 5 for {dimensions}", "{dimensions} 的评分（1–5）"),
-    "verify.msg.status": ("a status (approved, rejected or needs_revision)", "状态（approved、rejected 或 needs_revision）"),
+    "verify.msg.status": ("a status (approved, rejected or needs revision)", "状态（通过、拒绝或需修改）"),
     "verify.msg.reserved": ("“{name}” is kept for reviews saved without a name by older versions; give your own name.",
                  "“{name}”保留给旧版本中未署名保存的审阅；请填写你自己的名字。"),
     "verify.msg.unnamed_note": ("_{labels}: saved without a name by an older version; still counted, and no new "
                      "review can replace it._",
                      "_{labels}：旧版本中未署名保存的审阅；仍计入统计，新的审阅不会替换它。_"),
+    # labels for the stored keys (dimensions, statuses, the comparison with the reference): the page
+    # shows these, the files and the API keep the keys. Lower case, as they also stand inside sentences.
+    "verify.dim.correctness": ("correctness", "正确性"),
+    "verify.dim.clarity": ("clarity", "清晰度"),
+    "verify.dim.difficulty_match": ("difficulty match", "难度匹配"),
+    "verify.dim.completeness": ("completeness", "完整性"),
+    "verify.state.approved": ("approved", "通过"),
+    "verify.state.rejected": ("rejected", "拒绝"),
+    "verify.state.needs_revision": ("needs revision", "需修改"),
+    "verify.state.disputed": ("disputed", "有争议"),
+    "verify.pref.yes": ("yes", "是"),
+    "verify.pref.no": ("no", "否"),
+    "verify.pref.tie": ("tie", "持平"),
+    # the columns of the most disputed problems
+    "verify.col.problem": ("problem", "题目"),
+    "verify.col.reviewers": ("reviewers", "审阅人数"),
+    "verify.col.statuses_differ": ("statuses differ", "状态不一致"),
+    "verify.col.mean_range": ("mean score range", "平均分差"),
 }

@@ -7,6 +7,8 @@ mode only listed adjudicators, or reviewers who have reviewed a problem, see its
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import gradio as gr
 
 from evalui.review import queue as assignment
@@ -15,7 +17,15 @@ from evalui.review import reviews as reviews_file
 from evalui.stats.metrics import JUDGE_DIMENSIONS
 from evalui.ui.i18n.strings import t
 from evalui.ui.latex import inert_markdown
-from evalui.ui.review.view import SCORE_CHOICES, UNSET, incomplete, problems_of, reviews_markdown, viewer_name
+from evalui.ui.review.view import (
+    SCORE_CHOICES,
+    UNSET,
+    incomplete,
+    problems_of,
+    reviews_markdown,
+    status_choices,
+    viewer_name,
+)
 from evalui.ui.web.access import require_access, say
 
 
@@ -34,6 +44,29 @@ def list_disputes(state, name=""):
     note = "" if disputed else say("verify.no_disputes")
     return note, gr.update(choices=disputed, value=disputed[0] if disputed else None), \
         *(show(state, disputed[0], name)[1:] if disputed else ("", *UNSET, None, ""))
+
+
+def opened(state, name=""):
+    """The disputes of a file just opened, the first one chosen and its reviews shown, as Refresh
+    does: the progress line counts the disputes, so the list must not wait for a click."""
+    if not problems_of(state.get("file")):
+        return gr.update(choices=[], value=None), "", *UNSET, None, ""
+    disputed, _ = _visible_disputes(state["file"], viewer_name(name))
+    first = disputed[0] if disputed else None
+    return gr.update(choices=disputed, value=first), *show(state, first, name)[1:]
+
+
+def after_save(state, chosen, name=""):
+    """The disputes once a review or the assignment was saved in the panel: the chosen problem stays,
+    its reviews re-read and the adjudicator's inputs left as they are, while it is still disputed;
+    otherwise the list starts again from its first problem."""
+    if not problems_of(state.get("file")):
+        return gr.skip(), *(gr.skip() for _ in range(len(JUDGE_DIMENSIONS) + 3))
+    disputed, _ = _visible_disputes(state["file"], viewer_name(name))
+    if chosen and chosen in disputed:
+        return (gr.update(choices=disputed, value=chosen), show(state, chosen, name)[1],
+                *(gr.skip() for _ in range(len(JUDGE_DIMENSIONS) + 2)))
+    return opened(state, name)
 
 
 def show(state, problem_id, name=""):
@@ -65,23 +98,37 @@ def settle(state, problem_id, name, *values):
     return note, gr.update(choices=disputed, value=None), reviews_markdown(parsed.get(problem_id), True)
 
 
-def build(position, reviewer, message, listen) -> None:
-    with gr.Accordion(t("verify.adjudication"), open=False):
+@dataclass
+class Adjudication:
+    """What the panel chains to: the list, the form it fills (reviews table first), the save's event."""
+
+    disputed: gr.Dropdown
+    form: list
+    settled: object
+
+
+def build(position, reviewer, message, listen) -> Adjudication:
+    with gr.Accordion(t("verify.adjudication"), open=False, elem_id="verify-adjudication"):
         with gr.Row():
             disputed = gr.Dropdown(choices=[], label=t("verify.disputed"), elem_id="verify-disputed", scale=4)
             refresh = gr.Button(t("run.refresh"), elem_id="verify-disputed-refresh", scale=1)
         reviews = gr.Markdown(elem_id="verify-adjudicate-reviews")
+        # The scores stacked, each on one line, beside the status and comments, like the review form.
         with gr.Row():
-            score_radios = [gr.Radio(SCORE_CHOICES, value=None, label=d, elem_id=f"verify-adjudicate-{d}")
-                       for d in JUDGE_DIMENSIONS]
-        with gr.Row():
-            status = gr.Radio(list(reviews_file.STATUSES), label=t("verify.status"), elem_id="verify-adjudicate-status")
-            comments = gr.Textbox(label=t("verify.comments"), lines=2, elem_id="verify-adjudicate-comments")
-            save = gr.Button(t("verify.adjudicate_save"), variant="primary", elem_id="verify-adjudicate-save")
+            with gr.Column():
+                score_radios = [gr.Radio(SCORE_CHOICES, value=None, label=t(f"verify.dim.{d}"),
+                                         elem_id=f"verify-adjudicate-{d}", elem_classes="verify-inline")
+                                for d in JUDGE_DIMENSIONS]
+            with gr.Column():
+                status = gr.Radio(status_choices(), label=t("verify.status"), elem_id="verify-adjudicate-status",
+                                  elem_classes="verify-inline")
+                comments = gr.Textbox(label=t("verify.comments"), lines=2, elem_id="verify-adjudicate-comments")
+                save = gr.Button(t("verify.adjudicate_save"), variant="primary", elem_id="verify-adjudicate-save")
     form = [reviews, *score_radios, status, comments]
     listen(refresh.click, list_disputes, [position, reviewer], [message, disputed, *form], message,
            api_name="verify_disputed")
     listen(disputed.input, show, [position, disputed, reviewer], [message, *form], message,
            api_name="verify_adjudicate_show")
-    listen(save.click, settle, [position, disputed, reviewer, *score_radios, status, comments],
-           [message, disputed, reviews], message, api_name="verify_adjudicate")
+    settled = listen(save.click, settle, [position, disputed, reviewer, *score_radios, status, comments],
+                     [message, disputed, reviews], message, api_name="verify_adjudicate")
+    return Adjudication(disputed, form, settled)

@@ -27,6 +27,7 @@ from evalui.ui.i18n.strings import t
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown
 from evalui.ui.refresh import files_refresh_s, reviews_refresh_s
 from evalui.ui.review import adjudicate as verify_adjudicate
+from evalui.ui.review import style as verify_style
 from evalui.ui.review.view import (
     SCORE_CHOICES,
     choice_value,
@@ -34,9 +35,11 @@ from evalui.ui.review.view import (
     explain,
     file_choices,
     incomplete,
+    preference_choices,
     problems_of,
     progress_view,
     render,
+    status_choices,
     uploads_dir,
     viewer_name,
 )
@@ -65,41 +68,52 @@ def listen(trigger, handler, inputs, outputs, message=None, **options):
 
 
 def build(demo) -> gr.Dropdown:
+    with gr.Column(elem_id="verify-panel"):
+        data_file = _panel(demo)
+    verify_style.build()
+    return data_file
+
+
+def _panel(demo) -> gr.Dropdown:
     position = gr.State({"file": None, "index": 0})
     # An upload's note, shown by the file opening that the upload's new dropdown value triggers.
     pending = gr.State("")
-    with gr.Row():
+    with gr.Row(elem_id="verify-top", equal_height=True):
         # Custom values: an API caller may name a file by its absolute path (problems_of checks where it is).
-        data_file = gr.Dropdown(choices=[], label=t("verify.file"), elem_id="verify-file", scale=4, allow_custom_value=True)
-        refresh = gr.Button(t("run.refresh"), scale=1, elem_id="verify-refresh")
-        upload = gr.File(label=t("verify.upload"), file_types=[".json"], elem_id="verify-upload", scale=2)
-    # An initial value makes the name optional for API callers (gradio_client) that only look; saving refuses it.
-    reviewer = gr.Textbox("", label=t("verify.reviewer"), placeholder=t("verify.reviewer_required"),
-                          elem_id="verify-reviewer")
-    message = gr.Markdown(elem_id="verify-message")
-    where = gr.Markdown(elem_id="verify-where")
-    with gr.Row():
-        with gr.Column(scale=3):
-            shown = gr.Markdown(latex_delimiters=LATEX_DELIMITERS, elem_id="verify-problem")
-        with gr.Column(scale=1):
+        data_file = gr.Dropdown(choices=[], label=t("verify.file"), elem_id="verify-file", scale=3, allow_custom_value=True)
+        # An initial value makes the name optional for API callers (gradio_client) that only look; saving refuses it.
+        reviewer = gr.Textbox("", label=t("verify.reviewer"), placeholder=t("verify.reviewer_required"),
+                              elem_id="verify-reviewer", scale=3, max_lines=1)
+        goto = gr.Dropdown(choices=[], label=t("verify.goto"), elem_id="verify-goto", scale=1, min_width=130)
+        refresh = gr.Button(t("run.refresh"), scale=0, min_width=90, size="md", elem_id="verify-refresh")
+        # A button, not a drop zone: the zone was as tall as a third of the form. The column holds
+        # the button's file input too (a sibling of the button), so "#verify-upload" names both.
+        with gr.Column(elem_id="verify-upload", scale=0, min_width=150):
+            upload = gr.UploadButton(t("verify.upload_file"), file_types=[".json"], elem_id="verify-upload-button",
+                                     size="md")
+    # Reading on the left, scoring on the right: stacked, the form fell below the fold of a 900 px screen.
+    with gr.Row(elem_id="verify-form"):
+        with gr.Column(scale=5, elem_id="verify-reading"):
+            message = gr.Markdown(elem_id="verify-message")
+            where = gr.Markdown(elem_id="verify-where")
+            shown = gr.Markdown(latex_delimiters=LATEX_DELIMITERS, elem_id="verify-problem", max_height=300)
             judged = gr.Markdown(elem_id="verify-judge")
-    others = gr.Markdown(label=t("verify.others"), elem_id="verify-others")
-    with gr.Row():
-        score_radios = [gr.Radio(SCORE_CHOICES, value=None, label=d, elem_id=f"verify-{d}") for d in JUDGE_DIMENSIONS]
-    with gr.Row():
-        status = gr.Radio(list(reviews_file.STATUSES), label=t("verify.status"), elem_id="verify-status")
-        comments = gr.Textbox(label=t("verify.comments"), lines=2, elem_id="verify-comments")
-    # Optional, and asked blind: the win-rate judge's outcome for the problem is never shown here.
-    with gr.Row():
-        better = gr.Radio(list(reviews_file.PREFERENCES), value=None, label=t("verify.better"),
-                          elem_id="verify-better")
-        reference = gr.Markdown(elem_id="verify-reference")
-    with gr.Row():
-        previous = gr.Button(t("verify.previous"), elem_id="verify-prev")
-        following = gr.Button(t("verify.next"), elem_id="verify-next")
-        unverified = gr.Button(t("verify.next_unverified"), elem_id="verify-next-unverified")
-        goto = gr.Dropdown(choices=[], label=t("verify.goto"), elem_id="verify-goto")
-        save = gr.Button(t("verify.save"), variant="primary", elem_id="verify-save")
+            others = gr.Markdown(label=t("verify.others"), elem_id="verify-others", max_height=170)
+        with gr.Column(scale=4, elem_id="verify-scoring"):
+            score_radios = [gr.Radio(SCORE_CHOICES, value=None, label=t(f"verify.dim.{d}"), elem_id=f"verify-{d}",
+                                     elem_classes="verify-inline") for d in JUDGE_DIMENSIONS]
+            status = gr.Radio(status_choices(), label=t("verify.status"), elem_id="verify-status",
+                              elem_classes="verify-inline")
+            comments = gr.Textbox(label=t("verify.comments"), lines=1, max_lines=6, elem_id="verify-comments")
+            # Optional, and asked blind: the win-rate judge's outcome for the problem is never shown here.
+            better = gr.Radio(preference_choices(), value=None, label=t("verify.better"), elem_id="verify-better")
+            reference = gr.Markdown(elem_id="verify-reference")
+            with gr.Row(elem_id="verify-nav", equal_height=True):
+                previous = gr.Button(t("verify.previous"), elem_id="verify-prev", size="md", min_width=90)
+                following = gr.Button(t("verify.next"), elem_id="verify-next", size="md", min_width=90)
+                unverified = gr.Button(t("verify.next_unverified"), elem_id="verify-next-unverified", size="md",
+                                       min_width=120)
+            save = gr.Button(t("verify.save"), variant="primary", elem_id="verify-save", size="md")
     gr.Markdown(t("verify.keys"))
     progress = gr.Markdown(elem_id="verify-progress")
     review_next = gr.Markdown(label=t("verify.next_title"), elem_id="verify-review-next")
@@ -120,6 +134,7 @@ def build(demo) -> gr.Dropdown:
             hub_repo = gr.Textbox(label=t("verify.hub_repo"), elem_id="verify-hub-repo")
             hub_public = gr.Checkbox(label=t("verify.hub_public"), elem_id="verify-hub-public")
             hub_push = gr.Button(t("verify.hub_push"), elem_id="verify-hub-push")
+    adjudication = verify_adjudicate.build(position, reviewer, message, listen)
 
     view = [shown, judged, *score_radios, status, comments, better, reference, where, goto, others]
     summary = [progress, agreement_plot, disagreements, review_next]
@@ -237,10 +252,11 @@ def build(demo) -> gr.Dropdown:
 
     settings = [overlap, blind]
     listen(refresh.click, list_files, None, [data_file], api_name="verify_files")
-    listen(data_file.change, open_file, [data_file, pending, reviewer],
+    opening = listen(data_file.change, open_file, [data_file, pending, reviewer],
            [message, pending, position, *view, *summary, *settings], message, api_name="verify_open")
     listen(upload.upload, store_upload, [upload, reviewer],
            [message, pending, data_file, position, *view, *summary, *settings], message, api_name="verify_upload")
+    saves = []
     # Moving also refreshes the counts, which other reviewers may have changed. The name comes last,
     # so API callers that leave it out get the default.
     for trigger, handler, inputs, name in ((previous.click, lambda s, n="": move(s, -1, n), [position], "verify_previous"),
@@ -250,11 +266,13 @@ def build(demo) -> gr.Dropdown:
                                            (reviewer.submit, lambda s, n="": move(s, 0, n), [position], "verify_as")):
         event = listen(trigger, handler, [*inputs, reviewer], [message, position, *view], message, api_name=name)
         listen(event.then, progress_view, [position, reviewer], summary, api_visibility="private")
+        if name == "verify_as":  # in blind mode the name decides which disputes may be seen
+            saves.append(event)
     # The comparison with the reference comes last: API callers that leave it out answer nothing.
-    listen(save.click, save_current, [position, reviewer, *score_radios, status, comments, better],
-           [message, position, *view, *summary], message, api_name="verify_save", concurrency_limit=None)
-    listen(save_settings.click, change_settings, [position, overlap, blind, reviewer], [message, *view, *summary],
-           message, api_name="verify_settings")
+    saves.append(listen(save.click, save_current, [position, reviewer, *score_radios, status, comments, better],
+           [message, position, *view, *summary], message, api_name="verify_save", concurrency_limit=None))
+    saves.append(listen(save_settings.click, change_settings, [position, overlap, blind, reviewer],
+                        [message, *view, *summary], message, api_name="verify_settings"))
     listen(export.click, export_file, [position], [message, exported], message, api_name="verify_export_approved")
     listen(hub_push.click, push_to_hub, [position, hub_repo, hub_public], [message], message,
            api_name="verify_push_hub")
@@ -267,5 +285,13 @@ def build(demo) -> gr.Dropdown:
     # Slower: listing files walks the runs folder.
     gr.Timer(files_refresh_s()).tick(files_now, [known_files], [data_file, known_files], api_visibility="private",
                                      show_progress="hidden")
-    verify_adjudicate.build(position, reviewer, message, listen)
+    # The disputes follow the file: listed on opening, and again after every save that may start or
+    # end one; an adjudication also updates the counts and the open problem's reviews.
+    disputes = [adjudication.disputed, *adjudication.form]
+    listen(opening.then, verify_adjudicate.opened, [position, reviewer], disputes, api_visibility="private")
+    for event in saves:
+        listen(event.then, verify_adjudicate.after_save, [position, adjudication.disputed, reviewer], disputes,
+               api_visibility="private")
+    listen(adjudication.settled.then, others_now, [position, reviewer], [where, others, judged, *summary],
+           api_visibility="private")
     return data_file

@@ -24,13 +24,36 @@ from evalui.review import reviews as reviews_file
 from evalui.review.names import is_unnamed_label
 from evalui.review.uploads import FileProblem, is_companion, read_data_file
 from evalui.stats.metrics import JUDGE_DIMENSIONS
+from evalui.ui.i18n.strings import t
 from evalui.ui.latex import inert_markdown, problem_markdown
 from evalui.ui.space import on_space
 from evalui.ui.web.access import bare_names, current_user, say
 
 SCORE_CHOICES = [1, 2, 3, 4, 5]
 UNSET = [None] * len(JUDGE_DIMENSIONS)
-DISPUTED_COLUMNS = ["problem_id", "reviewers", "statuses_differ", "mean_range"]
+# The disputes' fields, in the order shown, each with its column header's catalog key.
+DISPUTED_COLUMNS = {"problem_id": "verify.col.problem", "reviewers": "verify.col.reviewers",
+                    "statuses_differ": "verify.col.statuses_differ", "mean_range": "verify.col.mean_range"}
+
+
+def dimension_label(dimension: str) -> str:
+    """A score dimension as the visitor reads it ("difficulty match"); files and the API keep the key."""
+    return say(f"verify.dim.{dimension}")
+
+
+def status_label(status) -> str:
+    """A review status as the visitor reads it ("needs revision"); an unknown one (a hand-edited file) as it is."""
+    key = f"verify.state.{status}"
+    return say(key) if status in (*reviews_file.STATUSES, "disputed") else str(status)
+
+
+def status_choices() -> list[tuple]:
+    """The status radio's choices: the page shows the labels, the handlers receive the keys."""
+    return [(t(f"verify.state.{s}"), s) for s in reviews_file.STATUSES]
+
+
+def preference_choices() -> list[tuple]:
+    return [(t(f"verify.pref.{p}"), p) for p in reviews_file.PREFERENCES]
 
 
 def uploads_dir() -> Path:
@@ -51,7 +74,8 @@ def incomplete(typed_name, scores: dict, status) -> str | None:
     typed = str(typed_name or "").strip()
     if not current_user() and is_unnamed_label(typed):
         return say("verify.msg.reserved", name=typed)
-    return missing_message(name=not viewer_name(typed), dimensions=reviews_file.unscored(scores),
+    return missing_message(name=not viewer_name(typed),
+                           dimensions=[dimension_label(d) for d in reviews_file.unscored(scores)],
                                           status=not status, sign_in=on_space())
 
 
@@ -120,10 +144,14 @@ def _cell(value) -> str:
 
 
 def _judge_markdown(judged: dict | None) -> str:
+    """The judge's scores as one row under the dimensions: four rows of a tall table would push the
+    review form below the fold."""
     if not judged:
         return say("verify.no_judge")
-    rows = "\n".join(f"| {d} | {judged[d]:.1f} |" for d in JUDGE_DIMENSIONS)
-    return f"{say('verify.judge_table')}\n{rows}"
+    return "\n".join([say("verify.judge_title"), "",
+                      "| " + " | ".join(dimension_label(d) for d in JUDGE_DIMENSIONS) + " |",
+                      "|" + "---|" * len(JUDGE_DIMENSIONS),
+                      "| " + " | ".join(f"{judged[d]:.1f}" for d in JUDGE_DIMENSIONS) + " |"])
 
 
 def reviews_markdown(reviews: reviews_file.ProblemReviews | None, visible: bool) -> str:
@@ -132,16 +160,16 @@ def reviews_markdown(reviews: reviews_file.ProblemReviews | None, visible: bool)
         return say("verify.no_reviews")
     if not visible:
         return say("verify.hidden", n=len(reviews.reviews))
-    header = "| " + " | ".join([say("verify.reviewer_column"), *JUDGE_DIMENSIONS, say("verify.status"),
+    header = "| " + " | ".join([say("verify.reviewer_column"), *map(dimension_label, JUDGE_DIMENSIONS), say("verify.status"),
                                 say("verify.comments")]) + " |"
     rows = [f"| {_cell(r['reviewer'])} | " + " | ".join(str(r["scores"][d]) for d in JUDGE_DIMENSIONS)
-            + f" | {r['status']} | {_cell(r.get('comments'))} |" for r in reviews.reviews]
+            + f" | {_cell(status_label(r['status']))} | {_cell(r.get('comments'))} |" for r in reviews.reviews]
     final = reviews.final
     note = say("verify.final_adjudicated" if reviews.adjudicated else "verify.final_latest",
-               reviewer=inert_markdown(final["reviewer"]), status=_cell(final["status"])) if final else ""
+               reviewer=inert_markdown(final["reviewer"]), status=_cell(status_label(final["status"]))) if final else ""
     if reviews.disputed:
         note = say("verify.final_disputed", statuses=", ".join(
-            f"{inert_markdown(r['reviewer'])}: {_cell(r['status'])}" for r in reviews.reviews))
+            f"{inert_markdown(r['reviewer'])}: {_cell(status_label(r['status']))}" for r in reviews.reviews))
     unnamed = [r["reviewer"] for r in reviews.reviews if is_unnamed_label(r["reviewer"])]
     if unnamed:
         note += "\n\n" + say("verify.msg.unnamed_note", labels=", ".join(unnamed))
@@ -180,7 +208,7 @@ def render(position: dict, typed_name: str = "") -> tuple:
         final = reviews.final
         where += say("verify.reviewed_by", reviewer=inert_markdown(final.get("reviewer")),
                      when=inert_markdown(readable_time(final.get("verified_at"))),
-                     status=say("verify.status_disputed") if reviews.disputed else _cell(final["status"]))
+                     status=status_label("disputed" if reviews.disputed else final["status"]))
     elif reviews and reviews.reviews:
         where += say("verify.hidden", n=len(reviews.reviews))
     elif problem["problem_id"] in flagged:
@@ -243,7 +271,7 @@ def progress_view(position: dict, typed_name: str = "") -> tuple:
     counts = reviews_file.review_progress(problems, finals)
     agreed = report.final_vs_judge(finals, judged)
     text = (say("verify.progress", verified=counts["verified"], total=counts["total"]) + " · "
-            + " · ".join(f"{status}: {n}" for status, n in counts["by_status"].items()))
+            + " · ".join(f"{status_label(status)}: {n}" for status, n in counts["by_status"].items()))
     if viewer:
         queue = assignment.needs_review([p["problem_id"] for p in problems], parsed, viewer, settings["overlap"])
         text += say("verify.queue_line", n=len(queue), overlap=settings["overlap"])
@@ -257,16 +285,24 @@ def progress_view(position: dict, typed_name: str = "") -> tuple:
     figure = None
     if agreed["compared"]:
         figure = go.Figure([
-            go.Bar(name=say("verify.human"), x=list(JUDGE_DIMENSIONS),
+            go.Bar(name=say("verify.human"), x=[dimension_label(d) for d in JUDGE_DIMENSIONS],
                    y=[agreed["per_dimension"][d]["human_mean"] for d in JUDGE_DIMENSIONS]),
-            go.Bar(name=say("verify.judge"), x=list(JUDGE_DIMENSIONS),
+            go.Bar(name=say("verify.judge"), x=[dimension_label(d) for d in JUDGE_DIMENSIONS],
                    y=[agreed["per_dimension"][d]["judge_mean"] for d in JUDGE_DIMENSIONS]),
         ])
         figure.update_layout(barmode="group", title=say("verify.chart_title"), yaxis={"range": [0, 5.2]})
     # In blind mode a dispute names problems the viewer may not have reviewed yet: list only those they may see.
     disputed = [d for d in figures["most_disputed"]
                 if assignment.may_see_others(parsed.get(d["problem_id"]), viewer, settings["blind"])]
-    return text, figure, pd.DataFrame(disputed, columns=DISPUTED_COLUMNS), next_markdown(path)
+    return text, figure, disputed_table(disputed), next_markdown(path)
+
+
+def disputed_table(disputed: list[dict]) -> pd.DataFrame:
+    """The most disputed problems under readable headers, "yes"/"no" for whether the statuses differ."""
+    rows = [{**d, "statuses_differ": say("verify.pref.yes" if d["statuses_differ"] else "verify.pref.no"),
+             "mean_range": round(d["mean_range"], 2)} for d in disputed]
+    table = pd.DataFrame(rows, columns=list(DISPUTED_COLUMNS))
+    return table.rename(columns={field: say(key) for field, key in DISPUTED_COLUMNS.items()})
 
 
 def missing_message(*, name: bool, dimensions: list[str], status: bool, sign_in: bool = False) -> str | None:

@@ -103,8 +103,8 @@ def test_the_api_refuses_a_review_without_a_name_or_with_scores_unset(app_url):
     said = client.predict("", 5, 4, 3, 4, "approved", "", api_name="/verify_save")
     assert said[0] == "⚠️ Not saved. Still needed: your name (reviews are kept per reviewer)."
     said = client.predict("ana", None, 4, None, 4, None, "", api_name="/verify_save")
-    assert said[0] == ("⚠️ Not saved. Still needed: a score from 1 to 5 for correctness, difficulty_match; "
-                       "a status (approved, rejected or needs_revision).")
+    assert said[0] == ("⚠️ Not saved. Still needed: a score from 1 to 5 for correctness, difficulty match; "
+                       "a status (approved, rejected or needs revision).")
     said = client.predict("anonymous", 5, 4, 3, 4, "approved", "", api_name="/verify_save")
     assert "kept for reviews saved without a name" in said[0]
     assert not v.verifications_path(data).exists()

@@ -144,7 +144,7 @@ def test_the_panel_names_what_is_missing_and_shows_unnamed_reviews_as_such(tmp_p
     assert incomplete("ana", full, "approved") is None
     assert incomplete("  ", full, "approved") == "Not saved. Still needed: your name (reviews are kept per reviewer)."
     assert incomplete("ana", {**full, "clarity": None}, None) == (
-        "Not saved. Still needed: a score from 1 to 5 for clarity; a status (approved, rejected or needs_revision).")
+        "Not saved. Still needed: a score from 1 to 5 for clarity; a status (approved, rejected or needs revision).")
     assert "kept for reviews saved without a name" in incomplete("anonymous-2", full, "approved")
     assert viewer_name(" Anonymous ") == "" and viewer_name(" ana ") == "ana"  # no name: nobody's own reviews
 
