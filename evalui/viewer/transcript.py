@@ -155,7 +155,8 @@ _NOT_SHOWN = ("claimed_by",)
 def sample_json(sample) -> str:
     """The stored sample as the JSON tab shows it (and its Copy button copies): every field of the
     record but the worker's claim. A stored sample holds no endpoint settings (no key, no header)."""
-    record = dataclasses.asdict(sample) if dataclasses.is_dataclass(sample) else dict(vars(sample))
+    record = dataclasses.asdict(sample) if dataclasses.is_dataclass(sample) and not isinstance(sample, type) \
+        else dict(vars(sample))
     return json.dumps({k: v for k, v in record.items() if k not in _NOT_SHOWN}, ensure_ascii=False, indent=2,
                       default=str)
 
