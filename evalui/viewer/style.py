@@ -59,7 +59,7 @@ mark.evalui-hit { background: #fff3b0; color: inherit; padding: 0 1px; border-ra
 .evalui-msg-head { font-size: 12px; }
 .evalui-figures { color: #6e7781; margin-left: 8px; }
 details.evalui-fold > summary { cursor: pointer; font-family: monospace; font-size: 12.5px; }
-.evalui-aligned-calls td { vertical-align: top; padding: 2px 6px; font-size: 12.5px; overflow-wrap: anywhere; }
+.evalui-aligned-calls td { vertical-align: top; padding: 2px 6px; font-size: 12.5px; overflow-wrap: break-word; word-break: normal; }
 .evalui-call-changed { background: rgba(212, 167, 44, 0.2); }
 .evalui-call-only_a { background: rgba(207, 34, 46, 0.12); }
 .evalui-call-only_b { background: rgba(26, 127, 55, 0.12); }
