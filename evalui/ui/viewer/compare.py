@@ -112,14 +112,10 @@ def build(store) -> PairParts:
         return compare_known(known_run(store, a_id), known_run(store, b_id), differ_only)
 
     @guarded(2)
-    def show_bucket(a_id, b_id, chosen, differ_only=False):
-        return gr.update(choices=bucket_samples(store, a_id, b_id, chosen, bool(differ_only)), value=None), ""
-
-    @guarded(2)
-    def filter_bucket(a_id, b_id, chosen, differ_only, shown):
-        """The bucket's list again; the sample on show stays when the list still holds it."""
+    def show_bucket(a_id, b_id, chosen, differ_only=False, shown=None):
+        """The bucket's list; the sample on show stays when the list holds it (else the view empties)."""
         choices = bucket_samples(store, a_id, b_id, chosen, bool(differ_only))
-        if shown in {i for _, i in choices}:
+        if shown and shown in {i for _, i in choices}:
             return gr.update(choices=choices), gr.skip()
         return gr.update(choices=choices, value=None), ""
 
@@ -131,9 +127,8 @@ def build(store) -> PairParts:
         return side_by_side(store, a_id, b_id, str(sample_id).strip())
 
     compare.click(compare_pair, [a, b, differ], [figures, bucket, flips, detail, record], api_name="runs_compare_pair")
-    bucket.input(lambda x, y, z, d=False: show_bucket(known_run(store, x), known_run(store, y), z, d),
-                 [a, b, bucket, differ], [flips, detail], api_name="runs_compare_bucket")
-    differ.input(lambda x, y, z, d, s: filter_bucket(known_run(store, x), known_run(store, y), z, d, s),
-                 [a, b, bucket, differ, flips], [flips, detail], api_name="runs_compare_filter")
+    for control, name in ((bucket, "runs_compare_bucket"), (differ, "runs_compare_filter")):
+        control.input(lambda x, y, z, d=False, s=None: show_bucket(known_run(store, x), known_run(store, y), z, d, s),
+                      [a, b, bucket, differ, flips], [flips, detail], api_name=name)
     flips.input(compare_sample, [a, b, flips], [detail], api_name="runs_compare_sample")
     return parts
