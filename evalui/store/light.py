@@ -38,6 +38,9 @@ _VERDICT_WHERE = {
 ERROR_TYPE_SQL = ("CASE WHEN stage != 'judged' THEN (CASE WHEN error IS NOT NULL THEN 'endpoint_error' ELSE '' END)"
                   " WHEN correct = 1 THEN '' ELSE COALESCE(error_type, '') END")
 _TOKENS = "(prompt_tokens + completion_tokens)"
+# The verdict word in SQL (as verdict_word).
+VERDICT_SQL = ("CASE WHEN stage = 'judged' THEN (CASE WHEN unscored = 1 THEN 'unscored' WHEN correct = 1 THEN 'correct'"
+               " ELSE 'wrong' END) WHEN error IS NOT NULL THEN 'error' ELSE 'pending' END")
 # For the viewer's list (evalui.store.view): each verdict word's condition, and a sample's tokens.
 VERDICT_WHERE, TOKENS_SQL = _VERDICT_WHERE, _TOKENS
 # order_by names → SQL; each but error_type has an index that starts with exp_id (schema.py).
@@ -321,26 +324,27 @@ class LightReadsMixin:
 
     def sample_facets(self: StoreCore, exp_id: str) -> dict[str, dict[str, int]]:
         """What each filter can choose for this run, with counts: ``verdict``, ``group``,
-        ``error_type`` and ``finding`` (scanner names, and ANY_INVALID when some sample is invalid)."""
+        ``error_type`` and ``finding`` (scanner names, and ANY_INVALID when some sample is invalid).
+        One pass over the run's rows, grouped in SQL (a few hundred groups at most)."""
         facets: dict[str, dict[str, int]] = {"verdict": {}, "group": {}, "error_type": {}, "finding": {}}
-        for name, sql in (("group", "grp"), ("error_type", ERROR_TYPE_SQL)):
-            for row in self._read(f"SELECT {sql} AS value, COUNT(*) AS n FROM samples WHERE exp_id = ?"
-                                  f" GROUP BY {sql} ORDER BY MIN(position)", (exp_id,)):
-                if row["value"]:
-                    facets[name][row["value"]] = int(row["n"])
-        for word in VERDICTS:
-            n = self._read(f"SELECT COUNT(*) AS n FROM samples WHERE exp_id = ? AND ({_VERDICT_WHERE[word]})",
-                           (exp_id,))[0]["n"]
-            if n:
-                facets["verdict"][word] = int(n)
+        rows = self._read(f"SELECT grp, {ERROR_TYPE_SQL} AS kind, {VERDICT_SQL} AS word, findings, COUNT(*) AS n,"
+                          " MIN(position) AS first FROM samples WHERE exp_id = ? GROUP BY 1, 2, 3, 4", (exp_id,))
+        first: dict[tuple[str, str], int] = {}
         invalid = 0
         scanners: dict[str, int] = {}
-        for row in self._read("SELECT findings, COUNT(*) AS n FROM samples WHERE exp_id = ? AND findings IS NOT NULL"
-                              " AND findings != ',' GROUP BY findings", (exp_id,)):
+        for row in rows:
+            n = int(row["n"])
+            for name, value in (("group", row["grp"]), ("error_type", row["kind"]), ("verdict", row["word"])):
+                if value:
+                    facets[name][value] = facets[name].get(value, 0) + n
+                    first[(name, value)] = min(first.get((name, value), row["first"]), row["first"])
             pairs = parse_findings(row["findings"]) or []
-            invalid += int(row["n"]) if any(severity == INVALID for _, severity in pairs) else 0
+            invalid += n if any(severity == INVALID for _, severity in pairs) else 0
             for scanner in {scanner for scanner, _ in pairs}:
-                scanners[scanner] = scanners.get(scanner, 0) + int(row["n"])
+                scanners[scanner] = scanners.get(scanner, 0) + n
+        for name in ("group", "error_type"):  # in the order they first occur in the run
+            facets[name] = dict(sorted(facets[name].items(), key=lambda item: first[(name, item[0])]))
+        facets["verdict"] = {word: facets["verdict"][word] for word in VERDICTS if word in facets["verdict"]}
         if invalid:
             facets["finding"][ANY_INVALID] = invalid
         facets["finding"].update(sorted(scanners.items()))

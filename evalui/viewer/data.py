@@ -131,6 +131,9 @@ def listing(store, exp_id: str, *, verdict=rows_.ALL, group=rows_.ALL, error_typ
     """(every row of the run, the rows that pass the filters and the search, sorted), the second
     filtered, searched and sorted in SQL. ``page`` reads one page of them."""
     every = run_rows(store, exp_id)
+    if all(_chosen(value) is None for value in (verdict, group, error_type, finding)) and not (text or "").strip() \
+            and column not in rows_.COLUMNS:
+        return every, every[::-1] if descending else list(every)  # the run in stored order: its rows as they are
     found = store.sample_view(exp_id, verdict=_chosen(verdict), group=_chosen(group), error_type=_chosen(error_type),
                               finding=_chosen(finding), text=text or "", column=column, descending=bool(descending))
     return every, [_as_row(r) for r in found.rows]

@@ -67,6 +67,7 @@ def test_a_sqlite_store_from_before_the_epoch_column_migrates(tmp_path, monkeypa
     with sqlite3.connect(path) as db:  # the store as the step before wrote it
         db.execute("DROP INDEX samples_by_epoch")
         db.execute("ALTER TABLE samples DROP COLUMN epoch")
+        db.execute("ALTER TABLE samples DROP COLUMN error_findings")  # a later step's column
         db.execute(f"PRAGMA user_version = {BEFORE_EPOCHS}")
         assert "epoch" not in {row[1] for row in db.execute("PRAGMA table_info(samples)")}
     migrated = RunStore(path)
@@ -86,6 +87,7 @@ def test_a_postgresql_store_from_before_the_epoch_column_migrates(tmp_path, monk
     old = PostgresConnection(pg_url)
     old.execute("DROP INDEX samples_by_epoch")
     old.execute("ALTER TABLE samples DROP COLUMN epoch")
+    old.execute("ALTER TABLE samples DROP COLUMN error_findings")  # a later step's column
     old.execute("UPDATE evalui_schema SET version = ?", (BEFORE_EPOCHS,))
     old.commit()
     old.close()

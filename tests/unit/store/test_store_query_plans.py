@@ -1,5 +1,6 @@
-"""Every query of the light reads, the listing and the comparison's reads searches an index on
-SQLite: none scans the samples table, and a page in run or group order needs no sort."""
+"""Every query of the light reads, the viewer's list (filtered, searched, sorted), the listing and the
+comparison's reads searches an index on SQLite: none scans the samples table, and a page in run or group
+order needs no sort."""
 
 from __future__ import annotations
 
@@ -68,6 +69,10 @@ READS = {
     "most tokens": lambda s: s.sample_page("r1", 0, 5, order_by="tokens", descending=True),
     "by group": lambda s: s.sample_page("r1", 0, 5, order_by="group"),
     "facets": lambda s: s.sample_facets("r1"),
+    "the viewer's page": lambda s: s.sample_view("r1", limit=50),
+    "the viewer's page holding a sample": lambda s: s.sample_view("r1", column="verdict", offset=None, limit=50,
+                                                                  selected="s30"),
+    "the viewer's search": lambda s: s.sample_view("r1", text="boom", verdict="error", limit=50),
     "one sample": lambda s: s.sample("r1", "s7"),
     "some samples": lambda s: s.samples_by_id("r1", ["s1", "s2"]),
     "progress": lambda s: s.progress("r1"),
