@@ -127,8 +127,11 @@ def build(store) -> PairParts:
         return side_by_side(store, a_id, b_id, str(sample_id).strip())
 
     compare.click(compare_pair, [a, b, differ], [figures, bucket, flips, detail, record], api_name="runs_compare_pair")
-    for control, name in ((bucket, "runs_compare_bucket"), (differ, "runs_compare_filter")):
-        control.input(lambda x, y, z, d=False, s=None: show_bucket(known_run(store, x), known_run(store, y), z, d, s),
-                      [a, b, bucket, differ, flips], [flips, detail], api_name=name)
+    def bucket_of(a_id, b_id, chosen, differ_only=False, shown=None):
+        return show_bucket(known_run(store, a_id), known_run(store, b_id), chosen, differ_only, shown)
+
+    bucket.input(bucket_of, [a, b, bucket, differ, flips], [flips, detail], api_name="runs_compare_bucket")
+    # The same list, the filter changed: API callers give it to runs_compare_bucket.
+    differ.input(bucket_of, [a, b, bucket, differ, flips], [flips, detail], api_visibility="private")
     flips.input(compare_sample, [a, b, flips], [detail], api_name="runs_compare_sample")
     return parts
