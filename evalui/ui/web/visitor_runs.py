@@ -21,7 +21,8 @@ SHARED_DEFAULT = 2
 
 
 def max_runs() -> int | None:
-    value = read("max_runs_per_visitor")  # None when unset, and when refused: a typo must not lift the cap
+    # Unset and refused (a typo) alike get the deployment's default: a typo never lifts a shared cap.
+    value = read("max_runs_per_visitor")
     if value is not None:
         return value if value > 0 else None
     return SHARED_DEFAULT if shared_deployment() else None

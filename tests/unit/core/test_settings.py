@@ -111,3 +111,31 @@ def test_lists_and_unknown_fields(monkeypatch):
     assert read_list("allowed_users") == []
     with pytest.raises(KeyError):
         read("no_such_setting")
+
+
+def test_the_callers_keep_their_own_fallbacks(monkeypatch, tmp_path):
+    from evalui.errors import InputError
+    from evalui.jsonl import check_input_file
+    from evalui.run.step_limits import StepLimits
+    from evalui.ui.web import visitor_runs
+
+    # A benchmark's own step limits stand wherever the operator's are unset or refused.
+    monkeypatch.setenv("EVALUI_MAX_CALLS_PER_STEP", "many")
+    monkeypatch.setenv("EVALUI_MAX_STEP_BYTES", "1000")
+    monkeypatch.delenv("EVALUI_MAX_SAMPLE_BYTES", raising=False)
+    assert StepLimits.from_env(8, 64, 512) == StepLimits(8, 1000, 512)
+
+    # The input size limit is refused, not defaulted, and the message names the variable only.
+    small = tmp_path / "small.jsonl"
+    small.write_text("{}\n")
+    monkeypatch.setenv("EVALUI_MAX_INPUT_MB", "fifty")
+    with pytest.raises(InputError, match="EVALUI_MAX_INPUT_MB") as refused:
+        check_input_file(small)
+    assert "fifty" not in str(refused.value)
+
+    # A typo in the visitors' cap keeps a shared server's cap of 2.
+    for name in ("SPACE_ID", "EVALUI_ALLOWED_USERS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("EVALUI_SHARED", "1")
+    monkeypatch.setenv(visitor_runs.MAX_RUNS_ENV, "lots")
+    assert visitor_runs.max_runs() == visitor_runs.SHARED_DEFAULT == 2
