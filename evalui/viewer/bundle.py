@@ -9,12 +9,14 @@ the page's script builds the list with textContent only."""
 from __future__ import annotations
 
 import json
+import re
 import secrets
+import unicodedata
 from pathlib import Path
 
 from evalui.errors import InputError
 from evalui.scanners.labels import finding_key, read_labels
-from evalui.store.search import sample_text
+from evalui.store.search import call_part, sample_part, verdict_part
 from evalui.viewer import findings as labelling
 from evalui.viewer import rows as rows_
 from evalui.viewer.bundle_page import PAGE
@@ -22,7 +24,36 @@ from evalui.viewer.data import experiment_of
 from evalui.viewer.style import LIST_CSS, TRANSCRIPT_CSS
 from evalui.viewer.transcript import transcript_html
 
-SEARCH_CHARS = 20_000  # of each sample's text searched in the page; a long agent transcript is searched in its head
+# The page's search matches as the store's index (SQLite FTS5, unicode61 with remove_diacritics 2): a
+# word is a run of letters and digits (an underscore or any other sign ends it), lower-cased, a Latin
+# letter without its accents. The page's script splits a query the same way (its `words`).
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _plain(char: str) -> str:
+    base = unicodedata.normalize("NFD", char)
+    code = ord(base[0])
+    # FTS5 takes the accents off Latin letters only (a kana's voicing mark stays).
+    return base[0] if len(base) > 1 and (code < 0x250 or 0x1E00 <= code <= 0x1EFF) else char
+
+
+def words_of(text: str) -> str:
+    """``text`` as the index holds it: its words, folded, each after one space (so that a phrase is
+    found by `" " + words`, its last word also as a prefix)."""
+    return "".join(" " + "".join(_plain(c) for c in word) for word in _WORD.findall(text.lower()))
+
+
+def search_parts(sample) -> list[str]:
+    """The sample's documents as the store indexes them (evalui.store.search: its id and group, the
+    call once asked or failed, the verdict once judged), each as ``words_of``. A sample matches a
+    query when each piece of it is in one of these."""
+    parts = [sample_part(sample.sample_id, sample.group)]
+    if sample.request is not None or sample.error is not None:
+        parts.append(call_part(sample.request, None if sample.error else sample.response, sample.trajectory,
+                               sample.error))
+    if sample.stage == "judged":
+        parts.append(verdict_part(sample.prediction, sample.verdict))
+    return [words_of(part) for part in parts]
 
 
 def bundle_data(store, exp_id: str) -> dict:
@@ -41,7 +72,7 @@ def bundle_data(store, exp_id: str) -> dict:
         row = rows_.light_row(sample, mine, number)
         rows.append(row)
         panes[sample.sample_id] = transcript_html(experiment["benchmark"], sample, exp_id, mine)
-        texts[sample.sample_id] = sample_text(sample)[:SEARCH_CHARS].casefold()
+        texts[sample.sample_id] = search_parts(sample)
     summary = experiment.get("summary") or {}
     return {"exp_id": exp_id, "benchmark": experiment["benchmark"], "model": experiment.get("model", ""),
             "status": experiment.get("status", ""), "accuracy": summary.get("accuracy"),

@@ -33,10 +33,11 @@ __CSS__
   <span id="evalui-position">0 / 0</span>
 </div>
 <div class="evalui-columns">
-  <div id="evalui-list-pane" tabindex="0"><div class="evalui-list"><table><thead><tr id="evalui-heads"></tr></thead>
-    <tbody id="evalui-rows"></tbody></table><p id="evalui-empty" class="evalui-list-empty" hidden>No sample matches.</p>
-    <div class="evalui-pager"><button id="evalui-prev-page">&#9664;</button> <span id="evalui-page"></span>
-    <button id="evalui-next-page">&#9654;</button></div></div></div>
+  <div id="evalui-list-pane" tabindex="0"><div class="evalui-list"><div class="evalui-list-top">
+    <div class="evalui-pager"><button id="evalui-prev-page" title="Previous page">&#9664;</button> <span id="evalui-page"
+    class="evalui-page"></span> <button id="evalui-next-page" title="Next page">&#9654;</button></div></div>
+    <table><thead><tr id="evalui-heads"></tr></thead><tbody id="evalui-rows"></tbody></table>
+    <p id="evalui-empty" class="evalui-list-empty" hidden>No sample matches.</p></div></div>
   <div id="evalui-detail"></div>
 </div>
 <script type="application/json" id="evalui-data">__DATA__</script>
@@ -68,20 +69,29 @@ __CSS__
     });
     $('evalui-heads').appendChild(head);
   }
-  const passes = (row, words) => {
+  const passes = (row, phrases) => {
     const chosen = (id) => $(id).value;
     if (![ 'all', row.verdict ].includes(chosen('evalui-verdict'))) return false;
     if (![ 'all', row.group ].includes(chosen('evalui-group'))) return false;
     if (![ 'all', row.error_type ].includes(chosen('evalui-error-type'))) return false;
     const finding = chosen('evalui-finding');
     if (finding === 'any invalid' ? !row.invalid : finding !== 'all' && !row.scanners.includes(finding)) return false;
-    const text = own(data.text, row.id) || '';
-    return words.every((word) => text.includes(word));
+    const parts = own(data.text, row.id) || [];
+    return phrases.every((words) => parts.some((part) => part.includes(' ' + words.join(' '))));
   };
+  // As the store's search (evalui.store.search) and the bundle's index (bundle.words_of): each
+  // whitespace-separated piece is a phrase of words (letters and digits), lower-cased, Latin letters
+  // without accents; its words in a row in one of the sample's parts, the last also as a prefix.
+  const fold = (word) => Array.from(word.toLowerCase(), (c) => {
+    const base = Array.from(c.normalize('NFD')), code = base[0].codePointAt(0);
+    return base.length > 1 && (code < 0x250 || (code >= 0x1E00 && code <= 0x1EFF)) ? base[0] : c;
+  }).join('');
+  const phrasesOf = (query) => query.split(/\\s+/)
+    .map((piece) => (piece.match(/[\\p{L}\\p{N}]+/gu) || []).map(fold)).filter((words) => words.length);
   const sortKey = (row) => state.sort === 'verdict' ? order.indexOf(row.verdict) : row[state.sort];
   function refresh(reset) {
-    const words = $('evalui-search').value.toLowerCase().split(/\\s+/).filter(Boolean);
-    let shown = data.rows.filter((row) => passes(row, words));
+    const phrases = phrasesOf($('evalui-search').value);
+    let shown = data.rows.filter((row) => passes(row, phrases));
     if (state.sort !== 'position') {
       const known = shown.filter((r) => r[state.sort] !== null && r[state.sort] !== '');
       const empty = shown.filter((r) => r[state.sort] === null || r[state.sort] === '');
