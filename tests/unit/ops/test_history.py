@@ -1,6 +1,8 @@
 """Run history: list, compare, resume with the stored endpoint, delete."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from evalui.ops import history
@@ -38,8 +40,10 @@ def test_multi_turn_gold_is_shown_turn_by_turn():
     entry = next(e for e in load_category("multi_turn_base") if len(e.possible_answer) > 1)
     stored = Sample(exp_id="r", sample_id=f"{entry.id}#e2", position=0, group="multi_turn_base", stage="judged",
                     payload={}, epoch=2)
-    shown = BENCHMARK.target(stored).shown.splitlines()  # the viewer's gold answer, for a second epoch too
-    assert len(shown) == len(entry.possible_answer)
-    for number, (line, calls) in enumerate(zip(shown, entry.possible_answer), 1):
-        assert line.startswith(f"turn {number}: ")
-        assert all(call in line for call in calls) or (not calls and line.endswith("(no calls)"))
+    from evalui.benchmarks.bfcl.calls import NO_CALL, gold_call_text
+
+    shown = BENCHMARK.target(stored).shown  # the viewer's gold answer, for a second epoch too
+    turns = re.split(r"^Turn (\d+)\n", shown, flags=re.MULTILINE)[1:]  # numbered from 1, each turn's calls below it
+    assert [int(n) for n in turns[0::2]] == list(range(1, len(entry.possible_answer) + 1))
+    for lines, calls in zip(turns[1::2], entry.possible_answer, strict=True):
+        assert [line.strip() for line in lines.splitlines()] == ([gold_call_text(c) for c in calls] or [NO_CALL])
