@@ -21,7 +21,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "aime.results_intro": ("Pick a generated file, judge it and compare it with real AIME 2025 problems. The judge is "
                            "the model named here (same base URL and key as above), at low temperature.",
                            "选择一个生成文件，用 LLM 评委打分，并与 AIME 2025 真题比较。评委为此处指定的模型"
-                           "（使用上方相同的 Base URL 与密钥），低温度运行。"),
+                           "（使用上方相同的基础 URL 与密钥），低温度运行。"),
     "aime.file": ("Generated file", "生成文件"),
     "aime.judge_model": ("Judge model", "评委模型"),
     "aime.real": ("Real AIME 2025 problems", "AIME 2025 真题"),

@@ -32,7 +32,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "gaia.transcript_task": ("Task", "任务"),
     "msg.no_tasks": ("The selection has no GAIA tasks.", "所选范围内没有 GAIA 任务。"),
     "score.gaia_intro": ('### GAIA submission\nJSON lines `{"task_id", "model_answer"}` and GAIA\'s metadata.',
-                         '### GAIA 提交文件\nJSON lines 格式 `{"task_id", "model_answer"}`，以及 GAIA 的 metadata。'),
+                         '### GAIA 提交文件\nJSONL 格式 `{"task_id", "model_answer"}`，以及 GAIA 的元数据。'),
     "score.gaia_button": ("Score GAIA submission", "为 GAIA 提交评分"),
     "score.gaia_figures": ("| figure | value |\n|---|---|\n| correct (exact match) | {correct} of {total} |\n"
                            "| accuracy | {accuracy} |\n| lenient accuracy (partial, not the score) | {lenient} |\n"

@@ -26,7 +26,7 @@ VERIFY_STRINGS: dict[str, tuple[str, str]] = {
     "verify.disputed": ("Disputed problem", "争议题目"),
     "verify.adjudicate_save": ("Set final review", "设为最终审阅"),
     "verify.hub": ("Export to the Hugging Face Hub", "导出到 Hugging Face Hub"),
-    "verify.hub_repo": ("Dataset repository (owner/name)", "数据集仓库（owner/name）"),
+    "verify.hub_repo": ("Dataset repository (owner/name)", "数据集仓库（所有者/名称）"),
     "verify.hub_public": ("Public (a new repository is private otherwise)", "公开（否则新仓库为私有）"),
     "verify.hub_push": ("Push approved problems with their reviews", "推送已通过的题目及其审阅"),
     "verify.agreement": ("Human vs LLM judge", "人工与 LLM 评委对比"),
