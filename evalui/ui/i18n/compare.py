@@ -13,6 +13,12 @@ COMPARE_STRINGS: dict[str, tuple[str, str]] = {
     "pair.bucket.broken": ("broken (A right → B wrong): {n}", "退化（A 对 → B 错）：{n}"),
     "pair.bucket.both_wrong": ("both wrong: {n}", "均错误：{n}"),
     "pair.bucket.both_right": ("both right: {n}", "均正确：{n}"),
+    # the same, before a comparison counts them
+    "pair.title.all": ("every paired sample", "全部配对样本"),
+    "pair.title.fixed": ("fixed (A wrong → B right)", "修复（A 错 → B 对）"),
+    "pair.title.broken": ("broken (A right → B wrong)", "退化（A 对 → B 错）"),
+    "pair.title.both_wrong": ("both wrong", "均错误"),
+    "pair.title.both_right": ("both right", "均正确"),
     "pair.no_bucket": ("No bucket named {name}: one of {names}.", "没有名为 {name} 的分组：可选 {names}。"),
     # the comparison of one sample
     "pair.run_a": ("A: {run}", "A：{run}"),

@@ -85,7 +85,8 @@ def build(store) -> PairParts:
         compare = gr.Button(t("runs.pair_compare"), elem_id="runs-pair-compare", scale=1)
     figures = gr.Markdown(elem_id="runs-pair-figures")
     with gr.Row():
-        bucket = gr.Radio(bucket_choices({name: [] for name in pair.BUCKETS}), value="broken",
+        # Titles only until a comparison counts the buckets (then in the visitor's language, by say()).
+        bucket = gr.Radio([(t(f"pair.title.{name}"), name) for name in pair.CHOICES], value="broken",
                           label=t("runs.pair_bucket"), elem_id="runs-pair-bucket", scale=3)
         differ = gr.Checkbox(False, label=t("pair.differ_only"), elem_id="runs-pair-differ", scale=1)
         flips = gr.Dropdown(choices=[], label=t("runs.pair_flips"), elem_id="runs-pair-flips", scale=3,
