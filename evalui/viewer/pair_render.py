@@ -75,7 +75,7 @@ def _figures(sample, words: Words) -> dict[str, str]:
     verdict = verdict_of(sample)
     latency = "–" if sample.latency_s is None else words("pair.seconds", value=f"{sample.latency_s:.2f}")
     tokens = f"{int(sample.prompt_tokens or 0)} + {int(sample.completion_tokens or 0)}"
-    return {"verdict": f'<span class="evalui-pill evalui-v-{e(verdict)}">{e(verdict)}</span>',
+    return {"verdict": f'<span class="evalui-pill evalui-v-{e(verdict)}">{e(words("pair.v." + verdict))}</span>',
             "error_type": f"<code>{e(error_type_of(sample))}</code>" if error_type_of(sample) else "–",
             "latency": _num(latency), "tokens": _num(tokens)}
 

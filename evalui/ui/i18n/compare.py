@@ -30,6 +30,12 @@ COMPARE_STRINGS: dict[str, tuple[str, str]] = {
     "pair.gold": ("Gold answer", "标准答案"),
     "pair.latency": ("Latency", "延迟"),
     "pair.tokens": ("Tokens (prompt + completion)", "Token（提示 + 生成）"),
+    # verdict words, as the pills and the sample list show them
+    "pair.v.correct": ("correct", "正确"),
+    "pair.v.wrong": ("wrong", "错误"),
+    "pair.v.error": ("error", "出错"),
+    "pair.v.unscored": ("unscored", "未评分"),
+    "pair.v.pending": ("pending", "待运行"),
     "pair.no_answer": ("(none)", "（无）"),
     "pair.no_gold": ("(not known to this run)", "（本次运行未知）"),
     "pair.missing": ("(not in this run)", "（不在此运行中）"),

@@ -14,7 +14,7 @@ import gradio as gr
 
 from evalui.errors import InputError
 from evalui.reports.comparison import CannotCompare, compare_runs, comparison_markdown
-from evalui.ui.i18n.strings import t
+from evalui.ui.i18n.strings import STRINGS, t
 from evalui.ui.web.access import guarded, say
 from evalui.viewer import data, pair
 from evalui.viewer.pair_render import PAIR_CSS, side_by_side_html
@@ -64,7 +64,10 @@ def bucket_samples(store, a_id: str, b_id: str, bucket: str, differ_only: bool =
     if differ_only:
         benchmark = data.experiment_of(store, a_id)["benchmark"]
         ids = pair.differing(store, benchmark, a_id, b_id, ids, {i: rows_a[i]["verdict"] for i in ids}, verdicts_b)
-    return [(f"{i} ({rows_a[i]['group']}): {rows_a[i]['verdict']} → {verdicts_b[i]}", i) for i in ids]
+    def word(verdict):
+        return say(f"pair.v.{verdict}") if f"pair.v.{verdict}" in STRINGS else verdict
+
+    return [(f"{i} ({rows_a[i]['group']}): {word(rows_a[i]['verdict'])} → {word(verdicts_b[i])}", i) for i in ids]
 
 
 def side_by_side(store, a_id: str, b_id: str, sample_id: str) -> str:
