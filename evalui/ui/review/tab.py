@@ -270,7 +270,8 @@ def _panel(demo) -> gr.Dropdown:
             saves.append(event)
     # The comparison with the reference comes last: API callers that leave it out answer nothing.
     saves.append(listen(save.click, save_current, [position, reviewer, *score_radios, status, comments, better],
-           [message, position, *view, *summary], message, api_name="verify_save", concurrency_limit=None))
+                        [message, position, *view, *summary], message, api_name="verify_save",
+                        concurrency_limit=None))
     saves.append(listen(save_settings.click, change_settings, [position, overlap, blind, reviewer],
                         [message, *view, *summary], message, api_name="verify_settings"))
     listen(export.click, export_file, [position], [message, exported], message, api_name="verify_export_approved")
