@@ -3,7 +3,7 @@ gold calls of the turn, and where the state differs from the gold state."""
 
 from __future__ import annotations
 
-from evalui.benchmarks.bfcl.calls import pretty_prediction
+from evalui.benchmarks.bfcl.calls import TURN
 from evalui.reports.markdown import inert, table
 
 TEXT_LIMIT = 1_500
@@ -47,8 +47,10 @@ def turns_markdown(sample, entry) -> str:
         lines += [f"> {inert(verdict['error'], TEXT_LIMIT)}", ""]
     for turn in turns_of(sample, entry):
         failed = " (the check failed here)" if verdict.get("failed_turn") == turn["index"] else ""
-        lines += [f"#### Turn {turn['index']}{failed}", "", f"**User:** {inert(turn['user'], TEXT_LIMIT)}", ""]
-        for number, step in enumerate(turn["steps"]):
+        # Turns and steps from 1, as every other view numbers them (TURN).
+        lines += [f"#### {TURN.format(n=turn['index'] + 1)}{failed}", "", f"**User:** {inert(turn['user'], TEXT_LIMIT)}",
+                  ""]
+        for number, step in enumerate(turn["steps"], start=1):
             lines.append(f"- **Step {number}**: " + (inert(step["text"], TEXT_LIMIT) if step["text"] else "")
                          + (f" · _{inert(step['note'])}_" if step["note"] else ""))
             for call in step["calls"]:
@@ -73,21 +75,13 @@ def stored_sample_turns(store, exp_id: str | None, sample_id: str | None) -> str
 
     sample_id = (sample_id or "").strip()
     if not exp_id or not sample_id:
-        return "Choose a run, then a multi-turn sample (click its row, or type its id)."
+        return "Choose a run, then a multi-turn sample by its id."
     sample = next((s for s in store.samples(exp_id) if s.sample_id == sample_id), None)
     if sample is None:
         return f"No sample {inert(sample_id)} in run {inert(exp_id)}."
     if sample.group not in MULTI_TURN_CATEGORIES:
-        return f"{inert(sample_id)} is a single-turn sample: its call and verdict are in the table."
+        return f"{inert(sample_id)} is a single-turn sample: its call and verdict are in the viewer."
     entry = stored_entry(sample)
     if entry is None:
         return f"BFCL's {inert(sample.group)} data has no entry {inert(sample.sample_id)}."
     return turns_markdown(sample, entry)
-
-
-def turns_summary(prediction, possible_answer) -> tuple[str, str]:
-    """(prediction, gold) of a multi-turn sample for a table cell: one line per turn."""
-    predicted = "\n".join(f"turn {i}: " + " · ".join(pretty_prediction(step).replace("\n", ", ") for step in turn)
-                          for i, turn in enumerate(prediction or []) if isinstance(turn, list))
-    gold = "\n".join(f"turn {i}: " + (", ".join(calls) or "—") for i, calls in enumerate(possible_answer or []))
-    return predicted, gold

@@ -12,5 +12,6 @@ RUN_PAGE_STRINGS: dict[str, tuple[str, str]] = {
     "run_page.judged": ("{judged}/{total} judged", "已评判 {judged}/{total}"),
     "run_page.valid": ("valid samples {valid}{interval} ({invalid} invalid)", "有效样本 {valid}{interval}（{invalid} 个无效）"),
     "run_page.headline.accuracy": ("accuracy", "准确率"),
-    "run_page.so_far": ("so far", "目前"),
+    "run_page.leaderboard": ("Leaderboard: the overall score's parts", "排行榜：总分的各部分"),
+    "run_page.format_sensitivity": ("Format sensitivity", "格式敏感性"),
 }

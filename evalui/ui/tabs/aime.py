@@ -25,6 +25,7 @@ from evalui.ui import BenchmarkTab, ReviewLink, launcher
 from evalui.ui.i18n.strings import t
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown, problem_markdown
 from evalui.ui.refresh import files_refresh_s
+from evalui.ui.tabs import downloads, run_header
 from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings
 from evalui.ui.tabs.option_inputs import option_input
 from evalui.ui.viewer import page as viewer
@@ -35,14 +36,15 @@ SHOWN_PROBLEMS = 20
 
 
 def generation_view(store: RunStore, exp_id: str | None):
+    """(the newest problems, download menu, files) of a generation run."""
     experiment = store.experiment(exp_id) if exp_id else None
     if experiment is None:
-        return "", None
+        return "", *downloads.filled(None)
     problems = generated_problems(experiment, store.samples(exp_id, stages=("judged",)))
     text = "\n\n---\n\n".join(problem_markdown(p) for p in reversed(problems[-SHOWN_PROBLEMS:]))
     summary = experiment.get("summary") or {}
     files = [summary[k] for k in ("output", "report") if summary.get(k) and Path(summary[k]).exists()]
-    return text or "_No problem yet._", files or None
+    return text or "_No problem yet._", *downloads.filled(files)
 
 
 def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
@@ -58,7 +60,7 @@ def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                         elem_id="aime-exp-id")
     parts = launcher.build_controls("aime", t("aime.start"))
     problems = gr.Markdown(latex_delimiters=LATEX_DELIMITERS, elem_id="aime-problems")
-    downloads = gr.File(label=t("aime.downloads"), file_count="multiple", elem_id="aime-downloads")
+    menu = downloads.menu("aime-downloads", label=t("aime.downloads"))
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, count_value, topic_values, seed_value,
                 reference_label, concurrency_value, exp_id_value, prices=(None, None), **start):
@@ -76,7 +78,7 @@ def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
 
     launcher.wire(demo, store, parts, benchmark=GENERATE,
                   inputs=[*endpoint.components(), count, topics, seed, references, concurrency, exp_id],
-                  prepare=prepare, results=[problems, downloads],
+                  prepare=prepare, results=[problems, *menu.outputs()],
                   results_view=lambda run_id: generation_view(store, run_id), api_prefix="aime_generate",
                   live_results=True, prices=endpoint.price_components())
     viewer.include(demo, store, parts)
@@ -116,10 +118,10 @@ def generation_summary(store: RunStore, generated: Path) -> dict | None:
 
 
 def file_view(store: RunStore, path: str | None):
-    """(judge dimensions, score distribution, win/loss/tie, files, corrected figures, calibration chart)
-    for a generated file."""
+    """(judge dimensions, score distribution, win/loss/tie (each drawn only when it has data), download
+    menu, files, corrected figures, calibration chart) for a generated file."""
     if not path:
-        return None, None, None, None, *calibration_view(None)
+        return (*(run_header.chart(None) for _ in range(3)), *downloads.filled(None), *calibration_view(None))
     generated = Path(path)
     judge = companions.read_companion_summary(generated, "_judge.json")
     winrate = companions.read_companion_summary(generated, "_winrate.json")
@@ -129,10 +131,10 @@ def file_view(store: RunStore, path: str | None):
         files.append(Path(companions.write_evaluation_report(generation, judge, winrate)))
     files += [companions.companion(generated, s) for s in ("_judge_report.md", "_winrate_report.md", "_judge.json",
                                                      "_winrate.json")]
-    return (judge_dimension_bars(judge["dimensions"]) if judge else None,
-            score_distribution(judge["score_distribution"]) if judge else None,
-            win_loss_tie(winrate, WINRATE_TITLE) if winrate else None,
-            [str(f) for f in files if f.exists()], *calibration_view(generated))
+    return (run_header.chart(judge_dimension_bars(judge["dimensions"]) if judge else None),
+            run_header.chart(score_distribution(judge["score_distribution"]) if judge else None),
+            run_header.chart(win_loss_tie(winrate, WINRATE_TITLE) if winrate else None),
+            *downloads.filled(f for f in files if f.exists()), *calibration_view(generated))
 
 
 # the judge's figures corrected by the reviewers -------------------------------------------------
@@ -224,19 +226,19 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
             judge_parts = launcher.build_controls("aime-judge", t("aime.judge_start"))
         with gr.Column():
             winrate_parts = launcher.build_controls("aime-winrate", t("aime.winrate_start"))
-    with gr.Row():
-        dimensions = gr.Plot(label=t("aime.dimensions"), elem_id="aime-judge-plot")
-        distribution = gr.Plot(label=t("aime.distribution"), elem_id="aime-score-plot")
-        outcomes = gr.Plot(label=t("aime.outcomes"), elem_id="aime-winrate-plot")
+    with run_header.cards("aime-results"):
+        dimensions = run_header.plot(t("aime.dimensions"), "aime-judge-plot")
+        distribution = run_header.plot(t("aime.distribution"), "aime-score-plot")
+        outcomes = run_header.plot(t("aime.outcomes"), "aime-winrate-plot")
     with gr.Row():
         with gr.Column(scale=3):
             gr.Markdown(f"### {t('calib.title')}")
             calibration = gr.Markdown(elem_id="aime-calibration")
             calibration_refresh = gr.Button(t("calib.refresh"), elem_id="aime-calibration-refresh", size="sm")
         calibration_plot = gr.Plot(label=t("calib.chart"), elem_id="aime-calibration-plot", scale=2)
-    downloads = gr.File(label=t("aime.results_downloads"), file_count="multiple", elem_id="aime-results-downloads")
+    menu = downloads.menu("aime-results-downloads", label=t("aime.results_downloads"))
     review = gr.Button(t("aime.review"), elem_id="aime-review")
-    results = [dimensions, distribution, outcomes, downloads, calibration, calibration_plot]
+    results = [dimensions, distribution, outcomes, *menu.outputs(), calibration, calibration_plot]
 
     def judge_endpoint(base_url, api_key, temperature, max_tokens, timeout, model, judge_name, prices):
         # The panel's prices are its model's: a judge of another name is costed at the table's price.

@@ -1,4 +1,6 @@
-"""The GAIA tab: choose a source and the model or an allowed agent, run, and read the results."""
+"""The GAIA tab: choose a source and the model or an allowed agent, run, and read the results: a
+header of summary cards (figures, charts, the download menu) above the viewer, whose transcript
+shows each task's steps, tool calls and results."""
 
 from __future__ import annotations
 
@@ -7,11 +9,9 @@ import os
 from pathlib import Path
 
 import gradio as gr
-import pandas as pd
 
 from evalui.benchmarks.gaia import data
 from evalui.benchmarks.gaia.spec import BENCHMARK, GaiaOptions, NoTasks
-from evalui.benchmarks.gaia.tables import tasks_frame
 from evalui.benchmarks.gaia.tools.base import CHOICES, code_allowed, web_configured
 from evalui.benchmarks.gaia.transcript import transcript_html
 from evalui.config import data_dir
@@ -19,9 +19,9 @@ from evalui.reports.charts import accuracy_bars, histogram
 from evalui.run.run import prepare as begin_run
 from evalui.store.run_store import RunStore
 from evalui.ui import BenchmarkTab, launcher
-from evalui.ui.columns import localized
 from evalui.ui.i18n.strings import t
 from evalui.ui.run_view import finished_summary
+from evalui.ui.tabs import downloads, run_header
 from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings
 from evalui.ui.tabs.option_inputs import option_input
 from evalui.ui.viewer import page as viewer
@@ -30,9 +30,6 @@ from evalui.ui.web.access import say
 SOURCES = ("Bundled sample", "Hugging Face (gated)", "Local folder", "Uploaded JSON file")
 ENDPOINT_CHOICE = "The endpoint above"
 AGENTS_ENV = "EVALUI_AGENTS"
-COLUMNS = ["task", "level", "question", "file", "prediction", "truth", "exact", "lenient", "latency s", "steps", "error"]
-# Short columns hold their longest word (see bfcl_tab.WIDTHS); the texts share the rest.
-WIDTHS = ["150px", "64px", "24%", "8%", "12%", "9%", "88px", "88px", "72px", "64px", "8%"]
 
 
 def allowed_agents() -> list[str]:
@@ -93,42 +90,24 @@ def transcript(store: RunStore, exp_id: str | None, task_id: str | None) -> str:
     return transcript_html(found[0]) if found else ""
 
 
-def task_table(store: RunStore, exp_id: str | None) -> pd.DataFrame:
-    """The per-task table; a task whose answer is hidden (the test split) says "unscored", not a dash."""
-    if not exp_id:
-        return pd.DataFrame(columns=COLUMNS)
-    table = tasks_frame(store, exp_id)
-    unscored = table["truth"].isna() | table["truth"].isin(["", data.UNKNOWN_ANSWER])
-    for column in ("exact", "lenient"):
-        table.loc[unscored & (table[column] == "–"), column] = "unscored"
-    return table[COLUMNS]
-
-
-def task_choices(store: RunStore, exp_id: str | None):
-    ids = [s.sample_id for s in store.samples(exp_id)] if exp_id and store.experiment(exp_id) else []
-    return gr.update(choices=ids, value=None)
-
-
 def results_view(store: RunStore, exp_id: str | None):
-    by_level, latency, table, files, choices = _results(store, exp_id)
-    return by_level, latency, localized(table), files, choices
-
-
-def _results(store: RunStore, exp_id: str | None):
+    """(figures, exact match per level, latency histogram, download menu, files) of a run, from its
+    summary and the samples' light rows (no payloads): the viewer pages the tasks themselves."""
+    hidden = run_header.chart(None)
     if not exp_id or store.experiment(exp_id) is None:
-        return None, None, task_table(store, None), None, task_choices(store, None)
+        return "", hidden, hidden, *downloads.filled(None)
     summary = finished_summary(store, exp_id)
     if not summary:  # a run going: exact match per level so far (the launcher rebuilds this every few seconds)
         so_far = launcher.accuracy_so_far(store, exp_id, "Exact match per level so far (95% CI)")
-        return so_far, None, task_table(store, exp_id), None, task_choices(store, exp_id)
+        return "", run_header.chart(so_far), hidden, *downloads.filled(None)
     by_level = accuracy_bars(summary["by_level"], "Exact match per level (95% CI)") if summary["by_level"] else None
-    table = task_table(store, exp_id)
-    latencies = [v for v in table["latency s"].tolist() if v is not None]
+    latencies = [r.latency_s for r in store.sample_rows(exp_id) if r.latency_s is not None]
     latency = histogram(latencies, "Latency per task", "seconds") if latencies else None
     folder = Path(summary["out_dir"])
     names = ("submission.jsonl", "SUBMISSION_GUIDE.md", "report.md", "tasks.jsonl", "accuracy_by_level.html", "latency.html", "plotly.min.js")
     files = [str(folder / n) for n in names if (folder / n).exists()]
-    return by_level, latency, table, files, task_choices(store, exp_id)
+    return (run_header.figures_markdown(store, exp_id, summary), run_header.chart(by_level), run_header.chart(latency),
+            *downloads.filled(files))
 
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
@@ -146,24 +125,26 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         limit = option_input(BENCHMARK, "limit", value=0, minimum=0, label=t("gaia.limit"), elem_id="gaia-limit")
         concurrency = gr.Slider(1, 32, value=4, step=1, label=t("run.concurrency"), elem_id="gaia-concurrency")
         epochs = launcher.epochs_input("gaia")
+        # In the form's row, not a line of its own: the run page keeps its height for the viewer.
+        exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"), elem_id="gaia-exp-id")
     with gr.Row():
         tools = gr.CheckboxGroup(offered_tools(), value=[], label=t("gaia.tools"), info=t("gaia.tools_info"),
                                  elem_id="gaia-tools")
         tool_timeout = option_input(BENCHMARK, "tool_timeout", minimum=1, label=t("gaia.tool_timeout"),
                                     elem_id="gaia-tool-timeout")
         max_steps = option_input(BENCHMARK, "max_steps", minimum=1, label=t("gaia.max_steps"), elem_id="gaia-max-steps")
-    exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"),
-                        elem_id="gaia-exp-id")
     parts = launcher.build_controls("gaia", t("gaia.start"))
-    with gr.Row():
-        level_plot = gr.Plot(label=t("gaia.by_level"), elem_id="gaia-level-plot")
-        latency_plot = gr.Plot(label=t("gaia.latency"), elem_id="gaia-latency-plot")
-    table = gr.Dataframe(task_table(store, None), label=t("gaia.tasks"), wrap=True, max_height=480, interactive=False,
-                         column_widths=WIDTHS, elem_id="gaia-tasks")
-    downloads = gr.File(label=t("gaia.downloads"), file_count="multiple", elem_id="gaia-downloads")
-    with gr.Accordion(t("gaia.transcript"), open=True):
-        transcript_task = gr.Dropdown(choices=[], label=t("gaia.transcript_task"), elem_id="gaia-transcript-task")
-        transcript_view = gr.HTML(elem_id="gaia-transcript")
+    with run_header.cards("gaia"):
+        with run_header.card():
+            figures = gr.Markdown("", elem_id="gaia-figures")
+        level_plot = run_header.plot(t("gaia.by_level"), "gaia-level-plot")
+        latency_plot = run_header.plot(t("gaia.latency"), "gaia-latency-plot")
+        with run_header.menus("gaia"):
+            menu = downloads.menu("gaia-downloads", label=t("gaia.downloads"))
+    # The page shows a task's steps in the viewer's transcript; /gaia_transcript (run id, task id ->
+    # the transcript as escaped HTML) stays for API callers, on components never drawn.
+    transcript_task = gr.Textbox(visible=False)
+    transcript_view = gr.HTML(visible=False)
 
     def prepare(base_url, model, api_key, temperature, max_tokens, timeout, source_value, split_value, level_value,
                 folder_value, upload_value, solver_value, limit_value, concurrency_value, tools_value,
@@ -196,7 +177,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     launcher.wire(demo, store, parts, benchmark="gaia",
                   inputs=[*endpoint.components(), source, split, level, folder, upload, solver, limit, concurrency,
                           tools, tool_timeout, max_steps, exp_id],
-                  prepare=prepare, results=[level_plot, latency_plot, table, downloads, transcript_task],
+                  prepare=prepare, results=[figures, level_plot, latency_plot, *menu.outputs()],
                   results_view=lambda run_id: results_view(store, run_id), api_prefix="gaia", epochs=epochs,
                   prices=endpoint.price_components())
     transcript_task.change(lambda run_id, task_id: transcript(store, run_id, task_id), [parts.runs, transcript_task],

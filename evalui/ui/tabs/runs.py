@@ -1,4 +1,5 @@
-"""The Runs tab: every stored run; compare several; open, resume, delete one; download its files."""
+"""The Runs tab: every stored run; compare several; open, resume, delete one: its figures and the menu
+of its files above the viewer of its samples."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from evalui.store.run_store import RunStore
 from evalui.ui import launcher
 from evalui.ui.columns import localized
 from evalui.ui.i18n.strings import t
-from evalui.ui.run_view import is_running, percent
+from evalui.ui.run_view import finished_summary, is_running, percent
+from evalui.ui.tabs import downloads, run_header
 from evalui.ui.tabs.endpoint_panel import EndpointInputs
 from evalui.ui.viewer import api as viewer_api
 from evalui.ui.viewer import compare as compare_view
@@ -26,7 +28,6 @@ from evalui.ui.web.access import require_access, say
 
 RUN_WIDTHS = ["15%", "8%", "11%", "11%", "9%", "7%", "6%", "7%", "6%", "9%", "5%", "6%"]
 VALID_COLUMN = "valid samples"
-SAMPLE_WIDTHS = ["14%", "10%", "7%", "7%", "36%", "12%", "7%", "7%"]
 
 
 def runs_table(store: RunStore) -> pd.DataFrame:
@@ -40,8 +41,8 @@ def runs_table(store: RunStore) -> pd.DataFrame:
         if validity.get("valid_accuracy") is None:
             return ""
         low, high = (list(validity.get("valid_ci95") or []) + [None, None])[:2]
-        interval = f"[{percent(low)}–{percent(high)}]"
-        return f"{percent(validity['valid_accuracy'])} {interval} ({validity.get('invalid', 0)} invalid)"
+        interval = "" if low is None or high is None else f" [{percent(low)}–{percent(high)}]"  # never "[–––]"
+        return f"{percent(validity['valid_accuracy'])}{interval} ({validity.get('invalid', 0)} invalid)"
 
     frame.insert(list(frame.columns).index("value") + 1, VALID_COLUMN, [valid(i) for i in frame["exp_id"]])
     return frame
@@ -82,9 +83,11 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         question = gr.Markdown(elem_id="runs-delete-question")
         confirm = gr.Button(t("runs.delete_confirm"), variant="stop", elem_id="runs-delete-confirm", scale=0)
         keep = gr.Button(t("runs.delete_keep"), elem_id="runs-delete-keep", scale=0)
-    samples = gr.Dataframe(pd.DataFrame(columns=history.SAMPLE_COLUMNS), label=t("runs.samples"), interactive=False,
-                           wrap=True, max_height=420, column_widths=SAMPLE_WIDTHS, elem_id="runs-samples")
-    files = gr.File(label=t("runs.files"), file_count="multiple", elem_id="runs-files")
+    with run_header.cards("runs"):
+        with run_header.card():
+            figures = gr.Markdown("", elem_id="runs-figures")
+        with run_header.menus("runs"):
+            menu = downloads.menu("runs-files", label=t("runs.files"))
     samples_viewer = viewer.include(demo, store, parts)
     viewer_api.register_endpoints(store)
 
@@ -94,10 +97,12 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         return localized(frame), gr.update(choices=ids), gr.update(choices=ids), gr.update(choices=ids)
 
     def run_view(run_id):
+        """The run's figures and files, from its summary and folder: the viewer pages its samples."""
         experiment = store.experiment(run_id) if run_id else None
         if experiment is None:
-            return pd.DataFrame(columns=history.SAMPLE_COLUMNS), None
-        return history.samples_frame(store, run_id), history.artefacts(experiment) or None
+            return "", *downloads.filled(None)
+        summary = finished_summary(store, run_id)
+        return run_header.figures_markdown(store, run_id, summary), *downloads.filled(history.artefacts(experiment))
 
     def prepare(api_key, selected, **start):
         if not selected:
@@ -153,7 +158,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     def delete_run(selected):
         require_access("delete runs")
         hidden = gr.Row(visible=False)
-        unchanged = (hidden, *(gr.skip() for _ in range(7)))
+        unchanged = (hidden, *(gr.skip() for _ in range(8)))
         if not selected:
             gr.Warning(say("msg.need_run"))
             return unchanged
@@ -168,17 +173,17 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         gr.Info(html.escape(say("msg.deleted", exp_id=selected)))
         frame = runs_table(store)
         ids = list(frame["exp_id"])
-        empty, _ = run_view(None)
-        return (hidden, localized(frame), gr.update(choices=ids), gr.update(choices=ids, value=None), None, empty, None,
-                say("run.none"))
+        return (hidden, localized(frame), gr.update(choices=ids), gr.update(choices=ids, value=None), None,
+                *run_view(None), say("run.none"))
 
     current = launcher.wire(demo, store, parts, benchmark="", inputs=[endpoint.api_key, parts.runs], prepare=prepare,
-                            results=[samples, files], results_view=run_view, api_prefix="runs", adopt_running=False)
+                            results=[figures, *menu.outputs()], results_view=run_view, api_prefix="runs", adopt_running=False)
     refresh.click(listing, None, [table, chosen, pair.a, pair.b], api_name="runs_list")
     compare.click(compare_runs, [chosen], [compare_note, per_group, against_tokens], api_name="runs_compare")
     delete.click(ask_delete, [current], [confirm_row, question], api_visibility="private")
     keep.click(lambda: gr.Row(visible=False), None, [confirm_row], api_visibility="private")
-    confirm.click(delete_run, [current], [confirm_row, table, chosen, parts.runs, current, samples, files, parts.status],
+    confirm.click(delete_run, [current], [confirm_row, table, chosen, parts.runs, current, figures, *menu.outputs(),
+                                          parts.status],
                   api_name="runs_delete").then(lambda state: viewer.forget_deleted(store, state), [samples_viewer.view],
                                                samples_viewer.whole(), api_visibility="private")
     demo.load(listing, None, [table, chosen, pair.a, pair.b], api_visibility="private")
