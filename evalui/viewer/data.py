@@ -24,6 +24,7 @@ from evalui.store.light import SampleRow
 from evalui.viewer import findings as labelling
 from evalui.viewer import rows as rows_
 from evalui.viewer.inspector_data import finding_choices
+from evalui.viewer.texts import Words, english
 from evalui.viewer.transcript import transcript_html
 
 
@@ -164,8 +165,9 @@ def _labelled(experiment: dict, sample) -> list[dict]:
              "reviewer": (labels.get(finding_key(sample.sample_id, f)) or {}).get("reviewer", "")} for f in mine]
 
 
-def pane(store, exp_id: str | None, sample_id: str | None) -> tuple[str, list[tuple[str, int]]]:
-    """The sample's transcript pane (escaped HTML) and the labelling control's choices (its findings)."""
+def pane(store, exp_id: str | None, sample_id: str | None, words: Words = english) -> tuple[str, list[tuple[str, int]]]:
+    """The sample's transcript pane (escaped HTML, in ``words``: evalui.viewer.texts) and the labelling
+    control's choices (its findings)."""
     if not exp_id or not sample_id:
         return "", []
     experiment = experiment_of(store, exp_id)
@@ -173,7 +175,7 @@ def pane(store, exp_id: str | None, sample_id: str | None) -> tuple[str, list[tu
     if sample is None:
         return f'<p class="evalui-empty">No sample {html.escape(sample_id)} in {html.escape(exp_id)}.</p>', []
     found = _labelled(experiment, sample)
-    return transcript_html(experiment["benchmark"], sample, exp_id, found), finding_choices(found)
+    return transcript_html(experiment["benchmark"], sample, exp_id, found, words), finding_choices(found)
 
 
 def sample_of(store, exp_id: str, sample_id: str):

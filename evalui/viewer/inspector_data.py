@@ -1,12 +1,11 @@
 """Pieces of what the sample inspector shows, from stored samples: a sample's error type, a message's
 content as text, the gold and final answers as a person reads them, the filters' choices and the
-findings as HTML (every value escaped). No gradio. The viewer reads a run's list through
-evalui.viewer.data and evalui.viewer.rows, and shows a sample with evalui.viewer.transcript (the
+labelling control's choices (the pane's findings table is evalui.viewer.transcript's). No gradio.
+The viewer reads a run's list through evalui.viewer.data and evalui.viewer.rows, and shows a sample with evalui.viewer.transcript (the
 checker's reason is evalui.core.record.reason_of, the exported score's explanation)."""
 
 from __future__ import annotations
 
-import html
 import json
 
 from evalui.core import registry
@@ -66,23 +65,6 @@ def filter_choices(rows: list[dict]) -> dict[str, list[str]]:
     scanners = sorted({name for r in rows for name in r.get("scanners", ())})
     return {"verdict": [ALL, *(v for v in VERDICTS if v in present)], "group": seen("group"),
             "error_type": seen("error_type"), "finding": [ALL, *invalid, *scanners]}
-
-
-def findings_html(found: list[dict]) -> str:
-    """The validity scanners' findings on the sample, numbered as the labelling control lists them."""
-    e = html.escape
-    if not found:
-        return '<h4>Findings</h4><p class="evalui-findings-none">No scanner found anything.</p>'
-    rows = "".join(
-        f'<tr class="evalui-finding" data-number="{n}" data-scanner="{e(str(f.get("scanner")))}" '
-        f'data-severity="{e(str(f.get("severity")))}" data-label="{e(f.get("label") or "")}">'
-        f'<td>{n}</td><td>{e(str(f.get("scanner")))}</td><td>{e(str(f.get("severity")))}</td>'
-        f'<td>{e(_step(f))}</td><td>{e(str(f.get("message") or ""))}</td>'
-        f'<td>{e((f.get("label") or "").replace("_", " ") or "–")}'
-        f'{" (" + e(f["reviewer"]) + ")" if f.get("reviewer") else ""}</td></tr>'
-        for n, f in enumerate(found, start=1))
-    return ('<h4>Findings</h4><table class="evalui-findings"><thead><tr><th>#</th><th>scanner</th><th>severity</th>'
-            f'<th>step</th><th>message</th><th>label</th></tr></thead><tbody>{rows}</tbody></table>')
 
 
 def finding_choices(found: list[dict]) -> list[tuple[str, int]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from evalui.viewer.inspector_data import _content_text
+from evalui.viewer.texts import Words, english
 
 
 def _text(value) -> str:
@@ -56,8 +57,9 @@ def _steps(sample) -> list[dict]:
              "tool_calls": response.get("tool_calls") or []}]
 
 
-def blocks(sample) -> list[dict]:
-    """{role, text, calls, name, error, figures, step}: role is system, user, assistant or tool."""
+def blocks(sample, words: Words = english) -> list[dict]:
+    """{role, text, calls, name, error, figures, step}: role is system, user, assistant or tool;
+    ``figures`` in ``words`` (evalui.viewer.texts)."""
     out: list[dict] = []
     steps = _steps(sample)
     for number, step in enumerate(steps):
@@ -71,12 +73,13 @@ def blocks(sample) -> list[dict]:
                         "name": _text(message.get("name")), "error": "", "figures": "", "step": number})
         figures = []
         if "prompt_tokens" in step:
-            figures.append(f"step {number + 1}: {step.get('prompt_tokens', 0)} + {step.get('completion_tokens', 0)} "
-                           f"tokens · {float(step.get('latency_s') or 0.0):.2f} s · {step.get('attempts', 1)} attempt(s)")
+            figures.append(words("viewer.step", n=number + 1, prompt=step.get("prompt_tokens", 0),
+                                 completion=step.get("completion_tokens", 0),
+                                 seconds=f"{float(step.get('latency_s') or 0.0):.2f}", attempts=step.get("attempts", 1)))
         if step.get("finish_reason") and step.get("finish_reason") not in ("stop", "tool_calls"):
-            figures.append(f"stopped: {step['finish_reason']}")
+            figures.append(words("viewer.stopped", reason=step["finish_reason"]))
         if step.get("note"):
-            figures.append(f"not accepted: {step['note']}")
+            figures.append(words("viewer.not_accepted", note=step["note"]))
         calls = [{"name": _text(c.get("name")), "arguments": c.get("arguments")}
                  for c in step.get("tool_calls") or [] if isinstance(c, dict)]
         if step.get("text") or calls or figures:

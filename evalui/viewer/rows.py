@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from evalui.reports.verdicts import VERDICTS, verdict_of
 from evalui.viewer.inspector_data import ALL, ANY_INVALID, error_type_of, filter_choices  # noqa: F401  (re-exported)
+from evalui.viewer.texts import word_or_key
 
 PAGE_SIZE = 50
 # column key -> (header, how a row sorts by it); None sorts last whichever the direction.
@@ -95,8 +96,10 @@ def position_text(ids: list[str], sample_id: str | None) -> str:
     return f"{ids.index(sample_id) + 1} / {len(ids)}" if sample_id in ids else f"– / {len(ids)}"
 
 
-def _cell(row: dict, column: str) -> str:
+def _cell(row: dict, column: str, words: Words) -> str:
     value = row[column]
+    if column == "verdict":
+        return html.escape(word_or_key(words, "viewer.verdict", value))
     if column == "latency_s":
         return "–" if value is None else f"{value:.2f} s"
     if value in (None, ""):
@@ -140,7 +143,7 @@ def list_html(rows: list[dict], *, selected: str | None, column: str, descending
         chosen = ' class="evalui-selected" aria-selected="true"' if row["id"] == selected else ""
         flags = " ".join(row["scanners"])
         body.append(f'<tr data-id="{e(row["id"])}" data-verdict="{e(row["verdict"])}"{chosen}>'
-                    + "".join(f'<td data-col="{key}">{_cell(row, key)}</td>' for key in COLUMNS)
+                    + "".join(f'<td data-col="{key}">{_cell(row, key, words)}</td>' for key in COLUMNS)
                     + (f'<td data-col="findings" class="evalui-flags" title="{e(flags)}">⚑</td>' if flags
                        else '<td data-col="findings"></td>') + "</tr>")
     top = f'<div class="evalui-list-top">{_pager(page, page_count(total, size), total, words)}{_chooser(words)}</div>'

@@ -16,12 +16,13 @@ import re
 from evalui.core.record import reason_of, score_of
 from evalui.reports.verdicts import verdict_of
 from evalui.viewer import messages
-from evalui.viewer.inspector_data import findings_html, gold_answer, prediction_text
+from evalui.viewer.inspector_data import gold_answer, prediction_text
 from evalui.viewer.rows import error_type_of
+from evalui.viewer.texts import Words, english, word_or_key
 
 FOLD_CHARS = 600  # a system prompt or tool result longer than this starts folded
 FOLD_LINES = 12
-ROLE_TITLES = {"system": "System", "user": "User", "assistant": "Assistant", "tool": "Tool"}
+ROLES = ("system", "user", "assistant", "tool")
 
 e = html.escape
 
@@ -34,9 +35,17 @@ def _long(text: str) -> bool:
     return len(text) > FOLD_CHARS or text.count("\n") >= FOLD_LINES
 
 
-def _folded(summary: str, body: str, *, open_: bool, kind: str) -> str:
+def _data(text: str) -> str:
+    """Text of the run (ids, names, model output) inside a line of the page's own words: marked, so
+    that the page's words and the run's stay apart (the search marks hits in a fold's text only)."""
+    return f'<span class="evalui-data">{e(text)}</span>'
+
+
+def _folded(label: str, text: str, body: str, *, open_: bool, kind: str) -> str:
+    """A fold whose summary is ``label`` (the page's words) then ``text`` (the run's, searched)."""
+    shown = f'<span class="evalui-fold-text evalui-data">{e(text)}</span>' if text else ""
     return (f'<details class="evalui-fold" data-kind="{e(kind)}"{" open" if open_ else ""}>'
-            f'<summary>{e(summary)}</summary>{body}</details>')
+            f'<summary>{e(label)}{" " if label and text else ""}{shown}</summary>{body}</details>')
 
 
 def _first_line(text: str, limit: int = 90) -> str:
@@ -44,33 +53,33 @@ def _first_line(text: str, limit: int = 90) -> str:
     return line if len(line) <= limit and "\n" not in text.strip() else line[:limit] + " …"
 
 
-def _call_html(call: dict) -> str:
+def _call_html(call: dict, words: Words) -> str:
     arguments = messages.pretty_arguments(call.get("arguments"))
     short = " ".join(arguments.split())
     summary = f"{call.get('name', '')}({short[:80]}{' …' if len(short) > 80 else ''})"
-    return _folded(f"call {summary}", _pre(arguments, "tool-call"), open_=False, kind="tool-call")
+    return _folded(words("viewer.call"), summary, _pre(arguments, "tool-call"), open_=False, kind="tool-call")
 
 
-def _message_html(block: dict) -> str:
-    role = block["role"] if block["role"] in ROLE_TITLES else "user"
-    title = ROLE_TITLES[role] + (f" · {block['name']}" if block.get("name") else "")
+def _message_html(block: dict, words: Words) -> str:
+    role = block["role"] if block["role"] in ROLES else "user"
+    name = f' · {_data(block["name"])}' if block.get("name") else ""
     parts = [f'<div class="evalui-msg evalui-role-{e(role)}" data-role="{e(role)}" data-step="{block["step"]}">'
-             f'<div class="evalui-msg-head"><b>{e(title)}</b>'
+             f'<div class="evalui-msg-head"><b>{e(words(f"viewer.role.{role}"))}{name}</b>'
              + (f' <span class="evalui-figures">{e(block["figures"])}</span>' if block.get("figures") else "")
              + "</div>"]
     text = block["text"]
     if role == "tool":
-        label = f"result{' of ' + block['name'] if block.get('name') else ''}"
+        label = words("viewer.result_of", name=block["name"]) if block.get("name") else words("viewer.result")
         if block.get("error"):
-            label += f" · error: {block['error']}"
-        body = _pre(text or "(empty)", "tool-result")
-        parts.append(_folded(f"{label}: {_first_line(text)}", body, open_=not _long(text), kind="tool-result"))
+            label += " · " + words("viewer.result_error", error=block["error"])
+        body = _pre(text or words("viewer.empty"), "tool-result")
+        parts.append(_folded(f"{label}:", _first_line(text), body, open_=not _long(text), kind="tool-result"))
     elif text and role == "system" and _long(text):
-        parts.append(_folded(f"system prompt ({len(text)} characters): {_first_line(text)}", _pre(text, role),
+        parts.append(_folded(words("viewer.system_prompt", n=len(text)) + ":", _first_line(text), _pre(text, role),
                              open_=False, kind="system"))
     elif text:
         parts.append(_pre(text, role))
-    parts += [_call_html(call) for call in block.get("calls") or []]
+    parts += [_call_html(call, words) for call in block.get("calls") or []]
     parts.append("</div>")
     return "".join(parts)
 
@@ -87,65 +96,93 @@ def _metadata_rows(metadata: dict, prefix: str = "") -> list[tuple[str, str]]:
     return rows
 
 
-def score_html(benchmark: str, sample) -> str:
+def score_html(benchmark: str, sample, words: Words = english) -> str:
     """The verdict as a score, with the checker's explanation and what the scorer measured."""
     verdict = verdict_of(sample)
     score = score_of(sample)
     raw = sample.verdict or {}
     lines = [f'<section class="evalui-score" data-verdict="{e(verdict)}" data-value="{e(score.value if score else "")}">',
-             f'<div><span class="evalui-pill evalui-v-{e(verdict)}">{e(verdict)}</span>']
+             f'<div><span class="evalui-pill evalui-v-{e(verdict)}">{e(word_or_key(words, "viewer.verdict", verdict))}'
+             '</span>']
     if score is not None:
-        lines.append(f' score <b>{e(score.value)}</b>')
+        lines.append(f' {e(words("viewer.score"))} <b class="evalui-data">{e(score.value)}</b>')
         if score.scorer or raw.get("scorer"):
-            lines.append(f' · scorer <code>{e(str(score.scorer or raw.get("scorer")))}</code>')
+            lines.append(f' · {e(words("viewer.scorer"))} <code>{e(str(score.scorer or raw.get("scorer")))}</code>')
     error_type = error_type_of(sample)
     if error_type:
-        lines.append(f' · error type <code>{e(error_type)}</code>')
+        lines.append(f' · {e(words("viewer.error_type"))} <code>{e(error_type)}</code>')
     lines.append("</div>")
     # The checker's own words (the exported score's explanation), or the endpoint's error.
     explanation = (reason_of(sample.verdict) or "") if sample.stage == "judged" else (sample.error or "")
     if explanation and explanation != error_type:
-        lines.append("<h4>Explanation</h4>" + _pre(explanation, "reason"))
+        lines.append(f"<h4>{e(words('viewer.explanation'))}</h4>" + _pre(explanation, "reason"))
     elif verdict != "correct":
         lines.append(_pre(explanation or verdict, "reason"))
     metadata = (score.metadata if score is not None else None) or raw.get("metadata")
     if isinstance(metadata, dict) and metadata:
-        cells = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in _metadata_rows(metadata))
+        cells = "".join(f'<tr class="evalui-data"><th>{e(k)}</th><td>{e(v)}</td></tr>' for k, v in _metadata_rows(metadata))
         lines.append(f'<table class="evalui-score-metadata">{cells}</table>')
     answer = prediction_text(benchmark, sample.prediction)
-    lines += ["<h4>Final answer</h4>", _pre(answer or "(none)", "answer"),
-              "<h4>Gold answer</h4>", _pre(gold_answer(benchmark, sample) or "(not known to this run)", "gold")]
+    lines += [f"<h4>{e(words('viewer.final_answer'))}</h4>", _pre(answer or words("viewer.no_answer"), "answer"),
+              f"<h4>{e(words('viewer.gold_answer'))}</h4>",
+              _pre(gold_answer(benchmark, sample) or words("viewer.no_gold"), "gold")]
     checker = {k: v for k, v in raw.items() if not isinstance(v, (dict, list))}
     if checker:
-        lines.append(_folded("Checker's record", _pre("\n".join(f"{k}: {v}" for k, v in checker.items()), "checker"),
-                             open_=False, kind="checker"))
+        lines.append(_folded(words("viewer.checker"), "", _pre("\n".join(f"{k}: {v}" for k, v in checker.items()),
+                                                                "checker"), open_=False, kind="checker"))
     lines.append("</section>")
     return "".join(lines)
 
 
-def _docs_html(sample) -> str:
+def _docs_html(sample, words: Words) -> str:
     docs = messages.function_docs(sample)
     if not docs:
         return ""
     names = [str((d.get("function") or d).get("name", "")) if isinstance(d, dict) else "" for d in docs]
     body = _pre(json.dumps(docs, ensure_ascii=False, indent=2, default=str), "function-docs")
-    return _folded(f"Function docs ({len(docs)}): {', '.join(names)[:120]}", body, open_=False, kind="function-docs")
+    return _folded(words("viewer.function_docs", n=len(docs)) + ":", ", ".join(names)[:120], body, open_=False,
+                   kind="function-docs")
 
 
-def transcript_html(benchmark: str, sample, exp_id: str, found: list[dict] | None = None) -> str:
-    """The whole pane for one sample; ``found``: its findings, each with ``label``/``reviewer`` when labelled."""
+def findings_html(found: list[dict], words: Words = english) -> str:
+    """The validity scanners' findings on the sample, numbered as the labelling control lists them."""
+    title = f"<h4>{e(words('viewer.findings'))}</h4>"
+    if not found:
+        return f'{title}<p class="evalui-findings-none">{e(words("viewer.findings_none"))}</p>'
+    heads = "".join(f"<th>{e(words(f'viewer.finding.{key}'))}</th>"
+                    for key in ("scanner", "severity", "step", "message", "label"))
+    rows = "".join(
+        f'<tr class="evalui-finding" data-number="{n}" data-scanner="{e(str(f.get("scanner")))}" '
+        f'data-severity="{e(str(f.get("severity")))}" data-label="{e(f.get("label") or "")}">'
+        f'<td>{n}</td><td class="evalui-data">{e(str(f.get("scanner")))}</td>'
+        f'<td>{e(word_or_key(words, "viewer.severity", str(f.get("severity"))))}</td>'
+        f'<td>{"–" if f.get("step") is None else e(str(f["step"]))}</td>'
+        f'<td class="evalui-data">{e(str(f.get("message") or ""))}</td>'
+        f'<td>{e(word_or_key(words, "viewer.label", f["label"]) if f.get("label") else "–")}'
+        f'{" (" + _data(f["reviewer"]) + ")" if f.get("reviewer") else ""}</td></tr>'
+        for n, f in enumerate(found, start=1))
+    return f'{title}<table class="evalui-findings"><thead><tr><th>#</th>{heads}</tr></thead><tbody>{rows}</tbody></table>'
+
+
+def transcript_html(benchmark: str, sample, exp_id: str, found: list[dict] | None = None,
+                    words: Words = english) -> str:
+    """The whole pane for one sample; ``found``: its findings, each with ``label``/``reviewer`` when labelled.
+    ``words(key, **fields)``: the page's words in the visitor's language (evalui.viewer.texts)."""
     latency = "–" if sample.latency_s is None else f"{sample.latency_s:.2f} s"
     verdict = verdict_of(sample)
+    figures = words("viewer.head", prompt=int(sample.prompt_tokens or 0), completion=int(sample.completion_tokens or 0),
+                    attempts=int(sample.attempts or 0), steps=len(sample.trajectory or []))
     head = (f'<div class="evalui-inspector evalui-transcript" data-sample="{e(sample.sample_id)}"'
             f' data-verdict="{e(verdict)}" data-run="{e(exp_id)}">'
-            f'<p class="evalui-head"><b>{e(exp_id)}</b> · <b>{e(sample.sample_id)}</b> · {e(sample.group or "")} · '
-            f'{latency} · {int(sample.prompt_tokens or 0)} + {int(sample.completion_tokens or 0)} tokens · '
-            f'{int(sample.attempts or 0)} attempt(s) · {len(sample.trajectory or [])} step(s)</p>')
-    blocks = messages.blocks(sample)
-    conversation = "".join(_message_html(b) for b in blocks) or '<p class="evalui-empty">No conversation stored.</p>'
+            f'<p class="evalui-head"><b class="evalui-data">{e(exp_id)}</b> · <b class="evalui-data">'
+            f'{e(sample.sample_id)}</b> · {_data(sample.group or "")} · {latency} · {e(figures)}</p>')
+    blocks = messages.blocks(sample, words)
+    conversation = "".join(_message_html(b, words) for b in blocks) \
+        or f'<p class="evalui-empty">{e(words("viewer.no_conversation"))}</p>'
     error = _pre(sample.error, "error") if sample.error and sample.stage != "judged" else ""
-    return (head + score_html(benchmark, sample) + error + findings_html(found or [])
-            + f'<h4>Transcript</h4>{_docs_html(sample)}<div class="evalui-messages">{conversation}</div></div>')
+    return (head + score_html(benchmark, sample, words) + error + findings_html(found or [], words)
+            + f'<h4>{e(words("viewer.transcript"))}</h4>{_docs_html(sample, words)}'
+            f'<div class="evalui-messages">{conversation}</div></div>')
 
 
 # The stored row's bookkeeping, not the sample: which worker held it.
@@ -161,8 +198,10 @@ def sample_json(sample) -> str:
                       default=str)
 
 
-# The pane's texts: its <pre> blocks and the folds' summaries (both escaped text, no markup inside).
-_TEXT = re.compile(r'(<pre class="evalui-inspector-text"[^>]*>|<summary>)(.*?)(</pre>|</summary>)', re.S)
+# The pane's texts: its <pre> blocks and the folds' texts (both escaped text, no markup inside; a fold's
+# label is the page's own words, never a hit).
+_TEXT = re.compile(r'(<pre class="evalui-inspector-text"[^>]*>|<span class="evalui-fold-text evalui-data">)(.*?)'
+                   r'(</pre>|</span>)', re.S)
 _ENTITY = re.compile(r"(&(?:#\d+|#x[0-9a-fA-F]+|\w+);)")
 _FOLD = re.compile(r"<details([^>]*)>(.*?)</details>", re.S)
 # The function docs the request offered are not what a search looks in (the store leaves them out of its

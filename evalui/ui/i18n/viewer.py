@@ -4,7 +4,12 @@ handlers fill in with say, in the visitor's language."""
 
 from __future__ import annotations
 
+from evalui.viewer.texts import TRANSCRIPT_STRINGS
+
+# The pane's and the cells' words (verdicts, headings, roles) live beside the renderer, which the
+# static bundle uses without the dashboard; they are the catalog's like every other text.
 VIEWER_STRINGS: dict[str, tuple[str, str]] = {
+    **TRANSCRIPT_STRINGS,
     # the list's column headers (keys of evalui.viewer.rows.COLUMNS, and the findings flag)
     "viewer.col.id": ("id", "编号"),
     "viewer.col.group": ("group", "分组"),

@@ -72,8 +72,8 @@ def bucket_samples(store, a_id: str, b_id: str, bucket: str, differ_only: bool =
 
 def side_by_side(store, a_id: str, b_id: str, sample_id: str) -> str:
     """One sample of both runs: the answers, the aligned tool calls, then run A's and run B's transcripts."""
-    pane_a, _ = data.pane(store, a_id, sample_id)
-    pane_b, _ = data.pane(store, b_id, sample_id)
+    pane_a, _ = data.pane(store, a_id, sample_id, say)
+    pane_b, _ = data.pane(store, b_id, sample_id, say)
     return side_by_side_html(data.experiment_of(store, a_id)["benchmark"], a_id, b_id, sample_id,
                              data.sample_of(store, a_id, sample_id), data.sample_of(store, b_id, sample_id),
                              pane_a, pane_b, say)

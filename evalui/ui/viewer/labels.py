@@ -48,7 +48,7 @@ def build(prefix: str) -> LabelParts:
 
 def wire(store, parts: LabelParts, view: gr.State, detail: gr.HTML, pane=None) -> None:
     """``pane(exp_id, sample_id)``: the sample's pane as the viewer shows it after a label (data.pane's by default)."""
-    shown = pane or (lambda exp_id, sample_id: data.pane(store, exp_id, sample_id)[0])
+    shown = pane or (lambda exp_id, sample_id: data.pane(store, exp_id, sample_id, say)[0])
 
     def label_with(label):
         def save(state, number, name):

@@ -101,12 +101,13 @@ def test_the_transcript_shows_roles_folds_long_parts_and_escapes_model_text():
     assert "<img" not in page and "<script" not in page and "<i>4" not in page and "<b>numbers" not in page
     roles = re.findall(r'<div class="evalui-msg evalui-role-(\w+)"', page)
     assert roles == ["system", "user", "assistant", "tool", "assistant"]
-    assert re.search(r'<details class="evalui-fold" data-kind="system"><summary>system prompt \(\d+ characters\)', page)
-    assert '<details class="evalui-fold" data-kind="function-docs"><summary>Function docs (1): add' in page
-    assert '<details class="evalui-fold" data-kind="tool-call"><summary>call add({ &quot;a&quot;: 2' in page
-    assert '<details class="evalui-fold" data-kind="tool-result" open><summary>result of add' in page
+    assert re.search(r'<details class="evalui-fold" data-kind="system"><summary>system prompt \(\d+ characters\):', page)
+    assert '<details class="evalui-fold" data-kind="function-docs"><summary>Function docs (1): <span class="evalui-fold-text evalui-data">add' in page
+    assert '<details class="evalui-fold" data-kind="tool-call"><summary>call <span class="evalui-fold-text evalui-data">add({ &quot;a&quot;: 2' in page
+    assert '<details class="evalui-fold" data-kind="tool-result" open><summary>result of add:' in page
     assert 'data-value="I"' in page and "scorer <code>judge</code>" in page and "error type <code>wrong_answer</code>" in page
-    assert "<th>dimensions.rigour</th><td>2</td>" in page and "<th>mean</th><td>2.5</td>" in page
+    assert '<tr class="evalui-data"><th>dimensions.rigour</th><td>2</td>' in page \
+        and '<tr class="evalui-data"><th>mean</th><td>2.5</td>' in page
     assert 'data-scanner="refusal"' in page and "2 attempt(s)" in page
 
 
