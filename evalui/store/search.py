@@ -122,7 +122,9 @@ def _strings(value: object, out: list[str], depth: int = 0) -> None:
 
 
 def _joined(out: list[str]) -> str:
-    return "\n".join(s for s in out if s)[:MAX_BODY_CHARS]
+    # Each text once: every step of a call carries the conversation so far, which would make a part's
+    # size (and the index's work) grow with the square of its steps.
+    return "\n".join(s for s in dict.fromkeys(out) if s)[:MAX_BODY_CHARS]
 
 
 def sample_part(sample_id: str, group: str | None) -> str:
