@@ -262,8 +262,8 @@ class RunStore(ClaimsMixin, LightReadsMixin, ViewReadsMixin):
                     " VALUES (?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT (exp_id, sample_id) DO NOTHING", rows)
                 added = cursor.rowcount
-                indexed = [index_statement(self.dialect, exp_id, row[1], SAMPLE, sample_part(row[1], row[3]))
-                           for row in rows]
+                indexed = [index_statement(self.dialect, exp_id, row[1], SAMPLE, sample_part(row[1], row[3]),
+                                           replace=False) for row in rows]
                 if indexed:
                     self._db.executemany(indexed[0][0], [params for _, params, *_ in indexed])
                 self._db.commit()

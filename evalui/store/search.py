@@ -148,12 +148,16 @@ def verdict_part(prediction: object, verdict: object) -> str:
     return _joined([text if prediction is not None else "", reason])
 
 
-def index_statement(dialect: str, exp_id: str, sample_id: str, part: str, body: str) -> Statement:
-    """The write that (re)indexes one part of a sample, for the same transaction as the sample's write."""
+def index_statement(dialect: str, exp_id: str, sample_id: str, part: str, body: str, *,
+                    replace: bool = True) -> Statement:
+    """The write that (re)indexes one part of a sample, for the same transaction as the sample's write;
+    ``replace=False``: a part already indexed is kept (a sample registered again keeps its id and group)."""
     if dialect == "postgresql":
         # Lower-cased here: PostgreSQL lower-cases only ASCII under the C locale, and the query is lower-cased in Python.
-        return _UPSERT_POSTGRES, (exp_id, sample_id, part, body.replace("\x00", "").lower())
-    return _UPSERT_SQLITE, (exp_id, sample_id, part, body)
+        sql, params = _UPSERT_POSTGRES, (exp_id, sample_id, part, body.replace("\x00", "").lower())
+    else:
+        sql, params = _UPSERT_SQLITE, (exp_id, sample_id, part, body)
+    return (sql if replace else sql[:sql.index(" DO UPDATE")] + " DO NOTHING"), params
 
 
 def search_index(db: Connection, dialect: str) -> None:
