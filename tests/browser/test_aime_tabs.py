@@ -43,7 +43,11 @@ def test_generate_judge_and_winrate_in_the_browser(browser, launch_app, tmp_path
         page.locator("#aime-winrate-start").click()
         page.locator("#aime-winrate-status").filter(has_text="3/3 done").wait_for(timeout=60_000)
         page.locator("#aime-winrate-plot .js-plotly-plot").wait_for(timeout=30_000)
-        downloads = page.locator("#aime-results-downloads").inner_text()
+        # The files are one menu, closed until opened.
+        page.locator("#aime-results-downloads-menu").get_by_text("Downloads").first.click()
+        page.locator("#aime-results-downloads a[download]").first.wait_for(timeout=30_000)
+        downloads = " ".join(page.locator("#aime-results-downloads a[download]").evaluate_all(
+            "links => links.map(link => link.getAttribute('download'))"))
         assert "_report" in downloads and "_judge_report" in downloads and "_winrate" in downloads
         page.screenshot(path=str(tmp_path / "aime-results.png"), full_page=True)
 

@@ -1,4 +1,4 @@
-"""Run the GAIA tool agent from the GAIA tab and open a task's transcript."""
+"""Run the GAIA tool agent from the GAIA tab and open a task's transcript in the tab's viewer."""
 
 from __future__ import annotations
 
@@ -40,14 +40,17 @@ def test_agent_run_from_the_tab_and_its_transcript(browser, launch_app, tmp_path
         status = page.locator("#gaia-status")
         status.filter(has_text=re.compile(r"finished · 2/2 done")).wait_for(timeout=60_000)
         status.filter(has_text="(100.0%)").wait_for(timeout=30_000)
-        page.locator("#gaia-transcript-task input").click()
-        page.locator("#gaia-transcript-task").get_by_role("option", name="evalui-sample-0002").click()
-        shown = page.locator("#gaia-transcript .gaia-transcript")
-        shown.filter(has_text="Step 2").wait_for(timeout=30_000)
-        text = shown.inner_text()
-        assert "calls python" in text and "csv.DictReader(open('orders.csv'))" in text
-        assert "10007" in text and "answer: 10" in text and "correct" in text
-        assert page.locator("#gaia-transcript b", has_text="bold?").count() == 0  # the model's markup stays text
+        # The task's transcript is the viewer's: its steps, the python call and its result.
+        page.locator('#gaia-viewer-list tr[data-id="evalui-sample-0002"]').click()
+        shown = page.locator('#gaia-inspector-detail .evalui-transcript[data-sample="evalui-sample-0002"]'
+                             '[data-verdict="correct"]')
+        shown.wait_for(timeout=30_000)
+        text = shown.text_content()  # folded calls and results included
+        assert "2 step(s)" in text and "step 2" in text
+        assert "python" in shown.locator('details[data-kind="tool-call"] summary').first.inner_text()
+        assert "csv.DictReader(open('orders.csv'))" in text and "10007" in text
+        assert shown.locator('pre[data-role="answer"]').first.inner_text().strip() == "10"
+        assert page.locator("#gaia-inspector-detail b", has_text="bold?").count() == 0  # the model's markup stays text
         assert "<b>bold?</b>" in text
         bodies = [r.body for r in peer.chat_requests()]
         assert any({t["function"]["name"] for t in b.get("tools", [])} == {"python", "files"} for b in bodies)

@@ -8,6 +8,7 @@ import re
 import pytest
 from integration.benchmarks.gaia.test_gaia import answering_script
 from peers import SENTINEL_KEY
+from playwright.sync_api import expect
 
 from browser.pages import attach, open_tab
 from support.openai_peer import ScriptedPeer
@@ -30,9 +31,17 @@ def test_run_gaia_sample_in_the_browser(browser, launch_app, tmp_path):
         status.filter(has_text=re.compile(r"2/2 done")).wait_for(timeout=60_000)
         status.filter(has_text="(100.0%)").wait_for(timeout=30_000)
         page.locator("#gaia-level-plot .js-plotly-plot").wait_for(timeout=30_000)
-        tasks = page.locator("#gaia-tasks").inner_text()
-        assert "Mercury, Venus, Earth" in tasks and "red" in tasks
-        assert "evalui-sample-0001" not in tasks  # level 1 was filtered out
+        # The viewer lists the tasks (the run page has no task table) and shows each one's answer.
+        listed = page.locator("#gaia-viewer-list tr[data-id]")
+        expect(listed).to_have_count(2, timeout=30_000)  # level 1 was filtered out
+        assert {row.get_attribute("data-id") for row in listed.all()} == {"evalui-sample-0003", "evalui-sample-0004"}
+        answers = []
+        for task in ("evalui-sample-0003", "evalui-sample-0004"):
+            page.locator(f'#gaia-viewer-list tr[data-id="{task}"]').click()
+            pane = page.locator(f'#gaia-inspector-detail .evalui-transcript[data-sample="{task}"][data-verdict="correct"]')
+            pane.wait_for(timeout=30_000)
+            answers.append(pane.locator('pre[data-role="answer"]').first.inner_text())
+        assert "Mercury, Venus, Earth" in answers[0] and "red" in answers[1]
         page.screenshot(path=str(tmp_path / "gaia-done.png"), full_page=True)
         assert SENTINEL_KEY not in page.content()
         # Two tasks.
@@ -53,5 +62,11 @@ def test_hidden_answers_are_unscored_not_zero(browser, launch_app, tmp_path):
         status = page.locator("#gaia-status")
         status.filter(has_text="finished · 2/2 done").wait_for(timeout=60_000)
         assert "unscored" in status.inner_text() and "%" not in status.inner_text()
-        page.locator("#gaia-tasks").filter(has_text="unscored").wait_for(timeout=30_000)
-        assert "Au" in page.locator("#gaia-tasks").inner_text()
+        # The viewer calls a hidden answer's task unscored, and shows what the model answered.
+        unscored = page.locator('#gaia-viewer-list tr[data-id] td[data-col="verdict"]')
+        unscored.first.wait_for(timeout=30_000)
+        assert [cell.inner_text().strip() for cell in unscored.all()] == ["unscored", "unscored"]
+        page.locator("#gaia-viewer-list tr[data-id]").first.click()  # the gold question, asked first
+        pane = page.locator('#gaia-inspector-detail .evalui-transcript[data-verdict="unscored"]')
+        pane.wait_for(timeout=30_000)
+        assert "Au" in pane.locator('pre[data-role="answer"]').first.inner_text()

@@ -46,8 +46,11 @@ def test_runs_tab_lists_compares_and_opens_runs(browser, launch_app, tmp_path, m
 
     page.locator("#runs-runs input").click()
     page.get_by_role("option", name=re.compile("^cmp-b")).click()
-    page.locator("#runs-samples").filter(has_text="simple_python_3").wait_for(timeout=30_000)
-    assert "BFCL_v4_simple_python_result" in page.locator("#runs-files").inner_text()
+    # The run's samples are the viewer's list (the tab has no samples table), its files one menu.
+    page.locator('#runs-viewer-list tr[data-id="simple_python_3"]').wait_for(timeout=30_000)
+    page.locator("#runs-figures").filter(has_text="4/4 judged").wait_for(timeout=30_000)
+    page.locator("#runs-files-menu").get_by_text("Downloads").first.click()
+    page.locator('#runs-files a[download="BFCL_v4_simple_python_result.json"]').wait_for(timeout=30_000)
 
 
 def test_page_follows_the_browser_language(browser, launch_app):
