@@ -135,7 +135,7 @@ def test_the_docs_screenshots(browser, launch_app, gold_peer, data_folder, tmp_p
     expect(status).to_contain_text(f"{SAMPLES}/{SAMPLES} done", timeout=WAIT)
     expect(status).to_contain_text("(100.0%)", timeout=WAIT)
     page.locator("#bfcl-accuracy-plot .js-plotly-plot").wait_for(timeout=WAIT)
-    expect(page.locator("#bfcl-samples")).to_contain_text("simple_python_0", timeout=WAIT)
+    expect(page.locator('#bfcl-viewer-list tr[data-id="simple_python_0"]')).to_be_visible(timeout=WAIT)
     written.append(shoot(page, "run-page", status, scratch))
 
     # 2. The viewer: the candidate's wrong sample open beside the list (a deep link opens it).

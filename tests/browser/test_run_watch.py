@@ -48,18 +48,13 @@ def start_bfcl(page, limit, concurrency):
     page.locator("#bfcl-start").click()
 
 
-# Gradio 6 draws a table's rows as a virtual grid of divs below an empty <table> that holds the headers.
-VERDICTS_JS = """() => {
-    const table = document.querySelector('#bfcl-samples');
-    const headers = [...table.querySelectorAll('thead th')].map(h => h.innerText.trim());
-    const column = headers.indexOf('verdict');
-    return [...table.querySelectorAll('.virtual-row')].map(row =>
-        row.querySelectorAll('[role=gridcell]')[column]?.innerText.trim() ?? '');
-}"""
+# The run page's samples are the viewer's list (#38): its verdict column, row by row.
+VERDICTS_JS = """() => [...document.querySelectorAll('#bfcl-viewer-list tr[data-id] td[data-col="verdict"]')]
+    .map(cell => cell.innerText.trim())"""
 
 
 def table_verdicts(page) -> list[str]:
-    """The sample table's verdict column, as the page shows it."""
+    """The viewer list's verdict column, as the page shows it."""
     return page.evaluate(VERDICTS_JS)
 
 
@@ -69,7 +64,7 @@ def shows(page, verdicts: list[str], what: str) -> None:
     try:
         wait_for(lambda: seen.append(table_verdicts(page)) or seen[-1] == verdicts, what)
     except BaseException:
-        print(f"{what}; the table showed {seen[-1:]}")
+        print(f"{what}; the list showed {seen[-1:]}")
         raise
 
 
@@ -109,7 +104,7 @@ def test_a_run_whose_endpoint_dies_pauses_and_resumes_with_nothing_lost(browser,
             timeout=HANG_MS)
         expect(page.locator("#bfcl-log textarea")).to_have_value(re.compile("resumed: the endpoint at"))
         expect(status).not_to_contain_text("paused")
-        shows(page, ["correct"] * 8, "the final table never had all 8 samples correct")
+        shows(page, ["correct"] * 8, "the viewer never listed all 8 samples correct")
     finally:
         stopped.set()
         (second or first).stop()
@@ -169,14 +164,14 @@ def test_results_fill_in_while_the_run_goes(browser, launch_app):
             start_bfcl(page, limit=5, concurrency=1)
             status = page.locator("#bfcl-status")
             status.filter(has_text="running · 3/5 done").wait_for(timeout=HANG_MS)
-            # Before the run ends, the table already shows the three verdicts it has.
-            shows(page, ["correct"] * 3 + ["init"] * 2, "the table never showed the partial results")
-            # And the chart: the accuracy so far, drawn before the run ends.
-            page.wait_for_function("""() => (document.querySelector('#bfcl-accuracy-plot .js-plotly-plot')
-                                            ?.textContent ?? '').includes('so far')""", timeout=HANG_MS)
+            # Before the run ends, the header's chart shows the accuracy so far, over the three verdicts
+            # there are (the viewer lists the samples once the run ends).
+            page.wait_for_function("""() => {
+                const text = document.querySelector('#bfcl-accuracy-plot .js-plotly-plot')?.textContent ?? '';
+                return text.includes('so far') && text.includes('n=3'); }""", timeout=HANG_MS)
             expect(status).to_contain_text("running")
             hold.set()
             status.filter(has_text="finished · 5/5 done").wait_for(timeout=HANG_MS)
-            shows(page, ["correct"] * 5, "the final table never had all 5 samples")
+            shows(page, ["correct"] * 5, "the viewer never listed all 5 samples")
         finally:
             hold.set()

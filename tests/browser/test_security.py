@@ -90,13 +90,13 @@ def test_hostile_output_is_inert_and_the_typed_key_leaks_nowhere(browser, app_pr
         page.get_by_text("prompt", exact=True).click()
         page.locator("#bfcl-start").click()
         page.locator("#bfcl-status").filter(has_text="2/2 done").wait_for(timeout=120_000)
-        page.locator("#bfcl-samples").filter(has_text="onerror").wait_for(timeout=30_000)
+        page.locator("#bfcl-inspector-detail").filter(has_text="onerror").wait_for(timeout=30_000)  # the viewer's pane
 
         page.get_by_role("tab", name="GAIA").click()
         page.locator("#gaia-limit input").fill("2")
         page.locator("#gaia-start").click()
         page.locator("#gaia-status").filter(has_text="2/2 done").wait_for(timeout=120_000)
-        page.locator("#gaia-tasks").filter(has_text="<script>").wait_for(timeout=30_000)
+        page.locator("#gaia-inspector-detail").filter(has_text="<script>").wait_for(timeout=30_000)
 
         page.get_by_role("tab", name="AIME generation").click()
         page.locator("#aime-count input").fill("2")

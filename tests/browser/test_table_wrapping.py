@@ -1,5 +1,6 @@
-"""Tables wrap at word boundaries: in a narrow column, a verdict word stays whole on one line
-(Gradio's own style split "correct" as "correc t"), while a long unbroken id may still wrap."""
+"""Lists wrap at word boundaries: in the viewer's narrow verdict column (the run page's list of
+samples since #38), a verdict word stays whole on one line (Gradio's table style once split
+"correct" as "correc t")."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from support.openai_peer import ScriptedPeer
 pytestmark = pytest.mark.browser
 
 # For each cell whose whole text is this word: how many lines its text takes on the page.
-LINES_OF_WORD = """word => [...document.querySelectorAll('#bfcl-samples .cell-wrap .text')]
+LINES_OF_WORD = """word => [...document.querySelectorAll('#bfcl-viewer-list td[data-col="verdict"]')]
     .filter(cell => cell.textContent.trim() === word)
     .map(cell => {
         const range = document.createRange();
@@ -41,6 +42,6 @@ def test_a_verdict_word_is_never_split_inside_a_narrow_column(browser, launch_ap
     page.goto(url)
     page.locator("#bfcl-runs input").click()
     page.get_by_role("option", name="wrap-run").first.click()
-    page.locator("#bfcl-samples .cell-wrap").filter(has_text="simple_python_2").first.wait_for(timeout=30_000)
+    page.locator('#bfcl-viewer-list tr[data-id="simple_python_2"]').wait_for(timeout=30_000)
     lines = page.evaluate(LINES_OF_WORD, "correct")
     assert len(lines) == 3 and set(lines) == {1}, lines
