@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from evalui.settings import read
@@ -22,15 +21,3 @@ def runs_dir() -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
 
-
-def positive_number(name: str, default, kind=float):
-    """A positive int or float from the environment variable ``name``; ``default`` when unset or bad.
-
-    Superseded by ``evalui.settings.read`` (a field with ``gt=0``); kept only for evalui.store.search,
-    which another change moves to it (tests/lint/test_settings_reads.py allow-lists that read).
-    Remove it then."""
-    try:
-        value = kind(os.environ.get(name, "").strip() or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default

@@ -10,11 +10,11 @@ absent colleague.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from filelock import FileLock
 
+from evalui import settings
 from evalui.errors import InputError
 from evalui.jsonl import write_json_atomically
 from evalui.review.reviews import (
@@ -79,7 +79,7 @@ def needs_review(problem_ids: list[str], parsed: dict[str, ProblemReviews], revi
 
 def adjudicators() -> set[str] | None:
     """The names in EVALUI_ADJUDICATORS, or None when it is unset (then anyone who may review may adjudicate)."""
-    names = {reviewer_key(n) for n in os.environ.get(ADJUDICATORS_ENV, "").split(",") if n.strip()}
+    names = {reviewer_key(n) for n in settings.read_list("adjudicators")}
     return names or None
 
 

@@ -30,7 +30,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, cast
 
-from evalui.config import positive_number
+from evalui import settings
 from evalui.core.record import reason_of
 from evalui.errors import InputError
 from evalui.store.group_commit import Statement
@@ -99,7 +99,7 @@ class SearchRefused(InputError):
 
 def search_deadline_s() -> float:
     """How long one search may run: ``EVALUI_SEARCH_DEADLINE_S``, else 5 s."""
-    return positive_number(SEARCH_DEADLINE_ENV, SEARCH_DEADLINE_S)
+    return float(settings.read("search_deadline_s"))
 
 
 # What each part holds ----------------------------------------------------------------------------
