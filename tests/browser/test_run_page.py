@@ -1,10 +1,12 @@
 """The run page is the viewer (issue #38): a finished BFCL run of a few hundred samples opened in
 Chromium at 1440×900 shows its summary as one row of cards, its files in one closed menu and no
-sample table, and the viewer's first row sits within two viewport heights of the page's top."""
+sample table, and the viewer's first row sits within two viewport heights of the page's top. Opening
+the run reads its summary, never its samples' texts (the viewer pages its own rows)."""
 
 from __future__ import annotations
 
 import re
+import sqlite3
 
 import pytest
 from peers import settings_for
@@ -15,12 +17,14 @@ from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
 from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
+from evalui.ui.tabs import bfcl as bfcl_tab
 from support.bfcl_oracle import BfclOracle
 from support.openai_peer import ScriptedPeer
 
 pytestmark = pytest.mark.browser
 SAMPLES = 300
 VIEWPORT = {"width": 1440, "height": 900}
+SAMPLE_TEXTS = {"payload", "request", "response", "prediction", "verdict", "error"}  # the samples' wide columns
 
 
 @pytest.fixture()
@@ -88,3 +92,23 @@ def test_the_run_page_is_the_viewer_under_one_row_of_cards(browser, launch_app, 
     with page.expect_download() as download:
         report.click()
     assert download.value.path().read_bytes() == (big_run / "report.md").read_bytes()
+
+
+def test_opening_a_run_reads_its_summary_not_its_samples(big_run):
+    store = RunStore()
+    read: list[str] = []
+
+    def authorize(action, table, column, database, trigger):
+        if action == sqlite3.SQLITE_READ and table == "samples" and column in SAMPLE_TEXTS:
+            read.append(column)
+        return sqlite3.SQLITE_OK
+
+    try:
+        store._db.set_authorizer(authorize)
+        assert len(store.samples("big-run")) == SAMPLES and read  # the tripwire sees a read of the samples
+        read.clear()
+        figures, accuracy, *_ = bfcl_tab.results_view(store, "big-run")
+        assert f"{SAMPLES}/{SAMPLES} judged" in figures and accuracy["visible"] is True
+        assert read == [], sorted(set(read))
+    finally:
+        store.close()
