@@ -104,7 +104,7 @@ def step_summary(summary: dict, gate: dict) -> str:
     outcome = {"passed": "✅ passed", "inconclusive": f"⚠️ inconclusive: {reasons}"}.get(
         gate.get("outcome") or ("passed" if gate["passed"] else "failed"), f"❌ failed: {reasons}")
     low, high = figures.get("ci95") or (None, None)
-    interval = f", 95% CI {low:.1%}–{high:.1%}" if low is not None else ""
+    interval = f", 95% CI {low:.1%}–{high:.1%}" if low is not None and high is not None else ""
     lines = [f"### evalui {inert(summary.get('benchmark') or '')} run `{inert(summary['exp_id'])}`", "",
              f"**Gate {outcome}**", "",
              f"Accuracy {figures['accuracy']:.1%}{interval} ({figures['passed']}/{figures['considered']}; "

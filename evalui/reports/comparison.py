@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from evalui.reports.clusters import cluster_rule
 from evalui.reports.markdown import inert, percent
+from evalui.reports.texts import Words, english, method
 from evalui.reports.verdicts import verdict_of
 from evalui.stats.clustered import cluster_key, clustered_accuracy
 from evalui.stats.metrics import Z_95
@@ -186,16 +187,20 @@ def _invalid_ids(store: RunStore, experiment: dict, rows) -> set[str]:
     return invalid
 
 
-def _signed(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:+.1f} pts"
+def _signed(value: float | None, words: Words = english) -> str:
+    return "–" if value is None else words("cmp.points", value=f"{value * 100:+.1f}")
 
 
-def _interval(bounds) -> str:
-    return "–" if not bounds else f"[{bounds[0] * 100:+.1f}, {bounds[1] * 100:+.1f}] pts"
+def _interval(bounds, words: Words = english) -> str:
+    # An undefined bound (no sample on a side) leaves the whole interval undefined: "–", never "[–, –]".
+    if not bounds or None in bounds:
+        return "–"
+    return words("cmp.points", value=f"[{bounds[0] * 100:+.1f}, {bounds[1] * 100:+.1f}]")
 
 
-def _accuracy_interval(bounds) -> str:
-    return "" if not bounds else f" (95% CI {percent(bounds[0])}–{percent(bounds[1])})"
+def _accuracy_interval(bounds, words: Words = english) -> str:
+    return "" if not bounds or None in bounds else words("cmp.accuracy_ci", low=percent(bounds[0]),
+                                                         high=percent(bounds[1]))
 
 
 def _p(value: float | None) -> str:
@@ -232,41 +237,44 @@ def calibrated_lines(record: dict) -> list[str]:
     return [*lines, "", "The judge's own figures, paired by sample id:", ""]
 
 
-def comparison_markdown(record: dict) -> str:
+def comparison_markdown(record: dict, words: Words = english) -> str:
     """The comparison as Markdown: the figures corrected by reviews when both runs have them, the
-    headline figures, then one row per group."""
-    verdict = ("B is significantly worse" if record["significant"] and record["diff"] < 0 else
-               "B is significantly better" if record["significant"] else "no significant difference")
+    headline figures, then one row per group. ``words``: evalui.reports.texts's, in a visitor's language."""
+    verdict = words("cmp.worse" if record["significant"] and record["diff"] < 0 else
+                    "cmp.better" if record["significant"] else "cmp.same")
     lines = [
         *calibrated_lines(record),
-        f"**{inert(record['b'])}** against **{inert(record['a'])}** on {record['n']} paired samples: "
-        f"{percent(record['a_accuracy'])}{_accuracy_interval(record.get('a_ci95'))} → "
-        f"{percent(record['b_accuracy'])}{_accuracy_interval(record.get('b_ci95'))}, diff {_signed(record['diff'])} "
-        f"(95% CI {_interval(record['diff_ci'])}), McNemar p = {_p(record['mcnemar_p'])}: {verdict}.",
+        words("cmp.headline", b=inert(record["b"]), a=inert(record["a"]), n=record["n"],
+              a_accuracy=percent(record["a_accuracy"]) + _accuracy_interval(record.get("a_ci95"), words),
+              b_accuracy=percent(record["b_accuracy"]) + _accuracy_interval(record.get("b_ci95"), words),
+              diff=_signed(record["diff"], words), ci=_interval(record["diff_ci"], words),
+              p=_p(record["mcnemar_p"]), verdict=verdict),
         "",
-        f"Flipped to wrong: {record['flipped_to_wrong']} · flipped to correct: {record['flipped_to_correct']} · "
-        f"only in A: {record['only_in_a']} · only in B: {record['only_in_b']}",
+        words("cmp.flips", to_wrong=record["flipped_to_wrong"], to_correct=record["flipped_to_correct"],
+              only_a=record["only_in_a"], only_b=record["only_in_b"]),
         "",
-        *_valid_line(record.get("valid")),
-        "| group | n | A | B | diff | 95% CI | → wrong | → correct | McNemar p |",
+        *_valid_line(record.get("valid"), words),
+        words("cmp.table"),
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, g in record["by_group"].items():
         lines.append(f"| {inert(name) or '–'} | {g['n']} | {percent(g['a_accuracy'])} | {percent(g['b_accuracy'])} | "
-                     f"{_signed(g['diff'])} | {_interval(g['diff_ci'])} | {g['flipped_to_wrong']} | "
+                     f"{_signed(g['diff'], words)} | {_interval(g['diff_ci'], words)} | {g['flipped_to_wrong']} | "
                      f"{g['flipped_to_correct']} | {_p(g['mcnemar_p'])} |")
-    lines += ["", f"_Interval: {record['interval_method']}; test: {record['test_method']}._"]
+    lines += ["", words("cmp.methods", interval=method(words, record["interval_method"]),
+                        test=method(words, record["test_method"]))]
     return "\n".join(lines)
 
 
-def _valid_line(valid: dict | None) -> list[str]:
+def _valid_line(valid: dict | None, words: Words = english) -> list[str]:
     """The same comparison without the pairs a validity scanner found invalid in either run."""
     if not valid:
         return []
-    return [f"Valid samples only ({valid['n']} pairs, {valid['invalid_pairs']} left out as invalid): "
-            f"{percent(valid['a_accuracy'])}{_accuracy_interval(valid.get('a_ci95'))} → "
-            f"{percent(valid['b_accuracy'])}{_accuracy_interval(valid.get('b_ci95'))}, diff {_signed(valid['diff'])} "
-            f"(95% CI {_interval(valid['diff_ci'])}), McNemar p = {_p(valid['mcnemar_p'])}.", ""]
+    return [words("cmp.valid", n=valid["n"], left_out=valid["invalid_pairs"],
+                  a_accuracy=percent(valid["a_accuracy"]) + _accuracy_interval(valid.get("a_ci95"), words),
+                  b_accuracy=percent(valid["b_accuracy"]) + _accuracy_interval(valid.get("b_ci95"), words),
+                  diff=_signed(valid["diff"], words), ci=_interval(valid["diff_ci"], words), p=_p(valid["mcnemar_p"])),
+            ""]
 
 
 def flip_choices(record: dict) -> list[tuple[str, str]]:

@@ -81,7 +81,7 @@ def validity_lines(summary: dict) -> list[str]:
     if not figures:
         return []
     low, high = (figures.get("valid_ci95") or [None, None])[:2]
-    interval = f" (95% CI {percent(low)}–{percent(high)})" if low is not None else ""
+    interval = f" (95% CI {percent(low)}–{percent(high)})" if low is not None and high is not None else ""
     rows = [[name, counts.get("invalid", 0), counts.get("warning", 0), counts.get("info", 0)]
             for name, counts in figures.get("by_scanner", {}).items() if counts]
     return ["## Validity", "",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 
 from evalui.reports.markdown import defuse_links
+from evalui.ui.i18n.strings import say
 
 LATEX_DELIMITERS = [
     {"left": "$$", "right": "$$", "display": True},
@@ -25,6 +26,6 @@ def problem_markdown(problem: dict, *, heading: str | None = None) -> str:
     return "\n\n".join([
         f"#### {inert_markdown(title)}",
         inert_markdown(problem.get("problem", "")),
-        f"**Answer:** {inert_markdown(problem.get('answer', ''))}",
-        f"<details><summary>Solution</summary>\n\n{inert_markdown(problem.get('solution', ''))}\n\n</details>",
+        f"**{say('problem.answer')}** {inert_markdown(problem.get('answer', ''))}",
+        f"<details><summary>{say('problem.solution')}</summary>\n\n{inert_markdown(problem.get('solution', ''))}\n\n</details>",
     ])

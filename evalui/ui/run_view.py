@@ -94,9 +94,14 @@ def validity_note(experiment: dict, state: str) -> str:
         return ""
     raw_low, raw_high = (list(summary.get("ci95") or []) + [None, None])[:2]
     valid_low, valid_high = (list(validity.get("valid_ci95") or []) + [None, None])[:2]
-    return say("msg.validity", raw=percent(summary["accuracy"]), raw_low=percent(raw_low), raw_high=percent(raw_high),
-               valid=percent(validity.get("valid_accuracy")), valid_low=percent(valid_low),
-               valid_high=percent(valid_high), invalid=validity.get("invalid", 0))
+    return say("msg.validity", raw=percent(summary["accuracy"]), raw_ci=_interval(raw_low, raw_high),
+               valid=percent(validity.get("valid_accuracy")), valid_ci=_interval(valid_low, valid_high),
+               invalid=validity.get("invalid", 0))
+
+
+def _interval(low, high) -> str:
+    # An undefined interval is left out, never shown as "[–––]".
+    return "" if low is None or high is None else f" [{percent(low)}–{percent(high)}]"
 
 
 def cost_note(experiment: dict, state: str) -> str:

@@ -4,7 +4,11 @@ comparison (evalui.viewer.pair_render), which the handlers fill in with access.s
 
 from __future__ import annotations
 
+from evalui.reports.texts import COMPARISON_STRINGS
+
+# The comparison's Markdown (evalui.reports.comparison) keeps its words beside it, for `evalui compare`.
 COMPARE_STRINGS: dict[str, tuple[str, str]] = {
+    **COMPARISON_STRINGS,
     # controls
     "pair.differ_only": ("Differences only (verdicts or answers differ)", "仅显示差异（判定或答案不同）"),
     # buckets: a title and the number of samples in it

@@ -21,7 +21,14 @@ from evalui.ui.i18n.viewer import VIEWER_STRINGS
 from evalui.ui.request import language
 
 _GENERAL: dict[str, tuple[str, str]] = {
+    # Gradio's screen-reader status line: Gradio 6.31 translates the first in no language and the
+    # second not into Chinese.
+    "common.complete": ("complete", "完成"),
+    "status.queue_position": ("In queue: {position} of {size}", "排队中：第 {position} 位，共 {size} 位"),
     "tab.verify": ("Verification", "人工验证"),
+    # a generated problem as the AIME tabs and the verification panel show it
+    "problem.answer": ("Answer:", "答案："),
+    "problem.solution": ("Solution", "解答"),
     "tab.runs": ("Runs", "运行记录"),
     "tab.score": ("Score files", "评分文件"),
     # endpoint panel
@@ -191,9 +198,9 @@ _GENERAL: dict[str, tuple[str, str]] = {
     "inspector.labelled": ("Finding {number} of {sample} labelled {label} by {reviewer}.",
                            "{sample} 的发现 {number} 已由 {reviewer} 标注为 {label}。"),
     "inspector.need_finding": ("Choose a finding of this sample to label.", "请选择此样本的一项发现进行标注。"),
-    "msg.validity": (" · accuracy {raw} [{raw_low}–{raw_high}] · valid samples {valid} [{valid_low}–{valid_high}] "
-                     "({invalid} invalid)",
-                     " · 准确率 {raw} [{raw_low}–{raw_high}] · 有效样本 {valid} [{valid_low}–{valid_high}]（{invalid} 个无效）"),
+    # {raw_ci} and {valid_ci}: " [low–high]", or nothing for an undefined interval
+    "msg.validity": (" · accuracy {raw}{raw_ci} · valid samples {valid}{valid_ci} ({invalid} invalid)",
+                     " · 准确率 {raw}{raw_ci} · 有效样本 {valid}{valid_ci}（{invalid} 个无效）"),
     "msg.delete_ask": ("Delete **{exp_id}** and its folder? This cannot be undone.",
                        "删除 **{exp_id}** 及其文件夹？此操作无法撤销。"),
     "msg.delete_running": ("Cancel the run before deleting it.", "请先取消该运行，再删除。"),

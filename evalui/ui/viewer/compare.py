@@ -108,7 +108,7 @@ def build(store) -> PairParts:
             raise InputError(str(exc)) from None
         _, _, found = _found(store, a_id, b_id)
         chosen = "broken" if found["broken"] else "fixed" if found["fixed"] else "both_wrong"
-        return (comparison_markdown(result), gr.update(choices=bucket_choices(found), value=chosen),
+        return (comparison_markdown(result, say), gr.update(choices=bucket_choices(found), value=chosen),
                 gr.update(choices=bucket_samples(store, a_id, b_id, chosen, bool(differ_only)), value=None), "",
                 result)
 
