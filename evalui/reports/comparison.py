@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from evalui.reports.clusters import cluster_rule
 from evalui.reports.markdown import inert, percent
-from evalui.reports.texts import Words, english, method
+from evalui.reports.texts import Words, english, method, named
 from evalui.reports.verdicts import verdict_of
 from evalui.stats.clustered import cluster_key, clustered_accuracy
 from evalui.stats.metrics import Z_95
@@ -211,30 +211,35 @@ def _figure(value: float | None, name: str) -> str:
     return "–" if value is None else percent(value) if name != "mean_score" else f"{value:.2f}"
 
 
-def calibrated_lines(record: dict) -> list[str]:
+def calibrated_lines(record: dict, words: Words = english) -> list[str]:
     """The comparison by the figures corrected by the reviews, first when both runs have reviews."""
     block = record.get("calibrated")
     if not block:
         return []
     if not block.get("figures"):
-        return [f"_Not corrected by reviews: {inert(block.get('reason') or 'no figure on both sides')}._", ""]
-    lines = [f"**Corrected by the reviews** ({block['a_reviewed']} reviewed in A, {block['b_reviewed']} in B; these "
-             "are the figures to read):", "",
-             "| figure | A | B | diff | 95% CI | |", "|---|---|---|---|---|---|"]
+        # Said from the counts (the record's reason is English): which run has no reviewed item.
+        missing = [side for side, key in (("A", "a_reviewed"), ("B", "b_reviewed")) if not block.get(key)]
+        reason = words("cmp.no_reviews", sides=words("cmp.or").join(missing)) if missing else words("cmp.no_figure")
+        return [words("cmp.not_corrected", reason=reason), ""]
+    lines = [words("cmp.corrected", a=block["a_reviewed"], b=block["b_reviewed"]), "",
+             words("cmp.corrected_table"), "|---|---|---|---|---|---|"]
     for name, f in block["figures"].items():
         scale = 1 if name == "mean_score" else 100
-        unit = "" if name == "mean_score" else " pts"
+
+        def points(value: str, name=name) -> str:
+            return value if name == "mean_score" else words("cmp.points", value=value)
 
         def shown(value, ci, estimate, name=name):
-            bounds = "" if ci[0] is None else f" ({_figure(ci[0], name)}–{_figure(ci[1], name)})"
-            return f"{_figure(value, name)}{bounds} {estimate.replace('_', ' ')}"
+            bounds = "" if ci[0] is None or ci[1] is None else f" ({_figure(ci[0], name)}–{_figure(ci[1], name)})"
+            return f"{_figure(value, name)}{bounds} {named(words, 'cmp.estimate', estimate)}"
 
-        ci = "–" if f["diff_ci"] is None else (f"[{f['diff_ci'][0] * scale:+.1f}, {f['diff_ci'][1] * scale:+.1f}]"
-                                               f"{unit}")
-        lines.append(f"| {name.replace('_', ' ')} | {shown(f['a'], f['a_ci95'], f['a_estimate'])} | "
-                     f"{shown(f['b'], f['b_ci95'], f['b_estimate'])} | {f['diff'] * scale:+.1f}{unit} | {ci} | "
-                     f"{'significant' if f['significant'] else 'not significant'} |")
-    return [*lines, "", "The judge's own figures, paired by sample id:", ""]
+        ci = "–" if f["diff_ci"] is None or None in f["diff_ci"] else \
+            points(f"[{f['diff_ci'][0] * scale:+.1f}, {f['diff_ci'][1] * scale:+.1f}]")
+        diff = points(f"{f['diff'] * scale:+.1f}")
+        lines.append(f"| {named(words, 'cmp.figure', name)} | {shown(f['a'], f['a_ci95'], f['a_estimate'])} | "
+                     f"{shown(f['b'], f['b_ci95'], f['b_estimate'])} | {diff} | {ci} | "
+                     f"{words('cmp.significant' if f['significant'] else 'cmp.not_significant')} |")
+    return [*lines, "", words("cmp.judge_figures"), ""]
 
 
 def comparison_markdown(record: dict, words: Words = english) -> str:
@@ -243,7 +248,7 @@ def comparison_markdown(record: dict, words: Words = english) -> str:
     verdict = words("cmp.worse" if record["significant"] and record["diff"] < 0 else
                     "cmp.better" if record["significant"] else "cmp.same")
     lines = [
-        *calibrated_lines(record),
+        *calibrated_lines(record, words),
         words("cmp.headline", b=inert(record["b"]), a=inert(record["a"]), n=record["n"],
               a_accuracy=percent(record["a_accuracy"]) + _accuracy_interval(record.get("a_ci95"), words),
               b_accuracy=percent(record["b_accuracy"]) + _accuracy_interval(record.get("b_ci95"), words),

@@ -30,6 +30,24 @@ COMPARISON_STRINGS: dict[str, tuple[str, str]] = {
     "cmp.table": ("| group | n | A | B | diff | 95% CI | → wrong | → correct | McNemar p |",
                   "| 分组 | 样本数 | A | B | 差值 | 95% 置信区间 | → 错误 | → 正确 | McNemar p |"),
     "cmp.methods": ("_Interval: {interval}; test: {test}._", "_区间：{interval}；检验：{test}。_"),
+    # the figures corrected by the reviews, first when both runs have reviews
+    "cmp.not_corrected": ("_Not corrected by reviews: {reason}._", "_未经审阅校正：{reason}。_"),
+    "cmp.no_reviews": ("no reviewed items in {sides}: the judge's own figures are compared",
+                       "{sides} 没有已审阅的条目：比较的是评委自己的指标"),
+    "cmp.or": (" or ", " 或 "),
+    "cmp.no_figure": ("no figure on both sides", "两边没有共同的指标"),
+    "cmp.corrected": ("**Corrected by the reviews** ({a} reviewed in A, {b} in B; these are the figures to read):",
+                      "**经审阅校正**（A 中已审阅 {a} 条，B 中 {b} 条；请以这些指标为准）："),
+    "cmp.corrected_table": ("| figure | A | B | diff | 95% CI | |", "| 指标 | A | B | 差值 | 95% 置信区间 | |"),
+    "cmp.figure.pass_rate": ("pass rate", "通过率"),
+    "cmp.figure.mean_score": ("mean score", "平均分"),
+    "cmp.figure.win_rate": ("win rate", "胜率"),
+    "cmp.estimate.naive": ("judge only", "仅评委"),
+    "cmp.estimate.human_only": ("reviewers only", "仅审阅者"),
+    "cmp.estimate.corrected": ("corrected", "校正后"),
+    "cmp.significant": ("significant", "显著"),
+    "cmp.not_significant": ("not significant", "不显著"),
+    "cmp.judge_figures": ("The judge's own figures, paired by sample id:", "评委自己的指标，按样本 ID 配对："),
     # the methods the statistics name (evalui.stats.paired), as a reader reads them
     "cmp.method.interval": (INTERVAL_METHOD, "Newcombe 配对 Wilson 区间（Newcombe 1998，方法 10）"),
     "cmp.method.test": (TEST_METHOD, "精确双侧 McNemar 检验（对翻转样本做二项检验，p = 1/2）"),
@@ -40,6 +58,14 @@ METHODS = {INTERVAL_METHOD: "cmp.method.interval", TEST_METHOD: "cmp.method.test
 def english(key: str, **fields) -> str:
     """The English text of ``key``: the report as `evalui compare` writes it."""
     return COMPARISON_STRINGS[key][0].format(**fields)
+
+
+def named(words: Words, prefix: str, name: str) -> str:
+    """The label of a stored name (a figure, an estimate), else the name with spaces for underscores."""
+    try:
+        return words(f"{prefix}.{name}")
+    except KeyError:
+        return name.replace("_", " ")
 
 
 def method(words: Words, name: str) -> str:

@@ -15,6 +15,7 @@ from evalui.ui.i18n.strings import t
 from evalui.ui.web.access import require_access, say
 from evalui.viewer import data
 from evalui.viewer import findings as labelling
+from evalui.viewer.texts import word_or_key
 
 
 @dataclass
@@ -63,7 +64,7 @@ def wire(store, parts: LabelParts, view: gr.State, detail: gr.HTML, pane=None) -
                 gr.Warning(html.escape(str(exc)))
                 return gr.skip(), gr.skip()
             gr.Info(html.escape(say("inspector.labelled", number=number, sample=sample_id,
-                                    label=label.replace("_", " "), reviewer=entry["reviewer"])))
+                                    label=word_or_key(say, "viewer.label", label), reviewer=entry["reviewer"])))
             return shown(exp_id, sample_id), precision_line(store, exp_id)
         return save
 
