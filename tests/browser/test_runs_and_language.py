@@ -6,6 +6,7 @@ import re
 
 import pytest
 from peers import settings_for
+from playwright.sync_api import expect
 
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
 from evalui.benchmarks.bfcl.spec import BfclOptions
@@ -36,6 +37,9 @@ def test_runs_tab_lists_compares_and_opens_runs(browser, launch_app, tmp_path, m
     table.filter(has_text="cmp-a").wait_for(timeout=30_000)
     assert "model-b" in table.inner_text() and "finished" in table.inner_text()
 
+    # No chart is drawn before there is something to compare.
+    for chart in ("#runs-compare-groups", "#runs-compare-tokens", "#runs-pareto"):
+        expect(page.locator(chart)).to_be_hidden()
     page.locator("#runs-compare-choice input").click()
     page.get_by_role("option", name="cmp-a").click()
     page.locator("#runs-compare-choice input").click()

@@ -43,11 +43,13 @@ def plot(label, elem_id: str, scale: int = 1) -> gr.Plot:
     return gr.Plot(label=label, elem_id=elem_id, visible=False, scale=scale, min_width=CARD_MIN_WIDTH_PX)
 
 
-def chart(figure):
-    """A card's update: the figure made to fit the row, or the card hidden when there is none."""
+def chart(figure, height: int | None = CARD_HEIGHT_PX):
+    """A chart's update: the figure (made ``height`` tall to fit the row of cards; None keeps its
+    own height), or the chart hidden when there is none."""
     if figure is None:
         return gr.update(value=None, visible=False)
-    figure.update_layout(height=CARD_HEIGHT_PX)
+    if height is not None:
+        figure.update_layout(height=height)
     return gr.update(value=figure, visible=True)
 
 

@@ -48,6 +48,12 @@ def runs_table(store: RunStore) -> pd.DataFrame:
     return frame
 
 
+def drawn_when_filled(*figures):
+    """Each chart shown when it holds a figure, hidden when empty (an empty frame says nothing)."""
+    shown = [gr.update(visible=figure is not None) for figure in figures]
+    return shown[0] if len(shown) == 1 else tuple(shown)
+
+
 def runs_table_columns() -> pd.DataFrame:
     columns = list(history.RUN_COLUMNS)
     columns.insert(columns.index("value") + 1, VALID_COLUMN)
@@ -64,15 +70,16 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         compare = gr.Button(t("runs.compare"), scale=1, elem_id="runs-compare")
     compare_note = gr.Markdown(elem_id="runs-compare-note")
     with gr.Row():
-        per_group = gr.Plot(label=t("runs.groups"), elem_id="runs-compare-groups")
-        against_tokens = gr.Plot(label=t("runs.tokens"), elem_id="runs-compare-tokens")
+        # Drawn once runs are compared: an empty chart frame says nothing.
+        per_group = gr.Plot(label=t("runs.groups"), elem_id="runs-compare-groups", visible=False)
+        against_tokens = gr.Plot(label=t("runs.tokens"), elem_id="runs-compare-tokens", visible=False)
     with gr.Row():
         # Choices are filled when the page loads; an API caller's session never loads the page, and
         # /runs_cost_pareto takes any benchmark's name (an unknown one has no runs).
         pareto_benchmark = gr.Dropdown(choices=[], label=t("runs.pareto_benchmark"), scale=1, allow_custom_value=True,
                                        elem_id="runs-pareto-benchmark")
         pareto_note = gr.Markdown(elem_id="runs-pareto-note")
-    pareto = gr.Plot(label=t("runs.pareto"), elem_id="runs-pareto")
+    pareto = gr.Plot(label=t("runs.pareto"), elem_id="runs-pareto", visible=False)
     pair = compare_view.build(store)
     gr.Markdown(t("runs.one"))
     parts = launcher.build_controls("runs", t("runs.resume"))
@@ -179,7 +186,9 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     current = launcher.wire(demo, store, parts, benchmark="", inputs=[endpoint.api_key, parts.runs], prepare=prepare,
                             results=[figures, *menu.outputs()], results_view=run_view, api_prefix="runs", adopt_running=False)
     refresh.click(listing, None, [table, chosen, pair.a, pair.b], api_name="runs_list")
-    compare.click(compare_runs, [chosen], [compare_note, per_group, against_tokens], api_name="runs_compare")
+    # The API returns the figures as they are; the page then shows a chart only when it has one.
+    compare.click(compare_runs, [chosen], [compare_note, per_group, against_tokens], api_name="runs_compare").then(
+        drawn_when_filled, [per_group, against_tokens], [per_group, against_tokens], api_visibility="private")
     delete.click(ask_delete, [current], [confirm_row, question], api_visibility="private")
     keep.click(lambda: gr.Row(visible=False), None, [confirm_row], api_visibility="private")
     confirm.click(delete_run, [current], [confirm_row, table, chosen, parts.runs, current, figures, *menu.outputs(),
@@ -190,4 +199,5 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     viewer_api.deep_link(demo, store, samples_viewer)
     for source in (demo.load, refresh.click):
         source(benchmark_choices, None, [pareto_benchmark], api_visibility="private")
-    pareto_benchmark.change(cost_chart, [pareto_benchmark], [pareto_note, pareto], api_name="runs_cost_pareto")
+    pareto_benchmark.change(cost_chart, [pareto_benchmark], [pareto_note, pareto], api_name="runs_cost_pareto").then(
+        drawn_when_filled, [pareto], [pareto], api_visibility="private")
