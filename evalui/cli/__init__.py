@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with heap.fewer_full_collections():
                 status = int(args.handler(args) or 0)
+            heap.freeze_at_exit()
         finally:
             active_gate.reset(token)
         if status == 0 and gate is not None and gate.failed:

@@ -16,3 +16,33 @@ def test_full_collections_are_rarer_inside_and_the_defaults_return_after_an_erro
             assert gc.get_threshold() == (before[0], before[1], before[2] * heap.FEWER_FULL_COLLECTIONS)
             raise RuntimeError("the run failed")
     assert gc.get_threshold() == before
+
+
+def test_the_command_freezes_what_is_alive_at_exit_and_its_files_are_written(tmp_path):
+    """The exit's collections walk nothing the process held (the objects are frozen first), and what
+    the process wrote before exiting is on disk: freezing skips collections, not flushes."""
+    import subprocess
+    import sys
+    import textwrap
+
+    out = tmp_path / "written.txt"
+    script = textwrap.dedent(f"""
+        import atexit, gc, sys
+        def report():  # registered first, so it runs after the freeze
+            print(gc.get_freeze_count(), file=sys.stderr)
+        atexit.register(report)
+        from evalui.run import heap
+        cycles = [[[]] for _ in range(10_000)]
+        for c in cycles:
+            c[0].append(c)
+        heap.freeze_at_exit()
+        heap.freeze_at_exit()
+        handle = open({str(out)!r}, "w")
+        handle.write("kept")
+        print("done")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"
+    assert int(done.stderr.strip()) >= 20_000
+    assert out.read_text() == "kept"
