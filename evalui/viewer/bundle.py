@@ -57,7 +57,8 @@ def search_parts(sample) -> list[str]:
 
 
 def bundle_data(store, exp_id: str) -> dict:
-    """Everything the static page shows: the run, its light rows, each sample's pane and searchable text."""
+    """Everything the static page shows: the run, its light rows, each sample's pane and, under ``text``,
+    its documents as the store's search index holds them (``search_parts``), which the page searches."""
     experiment = experiment_of(store, exp_id)
     samples = store.samples(exp_id)
     found = labelling.run_findings(store, experiment, samples)

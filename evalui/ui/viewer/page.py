@@ -17,10 +17,10 @@ from evalui.errors import InputError
 from evalui.store import search as store_search
 from evalui.ui.i18n.strings import say, t
 from evalui.ui.run_view import is_running
+from evalui.ui.viewer import filter_choices
 from evalui.ui.viewer import labels as viewer_labels
 from evalui.viewer import data, rows, transcript
 from evalui.viewer.style import LIST_CSS, TRANSCRIPT_CSS
-from evalui.viewer.texts import word_or_key
 
 # Clicks on the list's rows, headers and pager become events with what was clicked; j / k and the
 # arrows (Alt+↓ / Alt+↑ even while typing) press Next / Previous of the viewer on screen. After each
@@ -240,18 +240,6 @@ def screen(store, view: dict, values, *, select: str | None = None, offset: int 
             gr.update(choices=choices, value=choices[0][1] if choices else None))
 
 
-def labelled(key: str, values: list[str]) -> list[tuple[str, str]]:
-    """A filter's choices as (what the visitor reads, the value): "all", "any invalid" and the verdicts
-    in the visitor's language; a group, an error type or a scanner as stored."""
-    def label(value: str) -> str:
-        if value == rows.ALL:
-            return say("viewer.filter.all")
-        if value == rows.ANY_INVALID:
-            return say("viewer.filter.any_invalid")
-        return word_or_key(say, "viewer.verdict", value) if key == "verdict" else value
-    return [(label(value), value) for value in values]
-
-
 def open_run(store, exp_id: str | None, sample_id: str | None = None, verdict: str = rows.ALL,
              pinned: bool = False) -> tuple:
     """Every output of ``whole()`` for ``exp_id`` with the filters reset (but ``verdict``), showing
@@ -259,13 +247,13 @@ def open_run(store, exp_id: str | None, sample_id: str | None = None, verdict: s
     view = {**NEW_VIEW, "run": exp_id, "pinned": pinned}
     if not exp_id:
         return (*screen(store, view, [rows.ALL] * 4 + [""]),
-                *(gr.update(choices=labelled(key, [rows.ALL]), value=rows.ALL) for key in FILTERS),
+                *(gr.update(choices=filter_choices.labelled(key, [rows.ALL]), value=rows.ALL) for key in FILTERS),
                 "", "")
     choices = rows.filter_choices(data.run_rows(store, exp_id))
     verdict = verdict if verdict in choices["verdict"] else rows.ALL
     shown = screen(store, view, [verdict, rows.ALL, rows.ALL, rows.ALL, ""], select=sample_id, reveal=pinned)
-    return (*shown, gr.update(choices=labelled("verdict", choices["verdict"]), value=verdict),
-            *(gr.update(choices=labelled(key, choices[key]), value=rows.ALL) for key in FILTERS[1:]), "",
+    return (*shown, gr.update(choices=filter_choices.labelled("verdict", choices["verdict"]), value=verdict),
+            *(gr.update(choices=filter_choices.labelled(key, choices[key]), value=rows.ALL) for key in FILTERS[1:]), "",
             viewer_labels.precision_line(store, exp_id))
 
 
@@ -289,11 +277,6 @@ def _safely(handler, outputs: int):
     return run
 
 
-def _every() -> list:
-    # Before a run opens, a filter offers only "all", in the page's language (Gradio translates t()).
-    return [(t("viewer.filter.all"), rows.ALL)]
-
-
 def build(demo, store, follow: gr.Dropdown | None = None, ends=None, *, prefix: str, title=None) -> ViewerParts:
     """The viewer, following ``follow`` (the tab's run dropdown) and refreshing when ``ends`` (the
     launcher's progress bar) changes while no run goes."""
@@ -302,12 +285,12 @@ def build(demo, store, follow: gr.Dropdown | None = None, ends=None, *, prefix: 
         gr.Markdown("### " + (title or t("inspector.title")))
         view = gr.State(dict(NEW_VIEW))
         with gr.Row():
-            verdict = gr.Dropdown(_every(), value=rows.ALL, label=t("inspector.verdict"),
+            verdict = gr.Dropdown(filter_choices.every(), value=rows.ALL, label=t("inspector.verdict"),
                                   elem_id=f"{prefix}-inspector-verdict")
-            group = gr.Dropdown(_every(), value=rows.ALL, label=t("inspector.group"), elem_id=f"{prefix}-inspector-group")
-            error_type = gr.Dropdown(_every(), value=rows.ALL, label=t("inspector.error_type"),
+            group = gr.Dropdown(filter_choices.every(), value=rows.ALL, label=t("inspector.group"), elem_id=f"{prefix}-inspector-group")
+            error_type = gr.Dropdown(filter_choices.every(), value=rows.ALL, label=t("inspector.error_type"),
                                      elem_id=f"{prefix}-inspector-error-type")
-            finding = gr.Dropdown(_every(), value=rows.ALL, label=t("inspector.finding"),
+            finding = gr.Dropdown(filter_choices.every(), value=rows.ALL, label=t("inspector.finding"),
                                   elem_id=f"{prefix}-inspector-finding")
             search = gr.Textbox(label=t("inspector.search"), elem_id=f"{prefix}-inspector-search")
         with gr.Row(equal_height=False, elem_classes=["evalui-viewer-panes"]):
