@@ -18,7 +18,6 @@ from evalui.scanners.base import (
     normalise,
     steps_of,
     text_of,
-    word_pattern,
 )
 from evalui.scanners.material import GUARDED, QUESTION, SUSPECT, Material, Part
 
@@ -64,10 +63,35 @@ def target_of(sample, target: Callable[[Any], Target | None] | None = None) -> s
     return None
 
 
-def _matcher(target: str) -> re.Pattern:
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")  # word_pattern's [a-z0-9]
+
+
+class WholeWord:
+    """``word_pattern(phrase).search`` without compiling a regular expression: each sample has a
+    target of its own, and compiling one per sample was most of a run's scan (bench/RESULTS.md,
+    "Engine phases"). The phrase (normalised) is found as a literal, and an occurrence counts when
+    no letter or digit touches it on either side."""
+
+    __slots__ = ("phrase",)
+
+    def __init__(self, phrase: str):
+        self.phrase = normalise(phrase)
+
+    def search(self, text: str) -> bool:
+        phrase, size = self.phrase, len(self.phrase)
+        at = text.find(phrase)
+        while at >= 0:
+            end = at + size
+            if (at == 0 or text[at - 1] not in _WORD_CHARS) and (end == len(text) or text[end] not in _WORD_CHARS):
+                return True
+            at = text.find(phrase, at + 1)
+        return False
+
+
+def _matcher(target: str) -> re.Pattern | WholeWord:
     plain = normalise(target)
     if len(plain) >= SHORT_TARGET_CHARS:
-        return word_pattern(target)
+        return WholeWord(target)
     return re.compile(_LABELLED + r"(?<![a-z0-9])" + re.escape(plain) + r"(?![a-z0-9])")
 
 
