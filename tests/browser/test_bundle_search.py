@@ -2,8 +2,8 @@
 to the store's full-text search (evalui.store.search, what the dashboard's viewer runs) and to the
 bundle's own script in Chromium, on the same stored run, and list the same sample ids. The queries
 include prefixes, pieces of an id split at its underscores, words of the tool calls, the checker's
-reason and the endpoint's error, and parts of words that a substring match would find but the
-store's word match does not."""
+reason and the endpoint's error, upper case and accented letters (the index folds both), and parts
+of words that a substring match would find but the store's word match does not."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ pytestmark = pytest.mark.browser
 
 QUERIES = ["factorial", "fact", "act", "torial", "simple_python_4", "python 4", "simple python", "triangle",
            "broken", "always broken", "500", "50", "math.factorial", "onerror", "script", "SCRIPT",
-           "img src", "zz_wrong", "wrong", "calculate area", "area calc", "e", "xyzzy", "number"]
+           "img src", "zz_wrong", "wrong", "calculate area", "area calc", "e", "xyzzy", "number",
+           "FACTORIAL", "factoríal", "Fáct", "façtorial", "计算", "simple-python-4", "(factorial)"]
 
 
 @pytest.fixture()
