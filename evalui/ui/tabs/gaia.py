@@ -10,7 +10,9 @@ from pathlib import Path
 
 import gradio as gr
 
+from evalui import settings
 from evalui.benchmarks.gaia import data
+from evalui.benchmarks.gaia.settings import Settings as GaiaSettings
 from evalui.benchmarks.gaia.spec import BENCHMARK, GaiaOptions, NoTasks
 from evalui.benchmarks.gaia.tools.base import CHOICES, code_allowed, web_configured
 from evalui.benchmarks.gaia.transcript import transcript_html
@@ -29,12 +31,11 @@ from evalui.ui.web.access import say
 
 SOURCES = ("Bundled sample", "Hugging Face (gated)", "Local folder", "Uploaded JSON file")
 ENDPOINT_CHOICE = "The endpoint above"
-AGENTS_ENV = "EVALUI_AGENTS"
 
 
 def allowed_agents() -> list[str]:
     """Agents the server's operator allows (EVALUI_AGENTS=module:attr,…); visitors cannot name others."""
-    return [spec.strip() for spec in os.environ.get(AGENTS_ENV, "").split(",") if spec.strip()]
+    return settings.read_list("agents", GaiaSettings)
 
 
 def token_note():
