@@ -30,7 +30,7 @@ __CSS__
   <label>Error type <select id="evalui-error-type"></select></label>
   <label>Finding <select id="evalui-finding"></select></label>
   <label>Search <input id="evalui-search" type="search" placeholder="words in prompts, replies, tool output"></label>
-  <span id="evalui-position">0 / 0</span>
+  <span id="evalui-position">0 / 0</span> <span id="evalui-hits" class="evalui-hits"></span>
 </div>
 <div class="evalui-columns">
   <div id="evalui-list-pane" tabindex="0"><div class="evalui-list"><div class="evalui-list-top">
@@ -86,8 +86,42 @@ __CSS__
     const base = Array.from(c.normalize('NFD')), code = base[0].codePointAt(0);
     return base.length > 1 && (code < 0x250 || (code >= 0x1E00 && code <= 0x1EFF)) ? base[0] : c;
   }).join('');
-  const phrasesOf = (query) => query.split(/\\s+/)
-    .map((piece) => (piece.match(/[\\p{L}\\p{N}]+/gu) || []).map(fold)).filter((words) => words.length);
+  const piecesOf = (query) => query.split(/\\s+/)
+    .map((piece) => piece.match(/[\\p{L}\\p{N}]+/gu) || []).filter((words) => words.length);
+  const phrasesOf = (query) => piecesOf(query).map((words) => words.map(fold));
+  // The hits in the pane, marked as the dashboard marks them (evalui.viewer.transcript.highlighted):
+  // in its <pre> texts and folds' texts but the function docs; whole words, a piece's last word also
+  // as a prefix; case-insensitive.
+  const hitPattern = (pieces) => {
+    const prefixes = new Set(pieces.map((words) => words[words.length - 1]));
+    const whole = new Set(pieces.flatMap((words) => words.slice(0, -1)).filter((w) => !prefixes.has(w)));
+    const escaped = (w) => w.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&');
+    const longest = (a, b) => b.length - a.length;
+    const terms = [...[...whole].sort(longest).map((w) => escaped(w) + '(?![\\\\p{L}\\\\p{N}])'),
+      ...[...prefixes].sort(longest).map(escaped)];
+    return terms.length ? new RegExp('(?<![\\\\p{L}\\\\p{N}])(?:' + terms.join('|') + ')', 'giu') : null;
+  };
+  function markHits(pieces) {
+    const pattern = hitPattern(pieces);
+    let count = 0;
+    for (const target of pattern ? $('evalui-detail').querySelectorAll('pre.evalui-inspector-text, .evalui-fold-text') : []) {
+      if (target.closest('details[data-kind="function-docs"]')) continue;
+      const text = target.textContent, parts = [];
+      let at = 0;
+      for (const found of text.matchAll(pattern)) {
+        const mark = document.createElement('mark');
+        mark.className = 'evalui-hit'; mark.textContent = found[0];
+        parts.push(text.slice(at, found.index), mark);
+        at = found.index + found[0].length; count += 1;
+      }
+      if (!parts.length) continue;
+      target.replaceChildren(...parts, text.slice(at));
+      const fold = target.closest('details');
+      if (fold && target.tagName === 'PRE') fold.open = true;
+    }
+    $('evalui-hits').dataset.hits = pattern ? count : '';
+    $('evalui-hits').textContent = pattern ? count + ' matches in this sample' : '';
+  }
   const sortKey = (row) => state.sort === 'verdict' ? order.indexOf(row.verdict) : row[state.sort];
   function refresh(reset) {
     const phrases = phrasesOf($('evalui-search').value);
@@ -139,6 +173,7 @@ __CSS__
     $('evalui-position').textContent = ids.length ? (ids.indexOf(state.selected) + 1) + ' / ' + ids.length : '0 / 0';
     // The pane is the dashboard's server-rendered transcript, in which every piece of model text is escaped.
     $('evalui-detail').innerHTML = state.selected === null ? '' : own(data.panes, state.selected) ?? '';
+    markHits(piecesOf($('evalui-search').value));
   }
   function select(id) {
     state.selected = id;
