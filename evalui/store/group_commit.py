@@ -20,7 +20,9 @@ from evalui.store.protocols import Connection
 
 # (sql, params), or (sql, params, key): a statement with a key runs once per group, after the
 # others, with the params of its last occurrence (an idempotent check, such as "is the run done").
-# A key is a pair: ("part", sha256) for a stored part (evalui.store.parts), else what the check is about.
+# A key is a pair: ("part", sha256) for a stored part (evalui.store.parts); ("index", part) for a
+# sample's search document (evalui.store.search), which is not run once but gathered, in order, after
+# the others; else what the check is about.
 Params: TypeAlias = Sequence[Any]
 Key: TypeAlias = tuple[str, str]
 Statement: TypeAlias = tuple[str, Params] | tuple[str, Params, Key]
@@ -172,16 +174,30 @@ class GroupCommit:
 
     def _execute(self, statements: list[Statement]) -> None:
         once: dict[Key, tuple[str, Params, Key]] = {}
+        # A sample's search documents come between its row updates; gathered apart, the updates of
+        # sample after sample form one run, and the documents another. Their order among themselves
+        # is kept (the last upsert of a document wins), and nothing else in a write reads them.
+        indexed: list[tuple[str, Params, Key]] = []
         # Runs of one statement (a sample's answer and verdict, sample after sample) go to the
         # driver in one executemany: its loop is in C, and a group may hold hundreds.
         run_sql: str | None = None
         run_rows: list[Params] = []
         for statement in statements:
             if len(statement) == 3:
+                if statement[2][0] == "index":
+                    indexed.append(statement)
+                    continue
                 once.pop(statement[2], None)  # keep the last one, at the end
                 once[statement[2]] = statement
                 continue
             sql, params = statement
+            if sql != run_sql:
+                self._execute_run(run_sql, run_rows)
+                run_sql, run_rows = sql, []
+            run_rows.append(params)
+        self._execute_run(run_sql, run_rows)
+        run_sql, run_rows = None, []
+        for sql, params, _ in indexed:
             if sql != run_sql:
                 self._execute_run(run_sql, run_rows)
                 run_sql, run_rows = sql, []

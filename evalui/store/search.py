@@ -157,7 +157,8 @@ def index_statement(dialect: str, exp_id: str, sample_id: str, part: str, body: 
         sql, params = _UPSERT_POSTGRES, (exp_id, sample_id, part, body.replace("\x00", "").lower())
     else:
         sql, params = _UPSERT_SQLITE, (exp_id, sample_id, part, body)
-    return (sql if replace else sql[:sql.index(" DO UPDATE")] + " DO NOTHING"), params
+    # Keyed "index": the group commit runs a group's documents together, after its row updates.
+    return (sql if replace else sql[:sql.index(" DO UPDATE")] + " DO NOTHING"), params, ("index", part)
 
 
 def search_index(db: Connection, dialect: str) -> None:
