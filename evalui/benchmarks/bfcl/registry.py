@@ -20,7 +20,8 @@ import importlib
 import sys
 import threading
 import types
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,8 @@ from evalui.benchmarks.bfcl import install_cache
 
 REGISTRY_MODULE = "bfcl_eval.constants.model_config"
 _swap = threading.Lock()
+# Apart from _swap: a lazy module may be first used while a stand-in registry import holds that one.
+_lazy_swap = threading.RLock()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,3 +147,35 @@ def import_without_provider_sdks(module_name: str) -> types.ModuleType:
         finally:
             if sys.modules.get(REGISTRY_MODULE) is stand_in:
                 del sys.modules[REGISTRY_MODULE]
+
+
+class _LazyModule(types.ModuleType):
+    """A module imported on the first use of one of its attributes (lazy_imports)."""
+
+    def __getattr__(self, name: str) -> Any:
+        real = self.__dict__.get("_real")
+        if real is None:
+            with _lazy_swap:
+                if sys.modules.get(self.__name__) is self:  # still standing in: the real import must not find it
+                    del sys.modules[self.__name__]
+            real = importlib.import_module(self.__name__)
+            self.__dict__["_real"] = real
+        return getattr(real, name)
+
+
+@contextmanager
+def lazy_imports(names: tuple[str, ...]) -> Iterator[None]:
+    """While it runs, an ``import`` of one of ``names`` not imported yet binds a stand-in that imports
+    the real module when an attribute of it is first read; afterwards the names import as usual.
+    For a bfcl-eval module whose import pulls a large library that only functions evalui does not
+    call use."""
+    with _lazy_swap:
+        added = {name: _LazyModule(name) for name in names if name not in sys.modules}
+        sys.modules.update(added)
+    try:
+        yield
+    finally:
+        with _lazy_swap:
+            for name, stand_in in added.items():
+                if sys.modules.get(name) is stand_in:
+                    del sys.modules[name]

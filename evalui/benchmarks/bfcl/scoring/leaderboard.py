@@ -50,11 +50,14 @@ def official_helper():
     count instead (evalui.benchmarks.bfcl.dataset_sizes), counted by that same function once per
     installation. bfcl-eval's eval runner keeps the real function: it imports bfcl_eval.utils after."""
     from evalui.benchmarks.bfcl.dataset_sizes import counting_loader
-    from evalui.benchmarks.bfcl.registry import import_without_provider_sdks
+    from evalui.benchmarks.bfcl.registry import import_without_provider_sdks, lazy_imports
     from evalui.benchmarks.bfcl.scoring.official import load_official
 
     load_official()  # sets BFCL_PROJECT_ROOT before bfcl_eval.utils is imported
-    helper = import_without_provider_sdks("bfcl_eval.eval_checker.eval_runner_helper")
+    # pandas and numpy serve its CSV writer and latency figures alone, none of the functions used
+    # here: imported on their first use, not for every run's summary (pandas: ~0.5 s of CPU).
+    with lazy_imports(("pandas", "numpy")):
+        helper = import_without_provider_sdks("bfcl_eval.eval_checker.eval_runner_helper")
     helper.load_dataset_entry = counting_loader
     return helper
 
