@@ -59,11 +59,25 @@ def official_entries(category: str) -> dict[str, dict]:
     return {entry["id"]: entry for entry in load_dataset_entry(category)}
 
 
+class _JsonList(list):
+    """A list of JSON values whose ``copy.deepcopy`` is orjson's round trip: ``convert_to_tool`` deep-copies
+    its input first, and copy.deepcopy was most of the time spent building a run's requests before the
+    first one was sent (bench/RESULTS.md, "Engine phases"). The copy is the same plain list."""
+
+    def __deepcopy__(self, memo) -> list:
+        try:
+            return _copy(list(self))
+        except (TypeError, ValueError):  # what orjson does not write (a huge int): the usual copy
+            import copy
+
+            return copy.deepcopy(list(self), memo)
+
+
 def official_tools(functions: list[dict]) -> list[dict]:
     """``convert_to_tool(functions, GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS)``, as the handler's
     ``_compile_tools`` calls it."""
     convert_to_tool, mapping, style, _ = _official()
-    return convert_to_tool(functions, mapping, style)
+    return convert_to_tool(_JsonList(functions), mapping, style)
 
 
 def official_prompt_messages(messages: list[dict], functions: list[dict], entry_id: str) -> list[dict]:
