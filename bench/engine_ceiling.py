@@ -21,6 +21,7 @@ connections, so it is no ceiling). Each figure is the best of REPEATS, interleav
 machine is shared; ratios are taken within this one run. Nothing is asserted.
 
 Run: cd bench && ../.venv/bin/python engine_ceiling.py
+(EVALUI_BENCH_SCENARIOS=10 EVALUI_BENCH_REPEATS=1: the 10 ms scenario alone, once.)
 """
 
 from __future__ import annotations
@@ -44,6 +45,16 @@ SCENARIOS = [  # name, categories, samples per category (None: all), concurrency
     ("400 simple_python, C=32, 100 ms", ["simple_python"], 400, 32, 0.100, 1.1),
     ("3,641 single-turn, C=64, 10 ms", list(CATEGORIES), None, 64, 0.010, 1.5),
 ]
+
+
+def chosen_scenarios() -> list[tuple]:
+    """EVALUI_BENCH_SCENARIOS: which to run, by latency in ms ("10", "100", "10,100"); all by default.
+    With EVALUI_BENCH_REPEATS=1, "10" is a quick look at the CPU per sample while working on it."""
+    wanted = os.environ.get("EVALUI_BENCH_SCENARIOS", "").strip()
+    if not wanted:
+        return SCENARIOS
+    latencies = {int(part) for part in wanted.split(",") if part.strip()}
+    return [s for s in SCENARIOS if round(s[4] * 1000) in latencies]
 
 
 def request_bodies(categories, limit) -> list[bytes]:
@@ -252,7 +263,7 @@ def main() -> None:
     load_official()
     print(f"engine ceiling (best of {REPEATS}; machine: {os.cpu_count()} cores, shared)")
     with tempfile.TemporaryDirectory() as folder:
-        for name, categories, limit, concurrency, latency, target in SCENARIOS:
+        for name, categories, limit, concurrency, latency, target in chosen_scenarios():
             scenario(name, categories, limit, concurrency, latency, target, Path(folder))
 
 
