@@ -23,6 +23,7 @@ read connection of its own (``RunStore.reader``), so no other read of the store 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sqlite3
@@ -117,6 +118,12 @@ def _strings(value: object, out: list[str], depth: int = 0) -> None:
             _strings(item, out, depth + 1)
     elif isinstance(value, (int, float)):
         return
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        # A trajectory's step, as stored: its fields are the keys of the JSON the migration step reads
+        # (its repr here was slow, and held the text escaped: "\\n" glued to the next word).
+        for item in dataclasses.fields(value):
+            if item.name not in ("tools", "image_url", "extra_body"):
+                _strings(getattr(value, item.name), out, depth + 1)
     else:
         out.append(str(value))
 
