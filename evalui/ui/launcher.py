@@ -112,7 +112,8 @@ def build_controls(prefix: str, start_label: str) -> LauncherParts:
             # The progress bar gets a place of its own: drawn over the status line it greys the line out.
             progress = gr.HTML("", min_height=60, elem_id=f"{prefix}-progress", js_on_load=None,
                                html_template=STICKY_CSS % {"bar": f"{prefix}-status-bar"} + "${value}")
-    log = gr.Textbox(label=t("run.log"), lines=6, max_lines=6, autoscroll=True, interactive=False, elem_id=f"{prefix}-log")
+    # Three lines: the progress bar says how far the run is; the log is for its last few messages.
+    log = gr.Textbox(label=t("run.log"), lines=3, max_lines=3, autoscroll=True, interactive=False, elem_id=f"{prefix}-log")
     with gr.Row():
         # Custom values: an API caller may open any stored run, listed on its page or not (show_run checks it).
         runs = gr.Dropdown(choices=[], label=t("run.stored"), elem_id=f"{prefix}-runs", scale=4, allow_custom_value=True)

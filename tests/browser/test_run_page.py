@@ -94,6 +94,23 @@ def test_the_run_page_is_the_viewer_under_one_row_of_cards(browser, launch_app, 
     assert download.value.path().read_bytes() == (big_run / "report.md").read_bytes()
 
 
+def test_the_runs_tab_shows_a_runs_viewer_before_the_comparisons(browser, launch_app, big_run):
+    """The Runs tab is a run page too: a stored run chosen there shows its viewer within two viewport
+    heights of the page's top, with the comparisons of several runs below it."""
+    url = launch_app({})
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(url)
+    page.locator("button[role='tab']", has_text="Runs").first.click()
+    choose(page, "runs-runs", re.compile("big-run"))
+    first_row = page.locator("#runs-viewer-list tr[data-id]").first
+    first_row.wait_for(timeout=60_000)
+    top = first_row.evaluate("row => row.getBoundingClientRect().top + window.scrollY")
+    assert top <= 2 * VIEWPORT["height"], f"the Runs tab's viewer starts {top:.0f} px down the page"
+    compare_top = page.locator("#runs-compare-choice").evaluate(
+        "node => node.getBoundingClientRect().top + window.scrollY")
+    assert compare_top > top, "the comparisons come after the chosen run's viewer"
+
+
 def test_opening_a_run_reads_its_summary_not_its_samples(big_run):
     store = RunStore()
     read: list[str] = []

@@ -135,8 +135,17 @@ def test_the_status_bar_stays_in_view_and_the_endpoint_panel_closes_after_a_good
             status = page.locator("#bfcl-status")
             # The request held in flight is named, with its seconds.
             status.filter(has_text=re.compile(r"1 in flight: simple_python_0 \(\d+ s\)")).wait_for(timeout=HANG_MS)
+            bar = page.locator("#bfcl-status-bar")
+            # Where the bar's bottom sits on the page before any scroll: scrolled past it, a bar that
+            # did not stick would have left the window.
+            bottom = bar.evaluate("node => node.getBoundingClientRect().bottom + window.scrollY")
+            # While a run goes the viewer is empty and the page short; a long page (a viewer of many
+            # samples below the bar, in the same tab) is made here, so that scrolling can carry the
+            # bar's place out of the window.
+            page.evaluate("""() => { const tall = document.createElement('div'); tall.style.height = '2400px';
+                                     document.querySelector('#bfcl-status-bar').parentElement.appendChild(tall); }""")
             page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-            page.wait_for_function("window.scrollY > 900")  # the page is taller than the window, and scrolled
+            page.wait_for_function(f"window.scrollY > {bottom}")  # scrolled past where the bar was
             expect(page.locator("#bfcl-status-bar")).to_be_in_viewport()
             expect(page.locator("#bfcl-cancel")).to_be_in_viewport()
             expect(status).to_be_in_viewport()

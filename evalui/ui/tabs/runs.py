@@ -65,6 +65,23 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         refresh = gr.Button(t("runs.refresh"), elem_id="runs-refresh")
     table = gr.Dataframe(runs_table_columns(), label=t("tab.runs"), interactive=False, wrap=True,
                          max_height=360, column_widths=RUN_WIDTHS, elem_id="runs-table")
+    gr.Markdown(t("runs.one"))
+    parts = launcher.build_controls("runs", t("runs.resume"))
+    # Deleting takes a second, deliberate click: the run's samples and folder cannot be brought back.
+    with gr.Row(visible=False, elem_id="runs-delete-confirm-row") as confirm_row:
+        question = gr.Markdown(elem_id="runs-delete-question")
+        confirm = gr.Button(t("runs.delete_confirm"), variant="stop", elem_id="runs-delete-confirm", scale=0)
+        keep = gr.Button(t("runs.delete_keep"), elem_id="runs-delete-keep", scale=0)
+    with run_header.cards("runs"):
+        with run_header.card():
+            figures = gr.Markdown("", elem_id="runs-figures")
+        with run_header.menus("runs"):
+            menu = downloads.menu("runs-files", label=t("runs.files"))
+            # Beside the run's files rather than a row of its own: the viewer starts a line higher.
+            delete = gr.Button(t("runs.delete"), variant="stop", size="sm", elem_id="runs-delete")
+    samples_viewer = viewer.include(demo, store, parts)
+    # Comparing runs comes after the one run's viewer: the viewer is what a run's page is for, and
+    # the comparisons, charts and side by side below it would push it two screens down.
     with gr.Row():
         chosen = gr.Dropdown(choices=[], multiselect=True, label=t("runs.compare_choice"), elem_id="runs-compare-choice", scale=4)
         compare = gr.Button(t("runs.compare"), scale=1, elem_id="runs-compare")
@@ -81,21 +98,6 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         pareto_note = gr.Markdown(elem_id="runs-pareto-note")
     pareto = gr.Plot(label=t("runs.pareto"), elem_id="runs-pareto", visible=False)
     pair = compare_view.build(store)
-    gr.Markdown(t("runs.one"))
-    parts = launcher.build_controls("runs", t("runs.resume"))
-    # /runs_show takes any stored id, listed in this session or not (show_run refuses one the store lacks).
-    delete = gr.Button(t("runs.delete"), variant="stop", elem_id="runs-delete")
-    # Deleting takes a second, deliberate click: the run's samples and folder cannot be brought back.
-    with gr.Row(visible=False, elem_id="runs-delete-confirm-row") as confirm_row:
-        question = gr.Markdown(elem_id="runs-delete-question")
-        confirm = gr.Button(t("runs.delete_confirm"), variant="stop", elem_id="runs-delete-confirm", scale=0)
-        keep = gr.Button(t("runs.delete_keep"), elem_id="runs-delete-keep", scale=0)
-    with run_header.cards("runs"):
-        with run_header.card():
-            figures = gr.Markdown("", elem_id="runs-figures")
-        with run_header.menus("runs"):
-            menu = downloads.menu("runs-files", label=t("runs.files"))
-    samples_viewer = viewer.include(demo, store, parts)
     viewer_api.register_endpoints(store)
 
     def listing():
