@@ -8,6 +8,7 @@ mode only listed adjudicators, or reviewers who have reviewed a problem, see its
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import gradio as gr
 
@@ -104,7 +105,7 @@ class Adjudication:
 
     disputed: gr.Dropdown
     form: list
-    settled: object
+    settled: Any  # the save's Gradio event (Dependency), which the panel chains ``.then`` to
 
 
 def build(position, reviewer, message, listen) -> Adjudication:

@@ -191,11 +191,10 @@ def _panel(demo) -> gr.Dropdown:
                      better_than_reference=None):
         """The default None makes the comparison with the reference optional for API callers too."""
         require_access("save reviews")
-        scores = (correctness, clarity, difficulty_match, completeness)
         problems = problems_of(state.get("file"))
         if not problems:
             raise gr.Error(say("verify.open_first"))
-        scores = dict(zip(JUDGE_DIMENSIONS, scores))
+        scores = dict(zip(JUDGE_DIMENSIONS, (correctness, clarity, difficulty_match, completeness)))
         refusal = incomplete(name, scores, status_value)
         if refusal:
             raise gr.Error(refusal)

@@ -99,7 +99,14 @@ def build_endpoint_panel(demo) -> EndpointInputs:
     return inputs
 
 
-def panel_line(base_url: str, model: str, answered: bool) -> str:
+def built(panel: gr.Accordion | None) -> gr.Accordion:
+    """The panel, which EndpointInputs holds once build_endpoint_panel made it (None before)."""
+    if panel is None:
+        raise RuntimeError("the endpoint panel is wired before it is built")
+    return panel
+
+
+def panel_line(base_url: str | None, model: str | None, answered: bool) -> str:
     """The closed panel's one line: "model @ host", with "✓" once the endpoint answered."""
     host = urlsplit((base_url or "").strip()).netloc or say("endpoint.server_host")
     return say("endpoint.line_checked" if answered else "endpoint.line", model=(model or "").strip(), host=host)
@@ -123,7 +130,7 @@ def wire_test(inputs: EndpointInputs, test: gr.Button, result: gr.Markdown) -> N
         return answer, gr.Accordion(open=False, label=panel_line(base_url, model, True)), kept
 
     # The prices come after the check's own inputs, so API callers of endpoint_test may leave them out.
-    test.click(test_connection, [*inputs.components(), *inputs.price_components()], [result, inputs.panel,
+    test.click(test_connection, [*inputs.components(), *inputs.price_components()], [result, built(inputs.panel),
                                                                                       inputs.memory],
                api_name="endpoint_test", concurrency_limit=4, concurrency_id="endpoint_test")
 
@@ -152,7 +159,7 @@ def wire_memory(demo, inputs: EndpointInputs) -> None:
 
     for box in (inputs.base_url, inputs.model):
         box.blur(remember, fields, [inputs.memory], api_visibility="private", show_progress="hidden")
-        box.input(retitled, None, [inputs.panel], api_visibility="private", show_progress="hidden",
+        box.input(retitled, None, [built(inputs.panel)], api_visibility="private", show_progress="hidden",
                   trigger_mode="always_last")
     demo.load(restore, [inputs.memory], [inputs.panel, *fields], api_visibility="private")
 

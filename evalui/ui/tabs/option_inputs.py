@@ -50,7 +50,7 @@ def grouped_choices_input(groups: Iterable[ChoiceGroup], choices: Iterable[str],
     "every multi-turn category", say), then the single values. The handlers get the single values,
     groups expanded; a value set back on it shows whole groups as their one choice again."""
     groups = list(groups)
-    members = {value: tuple(group) for _, value, group in groups}
+    members: dict[str, Sequence[str]] = {value: tuple(group) for _, value, group in groups}
     singles = list(dict.fromkeys([*(m for group in members.values() for m in group), *choices]))
     listed = [(t(label), value) for label, value, _ in groups] + [(c, c) for c in singles if c not in members]
     kwargs["elem_classes"] = [*(kwargs.get("elem_classes") or []), COMPACT_CHOICES]
@@ -60,8 +60,17 @@ def grouped_choices_input(groups: Iterable[ChoiceGroup], choices: Iterable[str],
     # On this one input, not a Dropdown subclass: Gradio writes a .pyi stub beside the module of every
     # component class it meets.
     read, show = box.preprocess, box.postprocess
-    box.preprocess = lambda payload: None if (chosen := read(payload)) is None else expand_groups(chosen, members)
-    box.postprocess = lambda value: show(None if value is None else collapse_groups(value, members))
+
+    def expanded(payload):
+        chosen = read(payload)
+        return None if chosen is None else expand_groups(typing.cast(Iterable[str], chosen), members)
+
+    def collapsed(value):
+        return show(None if value is None else typing.cast(typing.Any, collapse_groups(value, members)))
+
+    # setattr: a method replaced on one instance, which the type checker would refuse as written.
+    setattr(box, "preprocess", expanded)  # noqa: B010
+    setattr(box, "postprocess", collapsed)  # noqa: B010
     return box
 
 
