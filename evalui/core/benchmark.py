@@ -106,6 +106,40 @@ def no_question(sample) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Said:
+    """Words of the viewer's catalog (evalui.viewer.texts), said in the visitor's language where they
+    are shown: the text's key and its fields. A benchmark names them and never words them itself."""
+
+    key: str
+    fields: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class VerdictTable:
+    """A table the viewer shows under a verdict: its heading (the page's words), then ``subject``
+    (the run's text: what the table is about), the columns' headings, and rows of the run's text."""
+
+    heading: Said
+    columns: tuple[Said, ...]
+    rows: tuple[tuple[str, ...], ...]
+    subject: str = ""
+
+
+@dataclass(frozen=True)
+class VerdictView:
+    """What a verdict holds beyond its explanation, as data the viewer escapes and words: ``record``
+    restates fields of the checker's record as people read them (a turn counted from 1 where the
+    checker counts from 0; the stored verdict keeps the checker's value), ``tables`` follow the answers."""
+
+    record: dict[str, Said] = dataclasses.field(default_factory=dict)
+    tables: tuple[VerdictTable, ...] = ()
+
+
+def no_verdict_view(sample) -> VerdictView:
+    return VerdictView()
+
+
 def own_cluster(sample_id: str) -> str:
     return sample_id
 
@@ -231,6 +265,9 @@ class Benchmark:
     target_of: Callable[[Any], Target | None] = payload_target
     # (stored prediction) -> text, as the viewer and the search show a model's answer.
     render_prediction: Callable[[Any], str] = plain_prediction
+    # (stored sample) -> VerdictView: what the viewer's transcript shows of its verdict beyond the
+    # explanation (where a conversation's state differs from the gold's, say). Default: nothing.
+    render_verdict: Callable[[Any], VerdictView] = no_verdict_view
     # The packages the benchmark runs (its official checker, its data loader): their versions go into
     # every summary's provenance, so a figure says which upstream code produced it.
     upstream_packages: tuple[str, ...] = ()
@@ -266,6 +303,14 @@ class Benchmark:
             return self.target_of(sample)
         except (KeyError, ValueError, OSError, ImportError):
             return None
+
+    def verdict_view(self, sample) -> VerdictView:
+        """What ``render_verdict`` shows of the sample's verdict; nothing when the data it reads cannot
+        be read here (as ``target``)."""
+        try:
+            return self.render_verdict(sample)
+        except (KeyError, ValueError, OSError, ImportError):
+            return VerdictView()
 
     def scorer_list(self) -> tuple[Scorer, ...]:
         return self.scorers or (Scorer(self.name, "the benchmark's own judge"),)

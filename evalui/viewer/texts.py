@@ -32,6 +32,12 @@ TRANSCRIPT_STRINGS: dict[str, tuple[str, str]] = {
     "viewer.no_answer": ("(none)", "（无）"),
     "viewer.no_gold": ("(not known to this run)", "（本次运行未知）"),
     "viewer.checker": ("Checker's record", "判分记录"),
+    # what a benchmark shows of a verdict beyond its explanation (evalui.core.benchmark.VerdictView)
+    "viewer.turn": ("turn {n}", "第 {n} 轮"),
+    "viewer.state_differs": ("State after turn {turn} differs from the gold's:", "第 {turn} 轮后的状态与标准答案不同："),
+    "viewer.state.attribute": ("attribute", "属性"),
+    "viewer.state.model": ("model's value", "模型的值"),
+    "viewer.state.gold": ("gold's value", "标准答案的值"),
     # the conversation
     "viewer.transcript": ("Transcript", "对话记录"),
     "viewer.no_conversation": ("No conversation stored.", "没有保存对话。"),

@@ -13,6 +13,8 @@ import html
 import json
 import re
 
+from evalui.core import registry
+from evalui.core.benchmark import Said, VerdictView
 from evalui.core.record import reason_of, score_of
 from evalui.reports.verdicts import verdict_of
 from evalui.viewer import messages
@@ -96,6 +98,35 @@ def _metadata_rows(metadata: dict, prefix: str = "") -> list[tuple[str, str]]:
     return rows
 
 
+def _say(words: Words, said: Said) -> str:
+    """The benchmark's words in the visitor's language; their key when the catalog has none."""
+    try:
+        return words(said.key, **said.fields)
+    except (KeyError, IndexError):
+        return said.key
+
+
+def verdict_view(benchmark: str, sample) -> VerdictView:
+    """What the sample's benchmark shows of its verdict beyond the explanation (its render_verdict)."""
+    spec = registry.find(benchmark)
+    return spec.verdict_view(sample) if spec is not None else VerdictView()
+
+
+def _tables_html(view: VerdictView, words: Words) -> str:
+    parts = []
+    for table in view.tables:
+        subject = f" {_data(table.subject)}" if table.subject else ""
+        heads = "".join(f"<th>{e(_say(words, column))}</th>" for column in table.columns)
+        # Every cell is the run's text, in the pane's <pre> blocks: wrapped as the answers are, and searched.
+        rows = "".join("<tr>" + "".join(f"<td>{_pre(str(cell), 'verdict-table')}</td>" for cell in row) + "</tr>"
+                       for row in table.rows)
+        parts.append(f'<h4 class="evalui-verdict-heading" data-key="{e(table.heading.key)}">'
+                     f"{e(_say(words, table.heading))}{subject}</h4>"
+                     f'<table class="evalui-verdict-table" data-key="{e(table.heading.key)}"><thead><tr>{heads}</tr>'
+                     f"</thead><tbody>{rows}</tbody></table>")
+    return "".join(parts)
+
+
 def score_html(benchmark: str, sample, words: Words = english) -> str:
     """The verdict as a score, with the checker's explanation and what the scorer measured."""
     verdict = verdict_of(sample)
@@ -126,7 +157,11 @@ def score_html(benchmark: str, sample, words: Words = english) -> str:
     lines += [f"<h4>{e(words('viewer.final_answer'))}</h4>", _pre(answer or words("viewer.no_answer"), "answer"),
               f"<h4>{e(words('viewer.gold_answer'))}</h4>",
               _pre(gold_answer(benchmark, sample) or words("viewer.no_gold"), "gold")]
-    checker = {k: v for k, v in raw.items() if not isinstance(v, (dict, list))}
+    view = verdict_view(benchmark, sample)
+    lines.append(_tables_html(view, words))
+    # The benchmark's restatement of a field where it has one (a turn counted from 1), the stored value else.
+    checker = {k: _say(words, view.record[k]) if k in view.record else v for k, v in raw.items()
+               if not isinstance(v, (dict, list))}
     if checker:
         lines.append(_folded(words("viewer.checker"), "", _pre("\n".join(f"{k}: {v}" for k, v in checker.items()),
                                                                 "checker"), open_=False, kind="checker"))

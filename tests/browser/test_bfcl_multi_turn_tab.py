@@ -1,5 +1,5 @@
-"""A multi-turn sample of the BFCL tab, turn by turn, in the tab's viewer (a real browser), and the
-per-turn view that /bfcl_turns serves."""
+"""A multi-turn sample of the BFCL tab, turn by turn, in the tab's viewer (a real browser), with where
+its state differs from the gold's, and the per-turn view that /bfcl_turns serves."""
 
 from __future__ import annotations
 
@@ -8,51 +8,26 @@ import re
 
 import pytest
 from gradio_client import Client
-from peers import settings_for
 
-from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
-from evalui.benchmarks.bfcl.spec import BfclOptions
-from evalui.run import lifecycle
-from support.bfcl_multi_turn_oracle import MultiTurnOracle
-from support.openai_peer import ScriptedPeer, completion
+from support.bfcl_multi_turn_run import HOSTILE_REPLY, seed_multi_turn_run
 
 pytestmark = pytest.mark.browser
-CATEGORY = "multi_turn_base"
 
 
-def seed_run(data_dir) -> str:
-    """Two conversations: entry 0 answered with gold calls, entry 1 with turn 1's move left out and a
-    hostile HTML reply, so its view shows a state difference and inert text."""
-    import os
-
+def seed_run(data_dir, monkeypatch) -> str:
+    """The stored run with a state mismatch (support.bfcl_multi_turn_run), in the app's data folder."""
     from evalui.store.run_store import RunStore
 
-    def drop_for_entry_1(entry, turn, calls):
-        return calls[:-1] if entry.id.endswith("_1") and turn == 1 else calls
-
-    oracle = MultiTurnOracle([CATEGORY], limit=2, perturb=drop_for_entry_1)
-
-    def script(body, n):
-        entry = oracle.entry_for(body)
-        turn, step = oracle.position(body)
-        if entry is not None and entry.id.endswith("_1") and turn == 1 and step == 1:
-            return completion("<img src=x onerror=alert(1)>done")
-        return oracle.reply(body)
-
-    os.environ["EVALUI_DATA_DIR"] = str(data_dir)
+    monkeypatch.setenv("EVALUI_DATA_DIR", str(data_dir))
     store = RunStore()
     try:
-        with ScriptedPeer(script) as peer:
-            exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=[CATEGORY], limit=2, mode="fc"),
-                                       settings_for(peer), exp_id="mt-view")
-            lifecycle.execute(store, exp_id, settings_for(peer), concurrency=2)
+        return seed_multi_turn_run(store)
     finally:
         store.close()
-    return exp_id
 
 
-def test_a_multi_turn_sample_turn_by_turn(browser, launch_app, tmp_path):
-    seed_run(tmp_path / "data")
+def test_a_multi_turn_sample_turn_by_turn(browser, launch_app, tmp_path, monkeypatch):
+    seed_run(tmp_path / "data", monkeypatch)
     url = launch_app({})
     page = browser.new_page()
     dialogs = []
@@ -76,8 +51,22 @@ def test_a_multi_turn_sample_turn_by_turn(browser, launch_app, tmp_path):
     assert 'mv(' not in answer.split("Turn 2", 1)[1].split("Turn 3", 1)[0]
     calls = view.locator('details[data-kind="tool-call"] summary').all_inner_texts()
     assert any("cd(" in call for call in calls) and view.locator('details[data-kind="tool-result"]').count() > 0
-    assert "<img src=x onerror=alert(1)>done" in answer  # shown as text ...
+    assert HOSTILE_REPLY in answer  # shown as text ...
     assert view.locator("img").count() == 0 and not dialogs  # ... never as markup
+
+    # Where the state differs from the gold's: after turn 2 (the checker's turn 1), the file system's
+    # root, the log file left in the workspace by the model and moved into the archive by the gold.
+    differs = view.locator('.evalui-verdict-heading[data-key="viewer.state_differs"]')
+    assert differs.inner_text() == "State after turn 2 differs from the gold's: GorillaFileSystem"
+    cells = view.locator(".evalui-verdict-table tbody tr").first.locator("td").all_inner_texts()
+    assert cells[0] == "root" and view.locator(".evalui-verdict-table th").all_inner_texts() == [
+        "attribute", "model's value", "gold's value"]
+    model_value, gold_value = cells[1], cells[2]
+    assert "'archive': <Directory: archive, Parent: workspace, Contents: {}>" in model_value
+    assert "'archive': <Directory: archive, Parent: workspace, Contents: {'log.txt'" in gold_value
+    assert differs.bounding_box()["width"] > 0 and view.locator(".evalui-verdict-table").is_visible()
+    # The checker's record counts turns from 1 too.
+    assert "failed_turn: turn 2" in view.locator('pre[data-role="checker"]').text_content()
 
     # The gold conversation: correct, and its gold has every turn.
     page.locator('#bfcl-viewer-list tr[data-id="multi_turn_base_0"]').click()
@@ -85,6 +74,7 @@ def test_a_multi_turn_sample_turn_by_turn(browser, launch_app, tmp_path):
     correct.wait_for(timeout=30_000)
     gold = correct.locator('pre[data-role="gold"]').inner_text()
     assert [line for line in gold.splitlines() if line.startswith("Turn")] == ["Turn 1", "Turn 2", "Turn 3", "Turn 4"]
+    assert correct.locator(".evalui-verdict-table").count() == 0
     page.screenshot(path=str(tmp_path / "bfcl-turns.png"), full_page=True)
 
     # /bfcl_turns (API only now) gives the whole per-turn view, where the state differs included,

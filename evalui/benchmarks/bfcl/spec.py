@@ -19,6 +19,7 @@ from evalui.benchmarks.bfcl.scoring.single_turn import (
     WEB_SEARCH_CATEGORIES,
 )
 from evalui.benchmarks.bfcl.task import BfclTask, sample_specs
+from evalui.benchmarks.bfcl.verdict_view import render_verdict
 from evalui.core.benchmark import Benchmark, SampleSpec, Scorer, Target
 from evalui.core.run_config import RunConfig
 from evalui.jsonl import write_jsonl
@@ -272,6 +273,7 @@ BENCHMARK = Benchmark(
                     version=bfcl_eval_version),),
     target_of=target_of,
     render_prediction=render_prediction,
+    render_verdict=render_verdict,
     cluster_of=cluster_of,
     upstream_packages=("bfcl-eval",),  # the official checker and data every verdict and request come from
     score_files=SCORE_FILES,
