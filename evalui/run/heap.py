@@ -34,7 +34,7 @@ def freeze_at_exit() -> None:
     """At the interpreter's exit, flush every open file, then move every object still alive out of
     the collector's reach.
 
-    Python's shutdown collects more than once over everything the process holds (bfcl-eval's imports,
+    Python's shutdown collects more than once over everything the process holds (the libraries imported,
     the run's samples), and frees its cycles one by one: 0.9 s of the 10 ms run's command after its
     summary line (bench/RESULTS.md, "Engine phases"), with nothing left to free that matters. Frozen,
     those collections find nothing to walk; objects are still freed by their reference counts. A file
