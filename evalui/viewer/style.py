@@ -51,6 +51,7 @@ mark.evalui-hit { background: #fff3b0; color: inherit; padding: 0 1px; border-ra
 .evalui-pill { padding: 1px 8px; border-radius: 10px; font-weight: 600; }
 .evalui-score { border: 1px solid #d0d7de; border-radius: 6px; padding: 8px; margin: 6px 0; }
 .evalui-score-metadata th { text-align: left; padding-right: 12px; font-weight: 500; }
+.evalui-verdict-table td { vertical-align: top; }  /* an attribute beside the top of its values */
 .evalui-msg { border-left: 4px solid #d0d7de; padding: 4px 8px; margin: 8px 0; }
 .evalui-msg.evalui-role-system { border-color: #8250df; }
 .evalui-msg.evalui-role-user { border-color: #0969da; }
