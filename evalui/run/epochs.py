@@ -15,9 +15,9 @@ def add_epochs(store, exp_id: str, epochs: int | None) -> int:
     """Ask each sample of a prepared run ``epochs`` times (stored in its config, kept on resume).
     Returns the run's epochs."""
     experiment = store.experiment(exp_id)
-    samples = store.samples(exp_id)
-    # The samples say how many epochs the run has; a resume's prepare rewrites the config.
-    stored = max((s.epoch for s in samples), default=1)
+    # The samples say how many epochs the run has; a resume's prepare rewrites the config. Read
+    # whole only when epochs are added: a run of one epoch reads none of them here.
+    stored = store.max_epoch(exp_id)
     if epochs is None:
         epochs = stored
     if epochs < 1:
@@ -25,7 +25,7 @@ def add_epochs(store, exp_id: str, epochs: int | None) -> int:
     if epochs != stored and stored > 1:
         raise ValueError(f"exp_id {exp_id!r} was run with {stored} epochs; it cannot be resumed with {epochs}")
     if epochs > 1:
-        firsts = [s for s in samples if s.epoch == 1]
+        firsts = [s for s in store.samples(exp_id) if s.epoch == 1]
         store.add_samples(exp_id, [(epoch_id(s.sample_id, k), s.group, s.payload)
                                    for k in range(2, epochs + 1) for s in firsts])
         config = RunConfig.of(experiment)

@@ -415,6 +415,11 @@ class RunStore(ClaimsMixin, LightReadsMixin, ViewReadsMixin):
             self._writer.submit([*statements, ("UPDATE experiments SET updated_at = ? WHERE exp_id = ?",
                                                (time.time(), exp_id))], wait=True)
 
+    def max_epoch(self, exp_id: str) -> int:
+        """The run's highest epoch (1 for a run without samples): one seek on the (exp_id, epoch) index."""
+        rows = self._read("SELECT MAX(epoch) AS epoch FROM samples WHERE exp_id = ?", (exp_id,))
+        return int(rows[0]["epoch"] or 1) if rows else 1
+
     def judged_outcomes(self, exp_ids: Iterable[str]) -> list[tuple[str, str, bool]]:
         """(exp_id, sample_id, correct) of the judged samples of these runs; nothing else is read."""
         exp_ids = list(exp_ids)

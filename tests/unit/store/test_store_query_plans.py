@@ -78,6 +78,7 @@ READS = {
     "progress": lambda s: s.progress("r1"),
     "listing": lambda s: s.experiments(),
     "judged outcomes": lambda s: s.judged_outcomes(["r1", "r2"]),
+    "a run's epochs": lambda s: s.max_epoch("r1"),
     "a run's version": lambda s: s.run_version("r1"),
     "a benchmark's version": lambda s: s.benchmark_version("echo"),
 }
