@@ -133,7 +133,7 @@ def log_text(exp_id: str | None) -> str:
 
 
 def run_choices(store: RunStore, benchmark: str) -> list[tuple[str, str]]:
-    return [(f"{e['exp_id']} · {e['model']} · {run_state(store, e['exp_id'], e)}", e["exp_id"])
+    return [(f"{e['exp_id']} · {e['model']} · {state_word(run_state(store, e['exp_id'], e))}", e["exp_id"])
             for e in store.experiments(benchmark or None)]
 
 

@@ -17,6 +17,19 @@ STRINGS: dict[str, tuple[str, str]] = {
     "aime.topics": ("Topics", "主题"),
     "aime.seed": ("Seed", "随机种子"),
     "aime.references": ("Reference examples", "参考样例"),
+    # The form's choices: the labels of values the run records (and API callers send) in English.
+    "aime.source_auto": ("Hub, else bundled", "优先 Hub，否则用内置样例"),
+    "aime.source_hub": ("Hugging Face Hub", "Hugging Face Hub"),
+    "aime.source_bundled": ("Bundled sample", "内置样例"),
+    "aime.topic.algebra": ("algebra", "代数"),
+    "aime.topic.geometry": ("geometry", "几何"),
+    "aime.topic.number theory": ("number theory", "数论"),
+    "aime.topic.combinatorics": ("combinatorics", "组合"),
+    "aime.topic.probability": ("probability", "概率"),
+    # the runs' headlines (the Runs table, a run's figures)
+    "run_page.headline.generated": ("generated", "已生成"),
+    "run_page.headline.pass rate": ("pass rate", "通过率"),
+    "run_page.headline.win rate": ("win rate", "胜率"),
     "aime.downloads": ("Generated file and report", "生成文件与报告"),
     "aime.results_intro": ("Pick a generated file, judge it and compare it with real AIME 2025 problems. The judge is "
                            "the model named here (same base URL and key as above), at low temperature.",

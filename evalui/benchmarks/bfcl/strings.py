@@ -24,6 +24,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "bfcl.errors": ("Error types", "错误类型"),
     "bfcl.samples": ("Samples", "样本"),
     "bfcl.downloads": ("Result files and report", "结果文件与报告"),
+    # the overall score on the run's figures card (report.md's overall line, in the visitor's language)
+    "bfcl.overall": ("- BFCL v4 overall: **{overall}**", "- BFCL v4 总分：**{overall}**"),
+    "bfcl.overall_partial": (" (partial: categories not run count as 0, see Leaderboard)",
+                             "（部分结果：未运行的类别按 0 计，详见排行榜）"),
     "bfcl.turns_sample": ("Multi-turn sample, turn by turn", "多轮样本逐轮查看"),
     "bfcl.turns_hint": ("click a row of the table, or type a sample id (multi_turn_base_0)",
                         "点击表格中的一行，或输入样本 ID（multi_turn_base_0）"),

@@ -9,6 +9,17 @@ STRINGS: dict[str, tuple[str, str]] = {
     "title.gaia": ("GAIA", "GAIA"),  # in the app's title
     "gaia.start": ("Start GAIA run", "开始 GAIA 评估"),
     "gaia.source": ("Source", "数据来源"),
+    # The form's choices: the labels of values the run records (and API callers send) in English.
+    "gaia.source_sample": ("Bundled sample", "内置样例"),
+    "gaia.source_hub": ("Hugging Face (gated)", "Hugging Face（受限访问）"),
+    "gaia.source_folder": ("Local folder", "本地文件夹"),
+    "gaia.source_upload": ("Uploaded JSON file", "上传的 JSON 文件"),
+    "gaia.split_validation": ("validation", "验证集"),
+    "gaia.split_test": ("test", "测试集"),
+    "gaia.level_all": ("All", "全部"),
+    "gaia.solver_endpoint": ("The endpoint above", "上方的端点"),
+    "gaia.tool_files": ("files", "文件"),
+    "run_page.headline.unscored": ("unscored", "未评分"),
     "gaia.split": ("Split", "数据划分"),
     "gaia.level": ("Level", "难度级别"),
     "gaia.token_present": ("HF_TOKEN is set on the server.", "服务器已设置 HF_TOKEN。"),

@@ -164,6 +164,8 @@ _GENERAL: dict[str, tuple[str, str]] = {
     "runs.delete": ("Delete the selected run", "删除所选运行"),
     "runs.samples": ("Samples", "样本"),
     "runs.files": ("Artefacts", "产出文件"),
+    # the Runs table's valid-samples cell; {interval}: " [low–high]", or nothing for an undefined interval
+    "runs.valid_cell": ("{valid}{interval} ({invalid} invalid)", "{valid}{interval}（{invalid} 个无效）"),
     "runs.delete_confirm": ("Yes, delete it", "确认删除"),
     "runs.delete_keep": ("Keep it", "保留"),
     "runs.pair_title": ("### Two runs, sample by sample\nPaired by sample id: B's accuracy minus A's with a 95% interval "

@@ -22,7 +22,7 @@ from evalui.run.run import prepare as begin_run
 from evalui.stats.calibration import MIN_LABELS, UNINFORMATIVE_JUDGE
 from evalui.store.run_store import RunStore
 from evalui.ui import BenchmarkTab, ReviewLink, launcher
-from evalui.ui.i18n.strings import t
+from evalui.ui.i18n.strings import STRINGS, t
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown, problem_markdown
 from evalui.ui.refresh import files_refresh_s
 from evalui.ui.tabs import downloads, run_header
@@ -32,6 +32,18 @@ from evalui.ui.viewer import page as viewer
 from evalui.ui.web.access import bare_names, say
 
 REFERENCE_SOURCES = {"Hub, else bundled": "auto", "Hugging Face Hub": "hub", "Bundled sample": "bundled"}
+AUTO_REFERENCES = "Hub, else bundled"
+
+
+def reference_choices() -> list[tuple]:
+    """The reference sources as (label, value): the values stay the English names the handlers and
+    API callers use, the labels come from the catalog."""
+    return [(t(f"aime.source_{option}"), name) for name, option in REFERENCE_SOURCES.items()]
+
+
+def topic_choices() -> list[tuple]:
+    """The topics as (label, value): the value is the topic the prompt names, in English."""
+    return [(t(f"aime.topic.{topic}") if f"aime.topic.{topic}" in STRINGS else topic, topic) for topic in TOPICS]
 SHOWN_PROBLEMS = 20
 
 
@@ -51,9 +63,9 @@ def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     gr.Markdown(t("aime.intro"))
     with gr.Row():
         count = option_input(GENERATION, "n", value=5, minimum=1, label=t("aime.count"), elem_id="aime-count")
-        topics = option_input(GENERATION, "topics", choices=list(TOPICS), label=t("aime.topics"), elem_id="aime-topics")
+        topics = option_input(GENERATION, "topics", choices=topic_choices(), label=t("aime.topics"), elem_id="aime-topics")
         seed = option_input(GENERATION, "seed", label=t("aime.seed"), elem_id="aime-seed")
-        references = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label=t("aime.references"),
+        references = gr.Radio(reference_choices(), value=AUTO_REFERENCES, label=t("aime.references"),
                               elem_id="aime-references")
         concurrency = gr.Slider(1, 16, value=4, step=1, label=t("run.concurrency"))
     exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"),
@@ -219,7 +231,7 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
         refresh = gr.Button(t("run.refresh"), scale=1, elem_id="aime-file-refresh")
     with gr.Row():
         judge_model = gr.Textbox(label=t("aime.judge_model"), placeholder="e.g. gpt-4o", elem_id="aime-judge-model")
-        real_source = gr.Radio(list(REFERENCE_SOURCES), value="Hub, else bundled", label=t("aime.real"))
+        real_source = gr.Radio(reference_choices(), value=AUTO_REFERENCES, label=t("aime.real"))
         seed = gr.Number(value=0, precision=0, label=t("aime.pair_seed"))
     with gr.Row():
         with gr.Column():

@@ -10,7 +10,7 @@ import gradio as gr
 
 from evalui.benchmarks.bfcl.categories import category_groups
 from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivity_chart
-from evalui.benchmarks.bfcl.report import OTHER_SUBTOTALS, PART_NAMES, leaderboard_lines, overall_line
+from evalui.benchmarks.bfcl.report import OTHER_SUBTOTALS, PART_NAMES, leaderboard_lines
 from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES
 from evalui.benchmarks.bfcl.spec import BENCHMARK, BfclOptions
 from evalui.benchmarks.bfcl.turns import stored_sample_turns
@@ -19,7 +19,7 @@ from evalui.reports.markdown import percent
 from evalui.run.run import prepare as begin_run
 from evalui.store.run_store import RunStore
 from evalui.ui import BenchmarkTab, launcher
-from evalui.ui.i18n.strings import t
+from evalui.ui.i18n.strings import say, t
 from evalui.ui.run_view import finished_summary
 from evalui.ui.tabs import downloads, run_header
 from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings
@@ -43,6 +43,14 @@ def leaderboard_markdown(board: dict) -> str:
     return "\n".join(lines)
 
 
+def overall_markdown(board: dict) -> str:
+    """The overall score's line of the figures card: the figures report.md's overall line states, in
+    the visitor's language (report.md itself stays English)."""
+    if "overall" not in board:
+        return ""
+    return say("bfcl.overall", overall=percent(board["overall"])) + (say("bfcl.overall_partial") if board.get("partial") else "")
+
+
 def results_view(store: RunStore, exp_id: str | None):
     """(figures, accuracy chart, error chart, format-sensitivity chart, leaderboard, download menu,
     files) of a run, from its summary: the samples are the viewer's, which pages its own rows."""
@@ -62,7 +70,7 @@ def results_view(store: RunStore, exp_id: str | None):
     files += [str(p) for p in sorted(folder.glob("data_*.csv"))]  # the leaderboard's CSVs
     sensitivity = summary.get("format_sensitivity")
     board = leaderboard_markdown(summary.get("leaderboard") or {})
-    overall = "\n".join(overall_line(summary.get("leaderboard") or {}))
+    overall = overall_markdown(summary.get("leaderboard") or {})
     figures = "\n\n".join(part for part in (run_header.figures_markdown(store, exp_id, summary), overall) if part)
     return (figures, run_header.chart(accuracy), run_header.chart(errors),
             run_header.chart(format_sensitivity_chart(sensitivity) if sensitivity else None), board,

@@ -21,7 +21,7 @@ from evalui.reports.charts import accuracy_bars, histogram
 from evalui.run.run import prepare as begin_run
 from evalui.store.run_store import RunStore
 from evalui.ui import BenchmarkTab, launcher
-from evalui.ui.i18n.strings import t
+from evalui.ui.i18n.strings import STRINGS, t
 from evalui.ui.run_view import finished_summary
 from evalui.ui.tabs import downloads, run_header
 from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings
@@ -31,6 +31,16 @@ from evalui.ui.web.access import say
 
 SOURCES = ("Bundled sample", "Hugging Face (gated)", "Local folder", "Uploaded JSON file")
 ENDPOINT_CHOICE = "The endpoint above"
+# The choices' values stay these English words (the handlers and API callers use them); the page shows
+# each one's label from the catalog.
+SOURCE_LABELS = dict(zip(SOURCES, ("gaia.source_sample", "gaia.source_hub", "gaia.source_folder", "gaia.source_upload"),
+                         strict=True))
+ALL_LEVELS = "All"
+
+
+def labelled(values, keys: dict[str, str]) -> list[tuple]:
+    """(label, value) choices: a value's label from the catalog when ``keys`` names one, else the value."""
+    return [(t(keys[value]) if keys.get(value) in STRINGS else value, value) for value in values]
 
 
 def allowed_agents() -> list[str]:
@@ -113,15 +123,19 @@ def results_view(store: RunStore, exp_id: str | None):
 
 def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     with gr.Row():
-        source = gr.Radio(list(SOURCES), value="Bundled sample", label=t("gaia.source"), elem_id="gaia-source")
-        split = gr.Radio(list(data.SPLITS), value="validation", label=t("gaia.split"), elem_id="gaia-split")
-        level = gr.Radio(["All", "1", "2", "3"], value="All", label=t("gaia.level"), elem_id="gaia-level")
+        source = gr.Radio(labelled(SOURCES, SOURCE_LABELS), value="Bundled sample", label=t("gaia.source"),
+                          elem_id="gaia-source")
+        split = gr.Radio(labelled(data.SPLITS, {s: f"gaia.split_{s}" for s in data.SPLITS}), value="validation",
+                         label=t("gaia.split"), elem_id="gaia-split")
+        level = gr.Radio(labelled([ALL_LEVELS, "1", "2", "3"], {ALL_LEVELS: "gaia.level_all"}), value=ALL_LEVELS,
+                         label=t("gaia.level"), elem_id="gaia-level")
     gr.Markdown(token_note())
     with gr.Row():
         folder = gr.Textbox(label=t("gaia.folder"), elem_id="gaia-folder")
         upload = gr.File(label=t("gaia.upload"), file_types=[".json"], elem_id="gaia-upload")
     with gr.Row():
-        solver = gr.Dropdown([ENDPOINT_CHOICE, *allowed_agents()], value=ENDPOINT_CHOICE, label=t("gaia.solver"),
+        solver = gr.Dropdown(labelled([ENDPOINT_CHOICE, *allowed_agents()], {ENDPOINT_CHOICE: "gaia.solver_endpoint"}),
+                             value=ENDPOINT_CHOICE, label=t("gaia.solver"),
                              info=t("gaia.solver_info"), elem_id="gaia-solver")
         limit = option_input(BENCHMARK, "limit", value=0, minimum=0, label=t("gaia.limit"), elem_id="gaia-limit")
         concurrency = gr.Slider(1, 32, value=4, step=1, label=t("run.concurrency"), elem_id="gaia-concurrency")
@@ -129,7 +143,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         # In the form's row, not a line of its own: the run page keeps its height for the viewer.
         exp_id = gr.Textbox(label=t("run.id"), placeholder=t("run.id_hint"), elem_id="gaia-exp-id")
     with gr.Row():
-        tools = gr.CheckboxGroup(offered_tools(), value=[], label=t("gaia.tools"), info=t("gaia.tools_info"),
+        tools = gr.CheckboxGroup(labelled(offered_tools(), {"files": "gaia.tool_files"}), value=[], label=t("gaia.tools"), info=t("gaia.tools_info"),
                                  elem_id="gaia-tools")
         tool_timeout = option_input(BENCHMARK, "tool_timeout", minimum=1, label=t("gaia.tool_timeout"),
                                     elem_id="gaia-tool-timeout")
@@ -151,7 +165,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
                 folder_value, upload_value, solver_value, limit_value, concurrency_value, tools_value,
                 tool_timeout_value, max_steps_value, exp_id_value, prices=(None, None), **start):
         options = GaiaOptions(source=selected_source(source_value, split_value, folder_value, upload_value),
-                              level=None if level_value == "All" else level_value, limit=int(limit_value or 0) or None,
+                              level=None if level_value == ALL_LEVELS else level_value, limit=int(limit_value or 0) or None,
                               tools=list(tools_value or []) or None, tool_timeout=float(tool_timeout_value or 30),
                               max_steps=int(max_steps_value or 12))
         settings = None

@@ -58,7 +58,9 @@ def _interval(low, high) -> str:
     return "" if low is None or high is None else f" [{percent(low)}–{percent(high)}]"
 
 
-def _headline_name(label: str) -> str:
+def headline_name(label: str) -> str:
+    """A headline's name (accuracy, pass rate…) in the visitor's language; a benchmark's catalog
+    names its own, and a name no catalog gives stays as the benchmark says it."""
     key = f"run_page.headline.{label}"
     return say(key) if key in STRINGS else label
 
@@ -73,7 +75,7 @@ def figures_markdown(store, exp_id: str, summary: dict | None) -> str:
     label, value = (spec.headline if spec is not None else accuracy_headline)(summary)
     shown = "–" if value is None else f"{value:.1%}"
     interval = _interval(*(list(summary.get("ci95") or []) + [None, None])[:2]) if label == "accuracy" else ""
-    lines = [f"**{_headline_name(label)}: {shown}**{interval}",
+    lines = [f"**{headline_name(label)}: {shown}**{interval}",
              say("run_page.judged", judged=summary.get("judged", 0), total=summary.get("total", 0))]
     validity = summary.get("validity") or {}
     if validity.get("valid_accuracy") is not None:

@@ -18,7 +18,7 @@ from evalui.store.run_store import RunStore
 from evalui.ui import launcher
 from evalui.ui.columns import localized
 from evalui.ui.i18n.strings import t
-from evalui.ui.run_view import finished_summary, is_running, percent
+from evalui.ui.run_view import finished_summary, is_running, percent, state_word
 from evalui.ui.tabs import downloads, run_header
 from evalui.ui.tabs.endpoint_panel import EndpointInputs
 from evalui.ui.viewer import api as viewer_api
@@ -28,11 +28,13 @@ from evalui.ui.web.access import require_access, say
 
 RUN_WIDTHS = ["15%", "8%", "11%", "11%", "9%", "7%", "6%", "7%", "6%", "9%", "5%", "6%"]
 VALID_COLUMN = "valid samples"
+# The table's columns whose cells are words of the catalog: the page shows them in the visitor's language.
+WORD_CELLS = {"status": state_word, "metric": run_header.headline_name}
 
 
 def runs_table(store: RunStore) -> pd.DataFrame:
     """history's table of runs with, after the headline value (never in its place), the valid-sample
-    score and its 95 % interval from each run's summary."""
+    score and its 95 % interval from each run's summary (in the visitor's language, as a run-time line)."""
     frame = history.runs_frame(store)
     summaries = {e["exp_id"]: e.get("summary") or {} for e in store.experiments()}
 
@@ -42,7 +44,8 @@ def runs_table(store: RunStore) -> pd.DataFrame:
             return ""
         low, high = (list(validity.get("valid_ci95") or []) + [None, None])[:2]
         interval = "" if low is None or high is None else f" [{percent(low)}–{percent(high)}]"  # never "[–––]"
-        return f"{percent(validity['valid_accuracy'])}{interval} ({validity.get('invalid', 0)} invalid)"
+        return say("runs.valid_cell", valid=percent(validity["valid_accuracy"]), interval=interval,
+                   invalid=validity.get("invalid", 0))
 
     frame.insert(list(frame.columns).index("value") + 1, VALID_COLUMN, [valid(i) for i in frame["exp_id"]])
     return frame
@@ -103,7 +106,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
     def listing():
         frame = runs_table(store)
         ids = list(frame["exp_id"])
-        return localized(frame), gr.update(choices=ids), gr.update(choices=ids), gr.update(choices=ids)
+        return localized(frame, WORD_CELLS), gr.update(choices=ids), gr.update(choices=ids), gr.update(choices=ids)
 
     def run_view(run_id):
         """The run's figures and files, from its summary and folder: the viewer pages its samples."""
@@ -182,7 +185,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         gr.Info(html.escape(say("msg.deleted", exp_id=selected)))
         frame = runs_table(store)
         ids = list(frame["exp_id"])
-        return (hidden, localized(frame), gr.update(choices=ids), gr.update(choices=ids, value=None), None,
+        return (hidden, localized(frame, WORD_CELLS), gr.update(choices=ids), gr.update(choices=ids, value=None), None,
                 *run_view(None), say("run.none"))
 
     current = launcher.wire(demo, store, parts, benchmark="", inputs=[endpoint.api_key, parts.runs], prepare=prepare,
