@@ -39,12 +39,13 @@ WAIT = 60_000
 # (text, file that renders it): English a later change translates (those files are not this one's).
 PENDING: set[tuple[str, str]] = set()
 
-# Words once listed as English here, now from the catalog: where each shows in Chinese (a tab's
+# Texts the tabs once showed in English, now from the catalog: where each shows in Chinese (a tab's
 # name -> (element, text)), so a label Gradio drew raw (an untranslated key) would fail, not pass unseen.
 CHINESE = {
     "运行记录": [("#runs-table", "已完成"), ("#runs-table", "未完成"), ("#runs-table", "准确率"),
              ("#runs-table", "（1 个无效）")],
-    "BFCL": [("#bfcl-figures", "BFCL v4 总分："), ("#bfcl-figures", "（部分结果：未运行的类别按 0 计，详见排行榜）")],
+    "BFCL": [("#bfcl-figures", "BFCL v4 总分："), ("#bfcl-figures", "（部分结果：未运行的类别按 0 计，详见排行榜）"),
+             ("#bfcl-leaderboard", "已运行的部分：非实时（AST）"), ("#bfcl-leaderboard", "警告：总分只是部分结果。")],
     "GAIA": [("#gaia-source", "内置样例"), ("#gaia-source", "Hugging Face（受限访问）"), ("#gaia-source", "本地文件夹"),
              ("#gaia-source", "上传的 JSON 文件"), ("#gaia-split", "验证集"), ("#gaia-split", "测试集"),
              ("#gaia-level", "全部"), ("#gaia-tools", "文件")],
@@ -145,6 +146,7 @@ def test_a_chinese_browser_reads_no_english(browser, launch_app, stored):
             page.locator("#bfcl-inspector-detail .evalui-transcript").wait_for(timeout=WAIT)
             # The header is filled once the run is shown (until then Gradio's own "processing" sits on the status).
             page.locator("#bfcl-figures").filter(has_text="BFCL v4").wait_for(timeout=WAIT)
+            page.get_by_text("排行榜：总分的各部分", exact=True).click()  # the leaderboard's parts, opened on demand
         if name == "人工验证":
             page.locator("#verify-file input").click()
             page.get_by_role("option", name=re.compile("aime_generated_")).first.click()

@@ -15,7 +15,7 @@ ALLOWED = frozenset({
     "McNemar", "Newcombe", "Rogan", "Gladen", "PPI", "Krippendorff's", "Wilson", "Pareto", "Plotly",
     # formats, protocols and their abbreviations
     "JSON", "JSONL", "jsonl", "parquet", "CSV", "Markdown", "HTML", "LaTeX", "API", "URL", "HTTP", "HTTPS",
-    "ID", "LLM", "HF", "UTF", "MB", "KB", "GB", "USD", "UTC", "CPU", "GPU",
+    "ID", "LLM", "HF", "UTF", "MB", "KB", "GB", "USD", "UTC", "CPU", "GPU", "AST",
     # a model's unit of text: Chinese interfaces write "token" as it is
     "token", "tokens", "Token",
     # keys on the keyboard

@@ -37,6 +37,8 @@ STRINGS: dict[str, tuple[str, str]] = {
                            "（使用上方相同的基础 URL 与密钥），低温度运行。"),
     "aime.file": ("Generated file", "生成文件"),
     "aime.judge_model": ("Judge model", "评委模型"),
+    "aime.judge_model_hint": ("e.g. gpt-4o", "例如 gpt-4o"),
+    "aime.no_problem": ("_No problem yet._", "_还没有题目。_"),
     "aime.real": ("Real AIME 2025 problems", "AIME 2025 真题"),
     "aime.pair_seed": ("Pairing seed", "配对种子"),
     "aime.judge_start": ("Run LLM judge", "运行 LLM 评委"),

@@ -56,7 +56,7 @@ def generation_view(store: RunStore, exp_id: str | None):
     text = "\n\n---\n\n".join(problem_markdown(p) for p in reversed(problems[-SHOWN_PROBLEMS:]))
     summary = experiment.get("summary") or {}
     files = [summary[k] for k in ("output", "report") if summary.get(k) and Path(summary[k]).exists()]
-    return text or "_No problem yet._", *downloads.filled(files)
+    return text or say("aime.no_problem"), *downloads.filled(files)
 
 
 def build_generation(demo, store: RunStore, endpoint: EndpointInputs) -> None:
@@ -230,7 +230,7 @@ def build_results(demo, store: RunStore, endpoint: EndpointInputs):
         generated = gr.Dropdown(choices=[], label=t("aime.file"), elem_id="aime-file", scale=4)
         refresh = gr.Button(t("run.refresh"), scale=1, elem_id="aime-file-refresh")
     with gr.Row():
-        judge_model = gr.Textbox(label=t("aime.judge_model"), placeholder="e.g. gpt-4o", elem_id="aime-judge-model")
+        judge_model = gr.Textbox(label=t("aime.judge_model"), placeholder=t("aime.judge_model_hint"), elem_id="aime-judge-model")
         real_source = gr.Radio(reference_choices(), value=AUTO_REFERENCES, label=t("aime.real"))
         seed = gr.Number(value=0, precision=0, label=t("aime.pair_seed"))
     with gr.Row():

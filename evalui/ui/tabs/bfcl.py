@@ -10,7 +10,7 @@ import gradio as gr
 
 from evalui.benchmarks.bfcl.categories import category_groups
 from evalui.benchmarks.bfcl.format_sensitivity import chart as format_sensitivity_chart
-from evalui.benchmarks.bfcl.report import OTHER_SUBTOTALS, PART_NAMES, leaderboard_lines
+from evalui.benchmarks.bfcl.report import OTHER_SUBTOTALS, PART_NAMES
 from evalui.benchmarks.bfcl.scoring.single_turn import ALL_CATEGORIES
 from evalui.benchmarks.bfcl.spec import BENCHMARK, BfclOptions
 from evalui.benchmarks.bfcl.turns import stored_sample_turns
@@ -19,7 +19,7 @@ from evalui.reports.markdown import percent
 from evalui.run.run import prepare as begin_run
 from evalui.store.run_store import RunStore
 from evalui.ui import BenchmarkTab, launcher
-from evalui.ui.i18n.strings import say, t
+from evalui.ui.i18n.strings import STRINGS, say, t
 from evalui.ui.run_view import finished_summary
 from evalui.ui.tabs import downloads, run_header
 from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings
@@ -27,19 +27,36 @@ from evalui.ui.tabs.option_inputs import option_input
 from evalui.ui.viewer import page as viewer
 
 
+def part_name(key: str) -> str:
+    """A leaderboard part's name in the visitor's language (report.md's English when the catalog has none)."""
+    english = {**PART_NAMES, **OTHER_SUBTOTALS}.get(key, key)
+    return say(f"bfcl.part.{key}") if f"bfcl.part.{key}" in STRINGS else english
+
+
 def leaderboard_markdown(board: dict) -> str:
     """The leaderboard as report.md states it (overall score, parts run, the partial-score warning),
-    with each part on a line of its own instead of report.md's wide table, which a card cannot hold.
-    Figures and category names only: no model text."""
+    with each part on a line of its own instead of report.md's wide table, which a card cannot hold;
+    in the visitor's language (report.md itself stays English). Figures and category names only: no
+    model text."""
     if not board or "overall" not in board:
         return ""
-    lines = [line for line in leaderboard_lines(board) if not line.startswith(("## ", "|"))]
-    for key, name in [*PART_NAMES.items(), *OTHER_SUBTOTALS.items()]:
+    lines = ["", say("bfcl.board_overall", overall=percent(board["overall"])),
+             say("bfcl.board_parts_run", parts=say("bfcl.board_list").join(part_name(p) for p in board["parts_run"])
+                 or say("bfcl.board_none"))]
+    if board.get("partial"):
+        missing = say("bfcl.board_list").join(part_name(p) for p in board["parts_missing"])
+        detail = say("bfcl.board_not_run", missing=missing) if missing else say("bfcl.board_run_in_part")
+        lines += ["", say("bfcl.board_partial", detail=detail)]
+    if board.get("subset"):
+        lines += ["", say("bfcl.board_subset")]
+    lines += ["", "", say("bfcl.board_csv"), ""]
+    for key in [*PART_NAMES, *OTHER_SUBTOTALS]:
         part = board.get(key)
         if part:
-            weight = f" · weight {part['weight'] * 100:.0f} %" if "weight" in part else ""
-            lines.append(f"- {name}: **{percent(part['accuracy'])}**{weight} · {part['total']} samples"
-                         + ("" if part["complete"] else " · partial"))
+            weight = say("bfcl.board_weight", weight=f"{part['weight'] * 100:.0f}") if "weight" in part else ""
+            lines.append(say("bfcl.board_part", name=part_name(key), accuracy=percent(part["accuracy"]),
+                             weight=weight, total=part["total"])
+                         + ("" if part["complete"] else say("bfcl.board_part_partial")))
     return "\n".join(lines)
 
 
@@ -59,10 +76,10 @@ def results_view(store: RunStore, exp_id: str | None):
         return "", hidden, hidden, hidden, "", *downloads.filled(None)
     summary = finished_summary(store, exp_id)
     if not summary:  # a run going: its accuracy so far (the launcher rebuilds this every few seconds)
-        so_far = launcher.accuracy_so_far(store, exp_id, "Accuracy per category so far (95% CI)")
+        so_far = launcher.accuracy_so_far(store, exp_id, say("bfcl.chart_accuracy_so_far"))
         return "", run_header.chart(so_far), hidden, hidden, "", *downloads.filled(None)
-    accuracy = accuracy_bars(summary["by_category"], "Accuracy per category (95% CI)")
-    errors = count_bars(summary["error_types"], "Error types") if summary["error_types"] else None
+    accuracy = accuracy_bars(summary["by_category"], say("bfcl.chart_accuracy"))
+    errors = count_bars(summary["error_types"], say("bfcl.errors")) if summary["error_types"] else None
     folder = Path(summary["out_dir"])
     files = [str(p) for p in sorted(folder.glob("BFCL_v4_*_result.json"))]
     files += [str(folder / name) for name in ("report.md", "samples.jsonl", "accuracy.html", "format_sensitivity.html",

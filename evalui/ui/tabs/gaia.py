@@ -109,11 +109,13 @@ def results_view(store: RunStore, exp_id: str | None):
         return "", hidden, hidden, *downloads.filled(None)
     summary = finished_summary(store, exp_id)
     if not summary:  # a run going: exact match per level so far (the launcher rebuilds this every few seconds)
-        so_far = launcher.accuracy_so_far(store, exp_id, "Exact match per level so far (95% CI)")
+        so_far = launcher.accuracy_so_far(store, exp_id, say("gaia.chart_level_so_far"))
         return "", run_header.chart(so_far), hidden, *downloads.filled(None)
-    by_level = accuracy_bars(summary["by_level"], "Exact match per level (95% CI)") if summary["by_level"] else None
+    by_level = accuracy_bars(summary["by_level"], say("gaia.chart_level")) if summary["by_level"] else None
     latencies = [r.latency_s for r in store.sample_rows(exp_id) if r.latency_s is not None]
-    latency = histogram(latencies, "Latency per task", "seconds") if latencies else None
+    latency = histogram(latencies, say("gaia.chart_latency"), say("gaia.chart_seconds")) if latencies else None
+    if latency is not None:
+        latency.update_layout(yaxis_title=say("gaia.chart_count"))  # the chart's own axis name is English
     folder = Path(summary["out_dir"])
     names = ("submission.jsonl", "SUBMISSION_GUIDE.md", "report.md", "tasks.jsonl", "accuracy_by_level.html", "latency.html", "plotly.min.js")
     files = [str(folder / n) for n in names if (folder / n).exists()]

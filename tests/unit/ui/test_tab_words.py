@@ -17,6 +17,7 @@ from evalui.benchmarks.bfcl.report import overall_line
 from evalui.benchmarks.gaia import data
 from evalui.ui.columns import localized
 from evalui.ui.tabs import aime, bfcl, gaia, runs
+from support.english_words import english_words
 
 BOARDS = ({"overall": 0.4217, "partial": True}, {"overall": 0.9, "partial": False}, {})
 
@@ -65,3 +66,41 @@ def test_choices_keep_their_english_values():
         assert [value for _, value in gaia.labelled(gaia.SOURCES, gaia.SOURCE_LABELS)] == list(gaia.SOURCES)
         # A value the catalog has no label for is its own label.
         assert gaia.labelled([*data.SPLITS, "extra"], {s: f"gaia.split_{s}" for s in data.SPLITS})[-1] == ("extra", "extra")
+
+
+def boards() -> list[dict]:
+    """Leaderboards as a run's summary holds them: one part run in part (every other part missing),
+    and two parts each run in full on a few entries."""
+    from evalui.benchmarks.bfcl.scoring.leaderboard import leaderboard
+    from evalui.benchmarks.bfcl.scoring.single_turn import MULTI_TURN_CATEGORIES
+
+    def run(categories):
+        return {c: {"successes": 1, "total": 2, "rate": 0.5} for c in categories}
+
+    non_live = ["simple_python", "simple_java", "simple_javascript", "multiple", "parallel", "parallel_multiple",
+                "irrelevance"]
+    return [leaderboard(run(["simple_python"])), leaderboard(run([*non_live, *MULTI_TURN_CATEGORIES]))]
+
+
+@pytest.mark.parametrize("board", boards())
+def test_the_leaderboard_card_reads_as_report_md_in_english(board):
+    from evalui.benchmarks.bfcl.report import leaderboard_lines
+
+    with visitor("en"):
+        shown = bfcl.leaderboard_markdown(board).split("\n")
+    # report.md's lines but its heading and its wide table, then a line per part run
+    stated = [line for line in leaderboard_lines(board) if not line.startswith(("## ", "|"))]
+    assert shown[:len(stated)] == stated
+    parts = [key for key in [*bfcl.PART_NAMES, *bfcl.OTHER_SUBTOTALS] if key in board]
+    assert len(shown) == len(stated) + len(parts) and parts
+    assert all(line.startswith(f"- {bfcl.PART_NAMES.get(key) or bfcl.OTHER_SUBTOTALS[key]}: **")
+               for line, key in zip(shown[len(stated):], parts, strict=True))
+
+
+def test_the_leaderboard_card_in_chinese():
+    board = boards()[0]
+    with visitor("zh-CN"):
+        shown = bfcl.leaderboard_markdown(board)
+    assert "- 已运行的部分：非实时（AST）" in shown and "完全未运行：实时（AST）、无关检测" in shown
+    assert "- 非实时（AST）：**" in shown and " · 权重 10 % · 2 个样本 · 部分" in shown
+    assert not english_words(shown)
