@@ -63,6 +63,13 @@ class Options(BaseModel):
         return value
 
 
+def limit_or_none(limit: int | None, items: str) -> int | None:
+    """A "at most N" option: 0 asks for every item, as no limit does; a negative one is refused."""
+    if limit is not None and limit < 0:
+        raise ValueError(f"the limit must be 0 (all {items}) or more")
+    return limit or None
+
+
 def asked_of(info) -> dict:
     """How a field is asked for (the keys of ASKED), a plain field's defaults included."""
     extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import field_validator
 
 from evalui.core.benchmark import Options, option
+from evalui.core.options import limit_or_none
 
 MODES = ("fc", "prompt")
 
@@ -39,9 +40,7 @@ class BfclOptions(Options):
     @field_validator("limit")
     @classmethod
     def _limit(cls, limit: int | None) -> int | None:
-        if limit is not None and limit < 0:
-            raise ValueError("the limit must be 0 (all samples) or more")
-        return limit or None  # 0 asks for every sample, as no limit does
+        return limit_or_none(limit, "samples")
 
     @field_validator("leaderboard_model")
     @classmethod

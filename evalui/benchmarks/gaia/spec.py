@@ -9,6 +9,7 @@ from pydantic import field_validator
 from evalui.benchmarks.gaia import command_line
 from evalui.benchmarks.gaia.file_scoring import SCORE_FILES
 from evalui.core.benchmark import Benchmark, Options, SampleSpec, Scorer, Target, option
+from evalui.core.options import limit_or_none
 
 SOURCES = "sample, hf:<split>, folder:<path>[@<split>] or questions:<path>"
 
@@ -30,9 +31,7 @@ class GaiaOptions(Options):
     @field_validator("limit")
     @classmethod
     def _limit(cls, limit: int | None) -> int | None:
-        if limit is not None and limit < 0:
-            raise ValueError("the limit must be 0 (all tasks) or more")
-        return limit or None  # 0 asks for every task, as no limit does
+        return limit_or_none(limit, "tasks")
 
     @field_validator("max_steps")
     @classmethod
