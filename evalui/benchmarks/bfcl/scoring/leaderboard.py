@@ -55,7 +55,7 @@ def official_helper():
 
     load_official()  # sets BFCL_PROJECT_ROOT before bfcl_eval.utils is imported
     # pandas and numpy serve its CSV writer and latency figures alone, none of the functions used
-    # here: imported on their first use, not for every run's summary (pandas: ~0.5 s of CPU).
+    # here: imported on their first use, not for every run's summary (pandas alone is a slow import).
     with lazy_imports(("pandas", "numpy")):
         helper = import_without_provider_sdks("bfcl_eval.eval_checker.eval_runner_helper")
     helper.load_dataset_entry = counting_loader
