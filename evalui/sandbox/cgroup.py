@@ -19,8 +19,6 @@ import uuid
 from functools import cache
 from pathlib import Path
 
-from evalui.settings import read
-
 CGROUP_ENV = "EVALUI_SANDBOX_CGROUP"
 NEEDED = ("pids", "memory")
 
@@ -60,9 +58,11 @@ def _enable(folder: Path) -> None:
 def base() -> Path | None:
     """The folder task cgroups are made in, or None where the machine offers none (worked out once)."""
     try:
-        named = read("sandbox_cgroup")
+        # Read here, not through evalui.settings: the sandbox runs under a system python with the
+        # standard library alone (no pydantic); evalui.settings declares the variable for the docs.
+        named = os.environ.get(CGROUP_ENV, "").strip()
         if named:
-            folder = named
+            folder = Path(named)
         else:
             mount, own = _mount(), _own()
             if mount is None or own != "/":

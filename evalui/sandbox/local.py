@@ -36,7 +36,6 @@ from pathlib import Path
 
 from evalui.sandbox import cgroup, landlock, processes, readable
 from evalui.sandbox.base import Execution, Limits
-from evalui.settings import read
 
 CHILD = Path(__file__).resolve().parent / "child.py"
 POLL_S = 0.05
@@ -211,7 +210,9 @@ def _why_stopped(exit_code: int | None, stderr: str) -> str:
 
 
 def _default_data_dir() -> Path:
-    return Path(read("data_dir")).expanduser().resolve()
+    # The environment itself, not evalui.settings: the sandbox needs the standard library alone
+    # (a server may run it under the system python); evalui.settings declares the variable.
+    return Path(os.environ.get("EVALUI_DATA_DIR", "").strip() or "evalui_data").expanduser().resolve()
 
 
 class LocalSandbox:

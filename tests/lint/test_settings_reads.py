@@ -23,9 +23,14 @@ PACKAGE = ROOT / "evalui"
 PREFIX = "EVALUI_"
 READERS = ("get", "getenv", "positive_number")
 
-# Reads allowed outside the settings modules: none. (While other changes edited files, their reads
-# were listed here; the test fails on a line that no longer matches a read, so the list only shrinks.)
-ALLOWED: set[tuple[str, str]] = set()
+# Reads allowed outside the settings modules (the test fails on a line that no longer matches a
+# read, so the list only shrinks): the sandbox's, since it runs under a system python with the
+# standard library alone (tests/integration/sandbox/test_sandbox_unprivileged.py), where
+# evalui.settings (pydantic) cannot be imported. evalui.settings still declares both variables.
+ALLOWED: set[tuple[str, str]] = {
+    ("evalui/sandbox/cgroup.py", "EVALUI_SANDBOX_CGROUP"),
+    ("evalui/sandbox/local.py", "EVALUI_DATA_DIR"),
+}
 
 
 def _is_settings_module(relative: Path) -> bool:
