@@ -38,8 +38,10 @@ def closing(reply):
     return replace(reply, headers={**reply.headers, "connection": "close"})
 
 
-def test_a_dead_endpoint_pauses_the_run_and_a_probe_resumes_it(store, oracle):
-    stopped = threading.Event()
+def held_run(store, oracle, stopped: threading.Event):
+    """A registered run against a peer that answers three requests, then holds the rest until
+    ``stopped`` is set: (the script, for the peer that comes back on the same port; the peer; its
+    port; the settings; the run's id)."""
 
     def script(body, n):
         if n > 3:  # later requests are held until the endpoint is stopped: the run cannot finish first
@@ -51,6 +53,13 @@ def test_a_dead_endpoint_pauses_the_run_and_a_probe_resumes_it(store, oracle):
     settings = settings_for(first, max_retries=4, timeout_s=10.0)
     exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=SAMPLES, mode="fc"),
                                settings)
+    return script, first, port, settings, exp_id
+
+
+def test_a_dead_endpoint_pauses_the_run_and_a_probe_resumes_it(store, oracle):
+    stopped = threading.Event()
+
+    script, first, port, settings, exp_id = held_run(store, oracle, stopped)
     client = ModelClient(settings)
     events, outcome = [], {}
 
@@ -120,16 +129,7 @@ def test_an_endpoint_that_never_answered_fails_at_once_in_plain_words(store):
 def test_a_paused_run_can_be_cancelled_and_a_later_resume_finishes_it(store, oracle):
     stopped = threading.Event()
 
-    def script(body, n):
-        if n > 3:
-            stopped.wait(HANG_S)
-        return closing(oracle.gold_reply(body))
-
-    first = ScriptedPeer(script).start()
-    port = first._server.server_address[1]
-    settings = settings_for(first, max_retries=4, timeout_s=10.0)
-    exp_id = lifecycle.prepare(store, BFCL, BfclOptions(categories=["simple_python"], limit=SAMPLES, mode="fc"),
-                               settings)
+    script, first, port, settings, exp_id = held_run(store, oracle, stopped)
     cancel = threading.Event()
     thread = threading.Thread(target=lambda: lifecycle.execute(store, exp_id, settings, concurrency=CONCURRENCY,
                                                                cancel=cancel), daemon=True)
