@@ -99,6 +99,8 @@ def open_file(browser, url, locale="en-US"):
     page.get_by_role("option", name=re.compile("aime_generated_")).first.click()
     expect(page.locator("#verify-where")).to_contain_text("gen-0000", timeout=WAIT)
     expect(page.locator("#verify-others")).to_contain_text("ben", timeout=WAIT)
+    # The problem's box is drawn after the position line; measured before, it is an empty 12 px line.
+    expect(page.locator("#verify-problem")).to_contain_text("digits sum to", timeout=WAIT)
     return page
 
 
