@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
+from evalui.store.bulk import BULK_MIN_ROWS, BulkSQL, bulk_rows, bulk_sql
 from evalui.store.protocols import Connection
 
 # (sql, params), or (sql, params, key): a statement with a key runs once per group, after the
@@ -35,8 +36,10 @@ IDLE_EXIT_S = 5.0
 class GroupCommit:
     """Commits statements on ``connection`` (guarded by ``lock``) from one thread, in groups."""
 
-    def __init__(self, connection: Connection, lock: threading.RLock, name: str = "evalui-store-writer"):
+    def __init__(self, connection: Connection, lock: threading.RLock, name: str = "evalui-store-writer", *,
+                 bulk: bool = False):
         self._db, self._lock, self._name = connection, lock, name
+        self._bulk = bulk  # SQLite with ->>: runs of BulkSQL go over json_each (evalui.store.bulk)
         self._cond = threading.Condition()
         self._queue: list[_Write] = []
         self._queued: dict[int, _Write] = {}  # not taken by the writer yet: can still be amended
@@ -218,8 +221,14 @@ class GroupCommit:
             return
         if len(rows) == 1:
             self._db.execute(sql, rows[0])
-        else:
-            self._db.executemany(sql, rows)
+            return
+        if self._bulk and isinstance(sql, BulkSQL) and len(rows) >= BULK_MIN_ROWS:
+            form = bulk_sql(sql)
+            array = bulk_rows(rows, form[1]) if form else None
+            if form and array is not None:
+                self._db.execute(form[0], (array,))
+                return
+        self._db.executemany(sql, rows)
 
 
 def _is_part(key: object) -> bool:

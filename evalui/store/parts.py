@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from evalui.store.bulk import BulkSQL
 from evalui.store.group_commit import Statement
 from evalui.store.protocols import Connection, Row
 from evalui.store.rows import _dumps, _loads
@@ -41,7 +42,7 @@ PART_KEYS = frozenset({"tools", "functions", "function"})
 CACHE_CHARS = 64_000_000  # the parts a process keeps in memory; cleared when over (they are re-read)
 
 PARTS_TABLE = "CREATE TABLE IF NOT EXISTS parts (sha256 TEXT PRIMARY KEY, body TEXT NOT NULL)"
-INSERT_PART = "INSERT INTO parts (sha256, body) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING"
+INSERT_PART = BulkSQL("INSERT INTO parts (sha256, body) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING")
 
 
 def _orjson():

@@ -11,6 +11,7 @@ a write has returned (or its callback has run) only once it is committed.
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -20,6 +21,7 @@ from typing import Any
 from evalui.config import data_dir
 from evalui.errors import DamagedRun
 from evalui.stats.epochs import split_epoch
+from evalui.store.bulk import BulkSQL
 from evalui.store.claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
 from evalui.store.counts import COUNT_COLUMNS, stored_tokens
 from evalui.store.group_commit import Done, GroupCommit, Statement
@@ -45,7 +47,7 @@ from evalui.store.sql import (
 from evalui.store.view import ViewReadsMixin
 
 # A sample's answer and its verdict in one row update (record_judgement folds them when it can).
-_ANSWER_AND_VERDICT = (
+_ANSWER_AND_VERDICT = BulkSQL(
     "UPDATE samples SET stage = 'judged', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
     " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?, error_findings = NULL,"
     " prediction = ?, correct = ?, verdict = ?, error_type = ?, unscored = ?, findings = ? WHERE exp_id = ? AND sample_id = ?")
@@ -97,7 +99,7 @@ class RunStore(ClaimsMixin, LightReadsMixin, ViewReadsMixin):
             self._open_reader = lambda: open_sqlite_reader(sqlite_file)
             with self._lock:
                 migrate_sqlite(self._db)
-        self._writer = GroupCommit(self._db, self._lock)
+        self._writer = GroupCommit(self._db, self._lock, bulk=self.dialect == "sqlite" and sqlite3.sqlite_version_info >= (3, 38))
         self._parts = PartCache(self._read)
 
     @property

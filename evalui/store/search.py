@@ -34,6 +34,7 @@ from typing import Any, cast
 from evalui import settings
 from evalui.core.record import reason_of
 from evalui.errors import InputError
+from evalui.store.bulk import BulkSQL
 from evalui.store.group_commit import Statement
 from evalui.store.parts import PartCache
 from evalui.store.protocols import Connection, Row
@@ -57,8 +58,8 @@ _QUERY_CANCELED = "57014"  # PostgreSQL's SQLSTATE for a statement stopped by st
 
 SAMPLE, CALL, VERDICT = "sample", "call", "verdict"
 
-_UPSERT_SQLITE = ("INSERT INTO search_docs (exp_id, sample_id, part, body) VALUES (?, ?, ?, ?)"
-                  " ON CONFLICT (exp_id, sample_id, part) DO UPDATE SET body = excluded.body")
+_UPSERT_SQLITE = BulkSQL("INSERT INTO search_docs (exp_id, sample_id, part, body) VALUES (?, ?, ?, ?)"
+                          " ON CONFLICT (exp_id, sample_id, part) DO UPDATE SET body = excluded.body")
 _UPSERT_POSTGRES = ("INSERT INTO search_docs (exp_id, sample_id, part, words) VALUES (?, ?, ?, to_tsvector('simple', ?))"
                     " ON CONFLICT (exp_id, sample_id, part) DO UPDATE SET words = excluded.words")
 
