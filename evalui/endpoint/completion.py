@@ -202,7 +202,11 @@ def _redacted(reply: ChatReply, secrets: list[str]) -> ChatReply:
     if not secrets:
         return reply
     # The message as JSON text: no recursion over a deep hostile message.
-    message = json_value(clean(json_bytes(reply.message).decode())) if reply.message is not None else None
+    message_text = json_bytes(reply.message).decode() if reply.message is not None else ""
+    said = [message_text, reply.text, *(part for c in reply.tool_calls for part in (c.name, c.arguments, c.id or ""))]
+    if not any(secret in text for secret in secrets for text in said):
+        return reply  # the usual case: nothing to take out, so nothing is copied
+    message = json_value(clean(message_text)) if reply.message is not None else None
     return replace(reply, text=clean(reply.text), message=message,
                    tool_calls=[ToolCall(clean(c.name), clean(c.arguments), c.id and clean(c.id))
                                for c in reply.tool_calls])

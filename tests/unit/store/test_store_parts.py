@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from evalui.run.trajectory import Step
 from evalui.store.parts import MARKER, PREFIX, pack
 from evalui.store.rows import _dumps, _loads
 from evalui.store.run_store import RunStore
@@ -28,6 +29,11 @@ VALUES = [
     {"messages": [SYSTEM], "nan": float("inf"), "nested": {"tools": DOCS, "k": [1.5, None, True]}},
     "x" * 5000,
     None,
+    # A trajectory as the run stores it: Step dataclasses, walked as their JSON.
+    [Step(messages=[SYSTEM, {"role": "user", "content": "q ✓"}], text="a" * 600,
+          tool_calls=[{"name": "f", "arguments": "{\"x\": 1}"}], latency_s=0.25)],
+    {"messages": [SYSTEM, {"role": "user", "content": "\u0000part: written out by hand"}]},
+    {"tools": DOCS, "unicode": "数学 🧮 \u2028", "floats": [0.1, 1e300, -0.0, 1 / 3]},
 ]
 
 
