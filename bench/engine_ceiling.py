@@ -1,11 +1,15 @@
 """How close the run engine comes to the ceiling: evalui against a bare keep-alive HTTP client that
 sends the very same request bodies to the same endpoint at the same concurrency, in one run.
 
-1. 400 simple_python at C = 32 against a 100 ms endpoint (target: evalui's run phase <= 1.1 x bare).
-2. All 3,641 single-turn samples (13 categories) at C = 64 against a 10 ms endpoint (target <= 1.5 x
-   bare), with the requests the endpoint held at once (max and time-weighted mean; target >= 90 % of C).
+1. 400 simple_python at C = 32 against a 100 ms endpoint (issue 41's target: evalui's run phase
+   <= 1.05 x bare).
+2. All 3,641 single-turn samples (13 categories) at C = 64 against a 10 ms endpoint (target <= 1.3 x
+   bare), with the requests the endpoint held at once (max and time-weighted mean).
 3. The whole command, ``evalui bfcl run`` as a subprocess with import, registering and exports
-   (target <= 2 x bare + 8 s).
+   (target <= bare + 4 s).
+   The run phase is the run's own ``run_s`` (first request to last verdict committed), as the bare
+   client's time is its requests alone; the summary's ``duration_s`` (the run's preparation too) is
+   printed beside it.
 4. For each evalui run, where its time went (the ``timings`` of its summary line, evalui.run.phases):
    load, first request, run phase and exports, the judge's and the store's summed time, and the
    process's CPU per sample (whole command, and run phase alone): against a fast endpoint, CPU per
@@ -42,8 +46,8 @@ from evalui.benchmarks.bfcl.scoring.single_turn import CATEGORIES
 
 REPEATS = int(os.environ.get("EVALUI_BENCH_REPEATS", "2"))
 SCENARIOS = [  # name, categories, samples per category (None: all), concurrency, latency, target ratio
-    ("400 simple_python, C=32, 100 ms", ["simple_python"], 400, 32, 0.100, 1.1),
-    ("3,641 single-turn, C=64, 10 ms", list(CATEGORIES), None, 64, 0.010, 1.5),
+    ("400 simple_python, C=32, 100 ms", ["simple_python"], 400, 32, 0.100, 1.05),
+    ("3,641 single-turn, C=64, 10 ms", list(CATEGORIES), None, 64, 0.010, 1.3),
 ]
 
 
@@ -209,9 +213,13 @@ def measure(peer: FastPeer, bodies, categories, limit, concurrency, folder: Path
 
 def report(name, n, concurrency, latency, target, best, cli, peers, log) -> None:
     bare = best["bare"][0]
-    run_phase = min(summary["duration_s"] for summary, *_ in cli)
+    # The run phase as the bare client's time is taken: from the first request to the last answer
+    # (its verdict committed). The summary's duration_s also holds the run's preparation (reading
+    # the pending samples, building their requests), which the load column counts.
+    run_phase = min(_run_s(summary) for summary, *_ in cli)
+    prepared_run = min(summary["duration_s"] for summary, *_ in cli)
     whole = min(wall for _, wall, *_ in cli)
-    summary, _, cli_start, cli_end = min(cli, key=lambda c: c[0]["duration_s"])
+    summary, _, cli_start, cli_end = min(cli, key=lambda c: _run_s(c[0]))
 
     def held(start, end) -> str:
         peak, mean = in_flight(log, start, end)
@@ -222,15 +230,20 @@ def report(name, n, concurrency, latency, target, best, cli, peers, log) -> None
     print(f"  bare httpx client        {best['httpx'][0]:7.2f} s   (not the ceiling: httpx's pool at C={concurrency})")
     print(f"  evalui run phase         {run_phase:7.2f} s   ratio {run_phase / bare:5.2f} x bare (target <= {target})"
           f"   correct {summary['correct']}/{summary['total']}")
+    print(f"  evalui prepare + run     {prepared_run:7.2f} s   ratio {prepared_run / bare:5.2f} x bare (the summary's duration_s)")
     print(f"      {held(cli_start, cli_end)}")
-    print(f"  whole command            {whole:7.2f} s   target <= 2 x bare + 8 s = {2 * bare + 8:.2f} s   "
-          f"({'met' if whole <= 2 * bare + 8 else 'missed'})")
+    print(f"  whole command            {whole:7.2f} s   target <= bare + 4 s = {bare + 4:.2f} s   "
+          f"({'met' if whole <= bare + 4 else 'missed'})")
     phase_table(cli)
     for label, (seconds, note, window) in peers.items():
         rows = [(a, d) for a, d, _ in log if window[0] <= a <= window[1]]
         span = max(d for _, d in rows) - min(a for a, _ in rows) if rows else float("nan")
         print(f"  {label:25s}" + (f"{seconds:7.2f} s   whole command; {span:.2f} s from its first request to its "
               f"last answer ({span / bare:.2f} x bare); {note}\n      {held(*window)}" if seconds else note))
+
+
+def _run_s(summary: dict) -> float:
+    return (summary.get("timings") or {}).get("run_s") or summary["duration_s"]
 
 
 PHASES = [("load", "load_s"), ("first req", "first_request_s"), ("run", "run_s"), ("export", "export_s"),
