@@ -3,6 +3,10 @@
 A run against a dead or misconfigured endpoint otherwise spends its retries on every sample and
 ends as a 0 % chart and empty downloads; one tiny request answers the question in a few seconds
 with one message a person can act on.
+
+The request goes out as the run's will (evalui.endpoint.client): through aiohttp, which a run imports
+anyway, where httpx was an import of its own in every run command; with the same TLS context, basic
+auth from credentials in the URL in the key's place, and no proxy taken from the environment.
 """
 
 from __future__ import annotations
@@ -12,11 +16,13 @@ import errno
 import json
 import socket
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import httpx
+import aiohttp
 
+from evalui.endpoint.client import _split_credentials
 from evalui.endpoint.settings import EndpointSettings
 from evalui.endpoint.tls import shared_tls_context
 from evalui.endpoint.url_policy import check_base_url, redact_url
@@ -81,13 +87,13 @@ def probe_endpoint(settings: EndpointSettings, timeout_s: float = 5.0) -> Answer
     where = {"host": settings.host, "url": redact_url(url)}
     started = time.perf_counter()
     try:
-        # wait_for bounds the whole exchange; httpx's own timeouts are per phase (connect, each read).
-        status, headers, body = _run(asyncio.wait_for(_post(settings, url, timeout_s), timeout_s))
-    except (TimeoutError, httpx.TimeoutException):
+        # wait_for bounds the whole exchange: a server that drips its body never waits long per read.
+        status, headers, body = _run(asyncio.wait_for(_post(settings, url), timeout_s))
+    except TimeoutError:
         raise PreflightError("timeout", seconds=f"{timeout_s:g}", **where) from None
-    except httpx.ConnectError as exc:
+    except aiohttp.ClientConnectorError as exc:
         raise PreflightError(_connect_kind(exc), **where) from None
-    except httpx.HTTPError as exc:
+    except (aiohttp.ClientError, OSError) as exc:
         raise PreflightError("connect", _clean(str(exc) or type(exc).__name__, settings), **where) from None
     seconds = time.perf_counter() - started
     _check_reply(settings, where, status, headers, body)
@@ -104,21 +110,28 @@ def _run(coroutine):
         return pool.submit(asyncio.run, coroutine).result()
 
 
-async def _post(settings: EndpointSettings, url: str, timeout_s: float) -> tuple[int, httpx.Headers, bytes]:
-    headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+async def _post(settings: EndpointSettings, url: str) -> tuple[int, Mapping[str, str], bytes]:
+    url, basic = _split_credentials(url)
+    authorization = basic or (f"Bearer {settings.api_key}" if settings.api_key else None)
+    headers = {"Authorization": authorization} if authorization else {}
     payload = {"model": settings.model, "messages": PROBE_MESSAGES, "max_tokens": 1, "temperature": 0}
-    async with httpx.AsyncClient(follow_redirects=False, timeout=timeout_s, verify=shared_tls_context()) as client:
-        async with client.stream("POST", url, json=payload, headers=headers) as response:
+    # trust_env=False as the run's client: no proxy from the environment sees the key, and the check
+    # reaches the endpoint the way the run will.
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=shared_tls_context()),
+                                     timeout=aiohttp.ClientTimeout(total=None), cookie_jar=aiohttp.DummyCookieJar(),
+                                     trust_env=False) as session:
+        async with session.post(url, json=payload, headers=headers, allow_redirects=False) as response:
             body = bytearray()
-            async for chunk in response.aiter_bytes():
+            async for chunk in response.content.iter_any():
                 body += chunk
                 if len(body) > MAX_BODY:
                     break
-            return response.status_code, response.headers, bytes(body)
+            return response.status, response.headers, bytes(body)
 
 
-def _connect_kind(exc: httpx.ConnectError) -> str:
-    causes, cause = [], exc
+def _connect_kind(exc: aiohttp.ClientConnectorError) -> str:
+    causes: list[BaseException] = [exc.os_error]
+    cause: BaseException | None = exc
     while cause is not None and len(causes) < 10:
         causes.append(cause)
         cause = cause.__cause__ or cause.__context__
@@ -152,7 +165,7 @@ def _server_message(body: bytes) -> str:
     return ""
 
 
-def _check_reply(settings: EndpointSettings, where: dict, status: int, headers: httpx.Headers, body: bytes) -> None:
+def _check_reply(settings: EndpointSettings, where: dict, status: int, headers: Mapping[str, str], body: bytes) -> None:
     said = _clean(_server_message(body), settings) if status >= 400 else ""
     if 300 <= status < 400:
         target = redact_url(headers.get("location", "")) or "another address"
