@@ -12,7 +12,6 @@ import threading
 import pytest
 
 from evalui.store.bulk import BulkSQL, bulk_rows, bulk_sql
-from evalui.store.group_commit import GroupCommit
 from evalui.store.parts import INSERT_PART
 from evalui.store.run_store import _ANSWER_AND_VERDICT, RunStore
 from evalui.store.search import _UPSERT_SQLITE, search
