@@ -164,9 +164,10 @@ class FastPeer:
 
 
 def in_flight(log, start: float = float("-inf"), end: float = float("inf")) -> tuple[int, float]:
-    """(max, time-weighted mean) requests held by the peer, over the span of the requests that
-    arrived in [start, end]."""
-    rows = [(a, d) for a, d, _ in log if start <= a <= end]
+    """(max, time-weighted mean) requests held by the peer, over the span of the benchmark's requests
+    that arrived in [start, end]."""
+    # "?": a request the peer has no gold answer for (the command's endpoint check before its run).
+    rows = [(a, d) for a, d, sample_id in log if start <= a <= end and sample_id != "?"]
     if not rows:
         return 0, 0.0
     events = sorted([(a, 1) for a, _ in rows] + [(d, -1) for _, d in rows])
