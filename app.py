@@ -59,11 +59,14 @@ def ensure_bfcl_eval_on_space() -> None:
 
 
 def warm_up_checker() -> None:
-    """Import bfcl-eval's checker in the background: its first import takes seconds."""
+    """Import bfcl-eval's checker in the background: its first import takes seconds. An install
+    that skipped `make` (a Space's) also builds the install caches here, not in its first run."""
     from evalui.benchmarks.bfcl.scoring.official import BfclUnavailable, load_official
+    from evalui.benchmarks.bfcl.warm import warm
 
     try:
         load_official()
+        warm()  # read back from the cache folder when `make` or an earlier start built them
     except BfclUnavailable as exc:
         print(f"evalui: BFCL scoring is unavailable: {exc}")
 

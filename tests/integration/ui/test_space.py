@@ -159,3 +159,14 @@ def test_launch_options_put_the_guards_in_front_of_every_route(monkeypatch, tmp_
     options = app.launch_options()
     assert options["ssr_mode"] is False
     assert [m.cls for m in options["app_kwargs"]["middleware"]] == [SecurityHeaders, BodyCap, StoredFileGate]
+
+
+def test_the_app_builds_the_install_caches_at_start_when_make_did_not(tmp_path):
+    """A Space installs without `make`: its start, not its first BFCL run, works out the registry
+    snapshot and the category sizes (issue 41)."""
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), EVALUI_DATA_DIR=str(tmp_path / "data"))
+    done = subprocess.run([sys.executable, "-c", "import app; app.warm_up_checker()"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    kept = sorted(path.name.rsplit("-", 1)[0] for path in (tmp_path / "cache" / "evalui").glob("*.json"))
+    assert kept == ["bfcl-category-sizes", "bfcl-model-registry"]
