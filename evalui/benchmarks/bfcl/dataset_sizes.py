@@ -27,9 +27,14 @@ def _fingerprint() -> bytes:
     return loader.read_bytes() + "\n".join(stats).encode()
 
 
+def cache_path() -> Path | None:
+    """Where this installation's category sizes are kept (None: no cache folder)."""
+    return install_cache.cache_file("bfcl-category-sizes", _fingerprint())
+
+
 @functools.cache
 def _kept() -> tuple[Path | None, dict[str, int]]:
-    cache = install_cache.cache_file("bfcl-category-sizes", _fingerprint())
+    cache = cache_path()
     sizes = install_cache.read_json(cache)
     valid = isinstance(sizes, dict) and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
                                             for v in sizes.values())

@@ -57,6 +57,11 @@ def _cache_file(source: Path) -> Path | None:
     return install_cache.cache_file("bfcl-model-registry", source.read_bytes())
 
 
+def cache_path() -> Path | None:
+    """Where this installation's registry snapshot is kept (None: no cache folder)."""
+    return _cache_file(_registry_source())
+
+
 def _entry_of(config: Any) -> RegistryEntry:
     fields = {f.name: getattr(config, f.name) for f in dataclasses.fields(RegistryEntry)}
     handler = fields["model_handler"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +56,10 @@ class BfclRunTask:
         from evalui.benchmarks.bfcl.agentic.task import AgenticTask
         from evalui.benchmarks.bfcl.isolated import RunWorkers
         from evalui.benchmarks.bfcl.multi_turn.task import MultiTurnTask
+        from evalui.benchmarks.bfcl.warm import build_once
+
+        # Made while the run loads: an install without `make` works its caches out here, saying so.
+        build_once(lambda message: print(message, file=sys.stderr, flush=True))
 
         # Workers start on a run's first multi-turn call, so a single-turn run starts none.
         self.workers = RunWorkers(self.cancel)
