@@ -31,6 +31,7 @@ _ROW = "_bulk"
 _INSERT = re.compile(r"^(INSERT INTO \w+ \([\w, ]+\)) VALUES \(([?, ]+)\)(.*)$", re.DOTALL)
 _UPDATE = re.compile(r"^(UPDATE \w+ SET .+?) (WHERE .+)$", re.DOTALL)
 _INT64 = 2**63
+_EQUALS_PARAMETER = re.compile(r"(?<![<>!=])= \?")  # "k = ?", not "k <= ?", "k >= ?" or "k != ?"
 
 
 @functools.lru_cache(maxsize=64)
@@ -52,7 +53,7 @@ def bulk_sql(sql: str) -> tuple[str, int] | None:
         assignments, where = update.groups()
         keys = plain.group(2).count("?")
         # Each key compared for equality: then rows with distinct keys meet distinct target rows.
-        if not keys or plain.group(2).count("= ?") != keys or " OR " in where.upper():
+        if not keys or len(_EQUALS_PARAMETER.findall(plain.group(2))) != keys or " OR " in where.upper():
             return None
         return f"{assignments} FROM json_each(?) AS {_ROW} {where}", keys
     return None
@@ -91,13 +92,15 @@ def bulk_rows(rows: Sequence[Sequence[Any]], keys: int) -> str | None:
                 return None
     if keys and len({tuple(row[-keys:]) for row in rows}) != len(rows):
         return None
-    return _json_array(rows)
+    try:
+        return _json_array(rows)
+    except (TypeError, ValueError):  # text JSON cannot hold (a lone surrogate): the driver says so per row
+        return None
 
 
 def _json_array(rows: Sequence[Sequence[Any]]) -> str:
     try:  # orjson (a gradio dependency) writes the array several times faster
         import orjson
-
-        return orjson.dumps(rows).decode()
     except ImportError:
         return json.dumps(rows, ensure_ascii=False, allow_nan=False)
+    return orjson.dumps(rows).decode()

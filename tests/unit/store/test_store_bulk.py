@@ -81,6 +81,7 @@ def test_rows_json_would_change_are_left_to_executemany():
     assert bulk_rows([(math.inf, 1)], 0) is None and bulk_rows([(math.nan, 1)], 0) is None
     assert bulk_rows([(2**63, 1)], 0) is None
     assert bulk_rows([(True, 1)], 0) is None  # executemany binds 1, JSON would say true
+    assert bulk_rows([("lone \ud800 surrogate", 1)], 0) is None  # not UTF-8: the driver refuses it per row
     assert bulk_rows([("x", 1), ("y", 1)], 1) is None  # two rows for one target row
     assert bulk_rows([("x", 1), ("y", 2)], 1) == '[["x",1],["y",2]]'
 
@@ -88,6 +89,9 @@ def test_rows_json_would_change_are_left_to_executemany():
 @pytest.mark.parametrize("sql", [
     "UPDATE t SET a = ? WHERE k1 = ? OR k2 = ?",  # OR: a row may meet two source rows
     "UPDATE t SET a = ? WHERE lease < ?",  # not an equality
+    "UPDATE t SET a = ? WHERE k1 = ? AND lease <= ?",
+    "UPDATE t SET a = ? WHERE k1 = ? AND k2 != ?",
+    "UPDATE t SET a = ? WHERE k1 = ? AND k2 >= ?",
     "UPDATE t SET a = ? WHERE k1 IN (SELECT k1 FROM t WHERE a = ?)",
     "UPDATE t SET a = ? WHERE k1 = 'what?'",
     "DELETE FROM t WHERE k1 = ?",
