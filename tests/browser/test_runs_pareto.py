@@ -9,6 +9,7 @@ import threading
 import pytest
 from integration.core.test_toy_benchmark import REGISTRY_LINE, TESTS
 from peers import settings_for
+from playwright.sync_api import expect
 from toy_benchmark import ToyOptions, ask
 from waiting import HANG_S
 
@@ -77,9 +78,11 @@ def test_the_runs_tab_draws_accuracy_against_cost_with_the_pareto_frontier(brows
     # Error bars: each run's 95 % interval above its accuracy.
     for exp_id, high in zip(by_name["runs"]["ids"], by_name["runs"]["errors"]):
         assert high == pytest.approx(summaries[exp_id]["ci95"][1] - summaries[exp_id]["accuracy"])
-    note = page.locator("#runs-pareto-note").inner_text()
-    assert "3 shown, 1 without a price" in note and "left off the chart" in note
-    assert "1: pareto-cheap, 2: pareto-strong" in note  # numbered as the chart labels them
+    # The note is its own component: drawn on its own time, not by the time the chart's data is read.
+    note = page.locator("#runs-pareto-note")
+    expect(note).to_contain_text("3 shown, 1 without a price", timeout=30_000)
+    expect(note).to_contain_text("left off the chart")
+    expect(note).to_contain_text("1: pareto-cheap, 2: pareto-strong")  # numbered as the chart labels them
 
 
 def test_a_budget_stops_a_dashboard_run_and_a_higher_one_resumes_it(browser, launch_app, monkeypatch):
@@ -114,14 +117,16 @@ def test_a_budget_stops_a_dashboard_run_and_a_higher_one_resumes_it(browser, lau
         assert "3/10" in status.inner_text() and "cost $0.0012" in status.inner_text()
         assert "budget $0.0010" in status.inner_text()
         assert len(asked) == 3
-        assert "budget_spent: $0.0012 spent of the $0.0010 budget" in page.locator("#toy-log textarea").input_value()
+        expect(page.locator("#toy-log textarea")).to_have_value(
+            re.compile(re.escape("budget_spent: $0.0012 spent of the $0.0010 budget")), timeout=30_000)
 
         # The same run id with a higher budget resumes it; mid-way the progress shows the whole run's estimate.
         page.locator("#toy-max-cost input").fill("1")
         page.locator("#toy-start").click()
         progress = page.locator("#toy-progress")
         progress.filter(has_text="about $0.0039 for the whole run").wait_for(timeout=60_000)
-        assert "$0.0023 spent" in progress.inner_text()  # six samples answered so far
+        # The estimate shows from the fifth answer on; the line reaches six (the seventh is held) a poll later.
+        expect(progress).to_contain_text("$0.0023 spent", timeout=60_000)  # six samples answered so far
         release.set()
         status.filter(has_text="finished").wait_for(timeout=60_000)
     assert "10/10" in status.inner_text() and "cost $0.0039" in status.inner_text()
