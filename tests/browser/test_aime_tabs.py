@@ -6,6 +6,7 @@ import re
 
 import pytest
 from aime_script import AimeScript
+from playwright.sync_api import expect
 
 from browser.pages import open_tab
 from support.openai_peer import ScriptedPeer, completion
@@ -27,9 +28,10 @@ def test_generate_judge_and_winrate_in_the_browser(browser, launch_app, tmp_path
         page.locator("#aime-start").click()
         page.locator("#aime-status").filter(has_text="3/3 done").wait_for(timeout=60_000)
         problems = page.locator("#aime-problems")
-        problems.locator(".katex").first.wait_for(timeout=30_000)  # LaTeX is rendered, not shown raw
-        assert problems.locator(".katex").count() >= 6
-        assert "gen-0003" in problems.inner_text()
+        # The box grows a problem at a time and is typeset after its text is drawn (KaTeX loads first):
+        # at "3/3 done" it may still show an earlier value, so the last problem and its formulas are waited for.
+        expect(problems).to_contain_text("gen-0003", timeout=30_000)
+        expect(problems.locator(".katex").nth(5)).to_be_attached(timeout=30_000)  # six formulas rendered, not raw
         page.screenshot(path=str(tmp_path / "aime-generated.png"), full_page=True)
 
         page.get_by_role("tab", name="AIME results").click()
