@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from peers import settings_for
+from playwright.sync_api import expect
 
 from browser.pages import choose
 from evalui.benchmarks.gaia.spec import BENCHMARK as GAIA
@@ -80,7 +81,7 @@ def test_findings_are_shown_filtered_labelled_and_counted(browser, launch_app, p
     # Filter by finding: "any invalid" leaves the empty reply and the endpoint error.
     choose(page, "runs-inspector-finding", "any invalid")
     page.locator(f'#runs-inspector-detail [data-sample="{ids["empty"]}"]').wait_for(timeout=30_000)
-    assert "1 / 2" in page.locator("#runs-inspector-position").inner_text()
+    expect(page.locator("#runs-inspector-position")).to_contain_text("1 / 2", timeout=30_000)
     row = page.locator("#runs-inspector-detail tr.evalui-finding").first
     assert row.get_attribute("data-scanner") == "empty_reply" and row.get_attribute("data-severity") == "invalid"
     page.locator("#runs-inspector-next").click()

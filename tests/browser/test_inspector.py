@@ -8,6 +8,7 @@ import re
 
 import pytest
 from peers import settings_for
+from playwright.sync_api import expect
 
 from browser.pages import choose
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
@@ -61,7 +62,7 @@ def test_a_wrong_sample_opens_from_the_verdict_filter_and_the_keyboard_steps(bro
     assert "missing_parameter" in shown  # the checker's error type, with its own reason
     gold = page.locator('#runs-inspector-detail pre[data-role="gold"]').inner_text()
     assert re.fullmatch(r"math\.factorial\(number=5\)", gold)  # simple_python_1's gold answer, written as a call
-    assert "1 / 2" in page.locator("#runs-inspector-position").inner_text()
+    expect(page.locator("#runs-inspector-position")).to_contain_text("1 / 2", timeout=30_000)
 
     page.locator("#runs-inspector-search input, #runs-inspector-search textarea").first.click()
     page.keyboard.press("Alt+ArrowDown")  # the hostile answer is the next wrong sample

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from integration.test_toy_end_to_end import REGISTRY_LINE, TESTS, answering_for, passes
+from playwright.sync_api import expect
 from toy_benchmark.products import ProductOptions, samples
 
 from browser.pages import choose
@@ -45,4 +46,4 @@ def test_the_products_toy_runs_from_its_generic_tab_and_its_viewer_shows_its_ans
         assert detail.locator('pre[data-role="answer"]').inner_text() == "= 58"
         assert detail.locator('pre[data-role="gold"]').inner_text() == "3 × 19 = 57"
         assert "wrong_product" in pane.inner_text() and "58 is not 57" in pane.inner_text()
-        assert "1 / 2" in page.locator("#products-inspector-position").inner_text()
+        expect(page.locator("#products-inspector-position")).to_contain_text("1 / 2", timeout=30_000)

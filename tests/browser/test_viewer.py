@@ -6,6 +6,7 @@ bundle of `evalui view` opened from file:// and navigated list → transcript.""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 from viewer_runs import HOSTILE, store_two_runs
 
 from evalui.store.run_store import RunStore
@@ -32,10 +33,11 @@ def test_list_transcript_filters_search_sort_keys_and_deep_link(browser, launch_
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     page.goto(url + "?run=cand&sample=simple_python_2")  # the deep link opens the Runs tab on that sample
     detail(page, "simple_python_2", "wrong").wait_for(timeout=60_000)
-    assert page.locator("#tab-runs-button").get_attribute("aria-selected") == "true"
+    expect(page.locator("#tab-runs-button")).to_have_attribute("aria-selected", "true", timeout=30_000)
+    # The list is another component than the transcript waited for: its rows are waited for too.
     listed = page.locator("#runs-viewer-list tr[data-id]")
-    assert listed.count() == 6 and page.locator("#runs-viewer-list tr.evalui-selected").get_attribute("data-id") \
-        == "simple_python_2"
+    expect(listed).to_have_count(6, timeout=30_000)
+    expect(page.locator("#runs-viewer-list tr.evalui-selected")).to_have_attribute("data-id", "simple_python_2")
     colour = page.locator('#runs-viewer-list tr[data-id="simple_python_1"] td[data-col="verdict"]') \
         .evaluate("cell => getComputedStyle(cell).backgroundColor")
     assert colour == "rgb(207, 34, 46)"  # wrong is red
@@ -61,7 +63,7 @@ def test_list_transcript_filters_search_sort_keys_and_deep_link(browser, launch_
     detail(page, "simple_python_2").wait_for(timeout=30_000)
     page.keyboard.press("k")
     detail(page, "simple_python_1").wait_for(timeout=30_000)
-    assert "2 / 6" in page.locator("#runs-inspector-position").inner_text()
+    expect(page.locator("#runs-inspector-position")).to_contain_text("2 / 6", timeout=30_000)
 
     page.locator('#runs-viewer-list th[data-sort="tokens"]').click()  # sorted by tokens: the error (0) first
     page.locator('#runs-viewer-list th[data-sort="tokens"][aria-sort="ascending"]').wait_for(timeout=30_000)
@@ -70,12 +72,14 @@ def test_list_transcript_filters_search_sort_keys_and_deep_link(browser, launch_
     page.locator("#runs-inspector-verdict input").click()
     page.locator("#runs-inspector-verdict").get_by_role("option", name="correct").click()
     page.locator("#runs-inspector-position").filter(has_text="1 / 3").wait_for(timeout=30_000)
+    expect(listed).to_have_count(3, timeout=30_000)  # the list, not only the position line, is the filtered one
     assert {row.get_attribute("data-verdict") for row in listed.all()} == {"correct"}
 
     search = page.locator("#runs-inspector-search input, #runs-inspector-search textarea").first
     search.fill("triangle")  # a prompt's word, found by the store's index
     search.press("Enter")
     page.locator("#runs-inspector-position").filter(has_text="1 / 1").wait_for(timeout=30_000)
+    expect(listed).to_have_count(1, timeout=30_000)
     assert [row.get_attribute("data-id") for row in listed.all()] == ["simple_python_0"]
     detail(page, "simple_python_0", "correct").wait_for(timeout=30_000)
 

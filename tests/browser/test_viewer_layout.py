@@ -9,6 +9,7 @@ import json
 import re
 
 import pytest
+from playwright.sync_api import expect
 from viewer_runs import store_two_runs
 
 from browser.pages import choose
@@ -75,7 +76,8 @@ def test_the_list_fits_beside_the_transcript_with_the_pager_on_top(browser, laun
     page.goto(url + "?run=cand&sample=simple_python_47")  # the 48th row: below the list's fold
     page.locator('#runs-inspector-detail .evalui-transcript[data-sample="simple_python_47"]').wait_for(timeout=60_000)
     listing = page.locator("#runs-viewer-list")
-    assert listing.locator("tr.evalui-selected").get_attribute("data-id") == "simple_python_47"
+    # The list is another component than the transcript waited for: its selected row is waited for too.
+    expect(listing.locator("tr.evalui-selected")).to_have_attribute("data-id", "simple_python_47", timeout=30_000)
     page.wait_for_function("""() => {
       const row = document.querySelector('#runs-viewer-list tr.evalui-selected');
       const box = row && row.getBoundingClientRect();
@@ -109,7 +111,7 @@ def test_the_list_fits_beside_the_transcript_with_the_pager_on_top(browser, laun
     assert listing.locator(".evalui-list").get_attribute("data-page") == "0"
     assert "page 1 / 2" in listing.locator(".evalui-page").inner_text()
     assert listing.locator("tr[data-id]").first.get_attribute("data-verdict") == "correct"
-    assert "55 / 55" in page.locator("#runs-inspector-position").inner_text()  # still the selected sample
+    expect(page.locator("#runs-inspector-position")).to_contain_text("55 / 55", timeout=30_000)  # still the selected sample
 
     # The same viewer in a benchmark tab fits as well.
     page.get_by_role("tab", name="BFCL").click()
@@ -167,7 +169,9 @@ def test_the_pane_has_a_json_tab_a_copy_button_and_marked_search_hits(browser, l
     page.locator("body").click(position={"x": 5, "y": 5})
     page.keyboard.press("j")  # the next sample opens on the tab chosen
     pane.locator('.evalui-transcript[data-sample="simple_python_2"]').wait_for(state="attached", timeout=30_000)
-    assert shown.is_visible() and json.loads(shown.inner_text())["sample_id"] == "simple_python_2"
+    # The pane's script puts the new sample on the chosen tab once it is drawn: waited for, not read at once.
+    expect(shown).to_be_visible(timeout=30_000)
+    assert json.loads(shown.inner_text())["sample_id"] == "simple_python_2"
     pane.locator('.evalui-tabbar button[data-tab="transcript"]').click()
     assert pane.locator(".evalui-transcript").is_visible() and not shown.is_visible()
 
