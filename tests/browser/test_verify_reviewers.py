@@ -74,7 +74,7 @@ def test_blind_mode_and_the_queue_with_two_reviewers(browser, launch_app, tmp_pa
     expect(ben.locator("#verify-others")).to_contain_text("1 review(s) by others, hidden until you save yours", timeout=WAIT)
     expect(ben.locator("#verify-progress")).to_contain_text("3 need your review", timeout=WAIT)
     assert "ana-private-note" not in ben.content() and "rejected" not in ben.locator("#verify-where").inner_text()
-    assert "hidden until you save" in ben.locator("#verify-judge").inner_text()
+    expect(ben.locator("#verify-judge")).to_contain_text("hidden until you save", timeout=WAIT)
     assert ben.locator("#verify-comments").get_by_role("textbox").input_value() == ""
 
     save(ben, "approved", "ben-note")

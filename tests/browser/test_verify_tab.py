@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from playwright.sync_api import expect
 from unit.review.test_verification import SCORES, write_problems
 
 from browser.verify_steps import DIMENSIONS, checked_scores, score
@@ -60,6 +61,8 @@ def test_two_reviewers_at_once(browser, launch_app, tmp_path):
     ana.locator("#verify-where").filter(has_text="reviewed by ben").wait_for(timeout=30_000)
     ana.locator("#verify-others").filter(has_text="answer is wrong").wait_for(timeout=30_000)
     assert ana.locator("#verify-comments").get_by_role("textbox").input_value() == ""
+    for dimension in DIMENSIONS:  # ana's own scores on problem 1 are cleared by the move: waited for, not read at once
+        expect(ana.locator(f"#verify-{dimension} input[type=radio]:checked")).to_have_count(0, timeout=30_000)
     assert checked_scores(ana) == dict.fromkeys(DIMENSIONS)  # ben's scores are not ana's starting point
     ana.keyboard.press("Alt+ArrowRight")
     ana.locator("#verify-where").filter(has_text="Problem 3 of 4").wait_for(timeout=30_000)
