@@ -12,6 +12,7 @@ import urllib.request
 
 import pytest
 from inspect_runs import QUESTIONS, run_gaia
+from playwright.sync_api import expect
 from waiting import wait_for
 
 from evalui.export.inspect_log import export_inspect
@@ -69,10 +70,10 @@ def test_inspect_view_shows_an_exported_gaia_run_on_its_transcript(browser, stor
     page.get_by_text("What is six times seven? Use python.", exact=True).first.click()
     transcript = page.get_by_role("tab", name=re.compile("^transcript$", re.I))
     transcript.wait_for()
-    assert transcript.get_attribute("aria-selected") == "true"  # the tab a sample opens on
+    expect(transcript).to_have_attribute("aria-selected", "true", timeout=30_000)  # the tab a sample opens on
     # The two model calls, the tool call between them with its result, and the score.
     page.get_by_text(re.compile(r"model call: openai-api/local/scripted-model", re.I)).first.wait_for()
-    assert page.get_by_text(re.compile(r"model call", re.I)).count() == 2
+    expect(page.get_by_text(re.compile(r"model call", re.I))).to_have_count(2, timeout=30_000)  # the second drawn a moment later
     page.get_by_text("The program printed it.", exact=False).first.wait_for(state="visible")
     page.get_by_text("print(6 * 7)").first.wait_for(state="visible")
     page.get_by_text(re.compile(r"^exit code 0")).first.wait_for(state="visible")
