@@ -257,6 +257,7 @@ def test_ids_are_unique_and_empty_tables_name_their_columns(browser, launch_app)
     expected = {"#runs-table": "benchmark"}
     for tab, table in (("Runs", "#runs-table"),):
         page.get_by_role("tab", name=tab, exact=True).click()
+        expect(page.locator(f"{table} thead")).to_contain_text(expected[table], timeout=HANG_MS)  # drawn, then read
         headers = [h.strip() for h in page.locator(f"{table} thead th").all_inner_texts() if h.strip()]
         assert expected[table] in headers, (table, headers)
         assert not {"1", "2", "3"} & set(headers), (table, headers)
