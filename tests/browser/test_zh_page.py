@@ -36,6 +36,7 @@ from support.english_words import english_words
 pytestmark = pytest.mark.browser
 WAIT = 60_000
 
+GRADIO_PENDING = re.compile(r"^\s*(processing|queue: \d+/\d*) \|")
 # (text, file that renders it): English a later change translates (those files are not this one's).
 PENDING: set[tuple[str, str]] = set()
 
@@ -104,7 +105,10 @@ def without_data(text: str, values: set[str]) -> str:
 
 
 def english_on(page, values: set[str], seen: dict) -> None:
-    """Add the page's visible English to ``seen``: its words (data values left out) -> (text, where)."""
+    """Add the page's visible English to ``seen``: its words (data values left out) -> (text, where).
+    Read once Gradio's own status text ("processing |", "queue: 1/2 |", which it does not translate)
+    has left every component: an event still running would otherwise be read as the page's words."""
+    expect(page.get_by_text(GRADIO_PENDING)).to_have_count(0, timeout=WAIT)
     for text, where in page.evaluate(COLLECT):
         if words := english_words(without_data(text, values)):
             seen.setdefault(" ".join(words), (text, where))
