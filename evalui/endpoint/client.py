@@ -59,7 +59,7 @@ def endpoint_url(base_url: str, path: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/" + path, parts.query, ""))
 
 
-def _split_credentials(url: str) -> tuple[str, str | None]:
+def split_credentials(url: str) -> tuple[str, str | None]:
     """The URL without ``user:password@``, and the basic-auth header those credentials make."""
     parts = urlsplit(url)
     if parts.username is None and parts.password is None:
@@ -84,8 +84,8 @@ class ModelClient:
         self._cap = settings.max_response_bytes or max_response_bytes()
         self._secrets = settings.secrets()
         self._cancel: threading.Event | None = None
-        self._url, basic = _split_credentials(endpoint_url(settings.base_url, "chat/completions"))
-        self._models_url = _split_credentials(endpoint_url(settings.base_url, "models"))[0]
+        self._url, basic = split_credentials(endpoint_url(settings.base_url, "chat/completions"))
+        self._models_url = split_credentials(endpoint_url(settings.base_url, "models"))[0]
         # Requests wait while the endpoint, after answering once, stops answering (evalui.endpoint.circuit).
         self.circuit = EndpointCircuit(Breaker(settings.host), self._probe)
         self._headers = {"content-type": "application/json"}

@@ -4,7 +4,7 @@ A run against a dead or misconfigured endpoint otherwise spends its retries on e
 ends as a 0 % chart and empty downloads; one tiny request answers the question in a few seconds
 with one message a person can act on.
 
-The request goes out as the run's will (evalui.endpoint.client): through aiohttp, which a run imports
+The request goes out as the run's requests will (evalui.endpoint.client): through aiohttp, which a run imports
 anyway, where httpx was an import of its own in every run command; with the same TLS context, basic
 auth from credentials in the URL in the key's place, and no proxy taken from the environment.
 """
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import aiohttp
 
-from evalui.endpoint.client import _split_credentials
+from evalui.endpoint.client import split_credentials
 from evalui.endpoint.settings import EndpointSettings
 from evalui.endpoint.tls import shared_tls_context
 from evalui.endpoint.url_policy import check_base_url, redact_url
@@ -111,7 +111,7 @@ def _run(coroutine):
 
 
 async def _post(settings: EndpointSettings, url: str) -> tuple[int, Mapping[str, str], bytes]:
-    url, basic = _split_credentials(url)
+    url, basic = split_credentials(url)
     authorization = basic or (f"Bearer {settings.api_key}" if settings.api_key else None)
     headers = {"Authorization": authorization} if authorization else {}
     payload = {"model": settings.model, "messages": PROBE_MESSAGES, "max_tokens": 1, "temperature": 0}
