@@ -105,7 +105,9 @@ def preflight_reason(exc: PreflightError | RefusedURL) -> str:
 def build_controls(prefix: str, start_label: str) -> LauncherParts:
     with gr.Column(elem_id=f"{prefix}-status-bar"):
         with gr.Row():
-            start = gr.Button(start_label, variant="primary", elem_id=f"{prefix}-start")
+            # Enabled by the page's load (wire's reopen): a start clicked before that load returned
+            # was overwritten by it, the session's run set back to none and its status to "No run selected."
+            start = gr.Button(start_label, variant="primary", elem_id=f"{prefix}-start", interactive=False)
             cancel = gr.Button(t("run.cancel"), variant="stop", elem_id=f"{prefix}-cancel")
         with gr.Row(equal_height=True):
             status = gr.Markdown(t("run.none"), elem_id=f"{prefix}-status")
