@@ -137,6 +137,8 @@ def _panel(demo) -> gr.Dropdown:
     adjudication = verify_adjudicate.build(position, reviewer, message, listen)
 
     view = [shown, judged, *score_radios, status, comments, better, reference, where, goto, others]
+    # Where a move's outputs ([message, position, *view]) hold what the reviewer enters.
+    own_inputs = {2 + i for i, c in enumerate(view) if any(c is o for o in (*score_radios, status, comments, better))}
     summary = [progress, agreement_plot, disagreements, review_next]
 
     def settings_of(path):
@@ -185,7 +187,13 @@ def _panel(demo) -> gr.Dropdown:
 
     def go_to(state, problem_id, name=""):
         ids = [p["problem_id"] for p in problems_of(state.get("file"))]
-        return move({**state, "index": ids.index(problem_id) if problem_id in ids else state.get("index", 0)}, 0, name)
+        shown_already = problem_id in ids and ids.index(problem_id) == state.get("index", 0)
+        drawn = move({**state, "index": ids.index(problem_id) if problem_id in ids else state.get("index", 0)}, 0, name)
+        if not shown_already:
+            return drawn
+        # The browser may send one pick twice: drawn again, the problem kept its header and
+        # reviews but lost the scores clicked since the first.
+        return tuple(gr.skip() if i in own_inputs else value for i, value in enumerate(drawn))
 
     def save_current(state, name, correctness, clarity, difficulty_match, completeness, status_value, comment,
                      better_than_reference=None):

@@ -110,3 +110,19 @@ def test_the_api_refuses_a_review_without_a_name_or_with_scores_unset(app_url):
     assert not v.verifications_path(data).exists()
     assert client.predict("ana", 5, 4, 3, 4, "approved", "", api_name="/verify_save")[0] == "Saved gen-0000."
     assert [r["reviewer"] for r in json.loads(v.verifications_path(data).read_text())["gen-0000"]["reviews"]] == ["ana"]
+
+
+def test_a_pick_of_the_problem_shown_leaves_what_the_reviewer_entered(app_url):
+    """A browser may send one "Go to problem" pick twice (CI saw two, half a second apart): the
+    second redraws the problem's header and reviews, and leaves the scores, status, comment and
+    comparison the reviewer entered since the first as they are ("update" with no value)."""
+    url, data = app_url
+    ana = session(url, data, "ana")
+    first = ana.predict("gen-0003", "ana", api_name="/verify_goto")
+    again = ana.predict("gen-0003", "ana", api_name="/verify_goto")
+    entered = slice(3, 10)  # after message, problem, judge: four scores, status, comment, comparison
+    assert list(first[entered]) == [None, None, None, None, None, "", None]  # drawn: nothing entered yet
+    assert all(value == {"__type__": "update"} for value in again[entered])
+    assert "Problem 4 of 10" in again[11] and again[1] == first[1]  # the header and problem, drawn again
+    moved = ana.predict("gen-0004", "ana", api_name="/verify_goto")
+    assert moved[entered] == first[entered]  # another problem is drawn whole
