@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -16,6 +16,7 @@ from evalui.core.benchmark import plain_prediction
 from evalui.core.run_config import RunConfig
 from evalui.endpoint.settings import EndpointSettings
 from evalui.endpoint.url_policy import REDACTED
+from evalui.reports.charts import CHART_WORDS
 from evalui.run.runner import Progress
 from evalui.store.run_store import RunStore
 
@@ -68,8 +69,10 @@ def runs_frame(store: RunStore) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=RUN_COLUMNS)
 
 
-def comparison_figures(store: RunStore, exp_ids: list[str]) -> tuple[go.Figure | None, go.Figure | None]:
-    """Accuracy per category or level, side by side; and the headline figure against tokens."""
+def comparison_figures(store: RunStore, exp_ids: list[str],
+                       words: Mapping[str, str] = CHART_WORDS) -> tuple[go.Figure | None, go.Figure | None]:
+    """Accuracy per category or level, side by side; and the headline figure against tokens, with
+    ``words`` for the charts' own (evalui.reports.charts.CHART_WORDS)."""
     experiments = [e for e in (store.experiment(i) for i in exp_ids) if e]
     if not experiments:
         return None, None
@@ -84,7 +87,7 @@ def comparison_figures(store: RunStore, exp_ids: list[str]) -> tuple[go.Figure |
             names = list(per_group)
             bars.add_bar(name=f"{experiment['exp_id']} ({experiment['model']})", x=names,
                          y=[per_group[n]["rate"] for n in names])
-    bars.update_layout(barmode="group", title="Accuracy per category or level", yaxis={"range": [0, 1.05], "tickformat": ".0%"})
+    bars.update_layout(barmode="group", title=words["groups_compared"], yaxis={"range": [0, 1.05], "tickformat": ".0%"})
     scatter = go.Figure()
     for experiment in experiments:
         label, value = headline(experiment)
@@ -92,7 +95,7 @@ def comparison_figures(store: RunStore, exp_ids: list[str]) -> tuple[go.Figure |
             scatter.add_scatter(x=[store.progress(experiment["exp_id"])["tokens"]], y=[value], mode="markers+text",
                                 name=experiment["exp_id"], text=[experiment["model"]], textposition="top center",
                                 marker={"size": 14})
-    scatter.update_layout(title="Headline figure against tokens", xaxis_title="tokens", yaxis_title="accuracy / rate",
+    scatter.update_layout(title=words["headline_by_tokens"], xaxis_title=words["tokens"], yaxis_title=words["accuracy_or_rate"],
                           yaxis={"range": [0, 1.05], "tickformat": ".0%"})
     return bars, scatter
 

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import plotly.graph_objects as go
 
@@ -14,6 +15,29 @@ from evalui.run.pricing import unpriced
 from evalui.stats.cost import pareto_front
 
 PLOTLY_JS = "plotly.min.js"
+
+# The words the charts draw themselves (axis names, legends, slices, hovers), in English: reports
+# and written files use these. This layer knows no language; the dashboard passes its visitor's
+# (evalui.ui.i18n.charts gives every key here in English and Chinese).
+CHART_WORDS: Mapping[str, str] = MappingProxyType({
+    "count": "count",
+    "judge_dimensions": "LLM judge: average score per dimension",
+    "score_distribution": "Distribution of average judge scores",
+    "average_score": "average score",
+    "problems": "problems",
+    "generated_better": "generated better",
+    "real_better": "real better",
+    "tie": "tie",
+    "run_cost": "cost of the run (USD)",
+    "accuracy": "accuracy",
+    "runs": "runs",
+    "pareto_frontier": "Pareto frontier",
+    "cost": "cost",
+    "groups_compared": "Accuracy per category or level",
+    "headline_by_tokens": "Headline figure against tokens",
+    "tokens": "tokens",
+    "accuracy_or_rate": "accuracy / rate",
+})
 
 
 def fitted(figure: go.Figure, title: str, **layout) -> go.Figure:
@@ -59,9 +83,9 @@ def count_bars(counts: Mapping[str, int], title: str) -> go.Figure:
     return fitted(figure, title)
 
 
-def histogram(values: list[float], title: str, x_title: str) -> go.Figure:
+def histogram(values: list[float], title: str, x_title: str, words: Mapping[str, str] = CHART_WORDS) -> go.Figure:
     figure = go.Figure(go.Histogram(x=values, nbinsx=30))
-    return fitted(figure, title, xaxis_title=x_title, yaxis_title="count")
+    return fitted(figure, title, xaxis_title=x_title, yaxis_title=words["count"])
 
 
 def write_html(figure: go.Figure, path) -> None:
@@ -122,23 +146,29 @@ def _atomic_write(target: Path, fill) -> None:
         raise
 
 
-def judge_dimension_bars(dimensions: Mapping[str, float]) -> go.Figure:
-    names = list(dimensions)
-    figure = go.Figure(go.Bar(x=names, y=[dimensions[n] for n in names], text=[f"{dimensions[n]:.2f}" for n in names]))
-    return fitted(figure, "LLM judge: average score per dimension", yaxis={"range": [0, 5.2]})
+def judge_dimension_bars(dimensions: Mapping[str, float], words: Mapping[str, str] = CHART_WORDS,
+                         names: Mapping[str, str] | None = None) -> go.Figure:
+    """The judge's mean score per dimension; ``names`` gives a dimension's shown name (default: its key)."""
+    keys = list(dimensions)
+    shown = [(names or {}).get(k, k) for k in keys]
+    figure = go.Figure(go.Bar(x=shown, y=[dimensions[k] for k in keys], text=[f"{dimensions[k]:.2f}" for k in keys]))
+    return fitted(figure, words["judge_dimensions"], yaxis={"range": [0, 5.2]})
 
 
-def score_distribution(distribution: Mapping[float, int]) -> go.Figure:
+def score_distribution(distribution: Mapping[float, int], words: Mapping[str, str] = CHART_WORDS) -> go.Figure:
     keys = sorted(float(k) for k in distribution)
     values = [distribution.get(k, distribution.get(str(k), 0)) for k in keys]
     figure = go.Figure(go.Bar(x=[f"{k:.1f}" for k in keys], y=values))
-    return fitted(figure, "Distribution of average judge scores", xaxis_title="average score", yaxis_title="problems")
+    return fitted(figure, words["score_distribution"], xaxis_title=words["average_score"],
+                  yaxis_title=words["problems"])
 
 
-def win_loss_tie(rates: Mapping[str, Mapping], title: str = "Win rate against real problems (both orders agree)") -> go.Figure:
-    labels = ["win", "loss", "tie"]
-    values = [rates[f"{label}_rate"]["successes"] for label in labels]
-    figure = go.Figure(go.Pie(labels=["generated better", "real better", "tie"], values=values, hole=0.4, sort=False))
+def win_loss_tie(rates: Mapping[str, Mapping], title: str = "Win rate against real problems (both orders agree)",
+                 words: Mapping[str, str] = CHART_WORDS) -> go.Figure:
+    outcomes = ["win", "loss", "tie"]
+    values = [rates[f"{outcome}_rate"]["successes"] for outcome in outcomes]
+    figure = go.Figure(go.Pie(labels=[words["generated_better"], words["real_better"], words["tie"]], values=values,
+                              hole=0.4, sort=False))
     return fitted(figure, title)
 
 
@@ -200,15 +230,16 @@ def frontier_labels(front: list[dict], x_range: list[float], y_range: list[float
     return labels
 
 
-def cost_pareto(points: list[dict], title: str = "Accuracy against cost") -> go.Figure:
+def cost_pareto(points: list[dict], title: str = "Accuracy against cost", words: Mapping[str, str] = CHART_WORDS) -> go.Figure:
     """Each run's accuracy (with its 95 % interval) against its cost in USD, and the Pareto frontier:
     the runs no other run beats on both (as cheap or cheaper, as accurate or more), joined as steps.
     Only the frontier is labelled, with numbers; every run's name and figures are on hover."""
     figure = go.Figure()
     figure.add_scatter(
-        x=[p["cost"] for p in points], y=[p["accuracy"] for p in points], mode="markers", name="runs",
+        x=[p["cost"] for p in points], y=[p["accuracy"] for p in points], mode="markers", name=words["runs"],
         customdata=[p["exp_id"] for p in points], hovertext=[p["model"] for p in points],
-        hovertemplate="%{customdata} (%{hovertext})<br>cost $%{x:.4f}<br>accuracy %{y:.1%}<extra></extra>",
+        hovertemplate=(f"%{{customdata}} (%{{hovertext}})<br>{words['cost']} $%{{x:.4f}}<br>{words['accuracy']} %{{y:.1%}}"
+                       "<extra></extra>"),
         marker={"size": 11},
         error_y={"type": "data", "symmetric": False, "array": [p["high"] - p["accuracy"] for p in points],
                  "arrayminus": [p["accuracy"] - p["low"] for p in points]})
@@ -216,8 +247,8 @@ def cost_pareto(points: list[dict], title: str = "Accuracy against cost") -> go.
     x_range, y_range = _cost_range(points), [0, 1.05]
     figure.add_scatter(
         x=[p["cost"] for p in front], y=[p["accuracy"] for p in front], mode="lines+markers+text",
-        name="Pareto frontier", line={"shape": "hv", "dash": "dash"}, customdata=[p["exp_id"] for p in front],
+        name=words["pareto_frontier"], line={"shape": "hv", "dash": "dash"}, customdata=[p["exp_id"] for p in front],
         text=frontier_labels(front, x_range, y_range), textposition="top center", cliponaxis=False,
         hoverinfo="skip")
-    return fitted(figure, title, xaxis_title="cost of the run (USD)", yaxis_title="accuracy", height=PARETO_HEIGHT_PX,
+    return fitted(figure, title, xaxis_title=words["run_cost"], yaxis_title=words["accuracy"], height=PARETO_HEIGHT_PX,
                   xaxis={"range": x_range}, yaxis={"range": y_range, "tickformat": ".0%"})

@@ -53,7 +53,7 @@ from evalui.stats.estimate import Figure as Figure
 from evalui.stats.estimate import Values as Values
 from evalui.stats.estimate import as_binary as as_binary
 from evalui.stats.estimate import as_values as as_values
-from evalui.stats.estimate import empty, normal_interval, scaled_weights
+from evalui.stats.estimate import cause, empty, normal_interval, scaled_weights
 from evalui.stats.metrics import Z_95, wilson
 from evalui.stats.ppi import ppi_mean as ppi_mean
 from evalui.stats.ppi import ppi_variance as ppi_variance
@@ -69,7 +69,7 @@ def judge_only(judge: Sequence[float], judge_unlabelled: Sequence[float], *, bin
     everything = np.concatenate([labelled, unlabelled])
     n, nu, total = len(labelled), len(unlabelled), len(labelled) + len(unlabelled)
     if total == 0:
-        return empty("judge_only", n, nu, "no judged items", (NO_ITEMS,))
+        return empty("judge_only", n, nu, [cause("no_judged_items")], (NO_ITEMS,))
     if binary:
         everything = as_binary(everything, "judge")
         rate = wilson(int(everything.sum()), total, z)
@@ -88,7 +88,7 @@ def human_only(human: Sequence[float], *, binary: bool, weights: Values | None =
     values = as_binary(human, "human") if binary else as_values(human, "human")
     n = len(values)
     if n == 0:
-        return empty("human_only", 0, n_unlabelled, "no labelled items", (NO_ITEMS,))
+        return empty("human_only", 0, n_unlabelled, [cause("no_labelled_items")], (NO_ITEMS,))
     if weights is None and binary:
         rate = wilson(int(values.sum()), n, z)
         return Estimate("human_only", rate.rate, rate.low, rate.high, math.sqrt(rate.rate * (1 - rate.rate) / n),

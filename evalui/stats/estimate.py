@@ -22,6 +22,28 @@ JUDGE_IGNORED = "judge_ignored"
 CLIPPED = "clipped"
 NO_ITEMS = "no_items"
 
+# Why a figure cannot be given: each cause is a code with its fields ({"code": ..., **fields}), kept in
+# the estimate's details as "causes" so that a front end can say it in its own language, and said here
+# in English as the estimate's reason.
+CAUSE_TEXTS: dict[str, str] = {
+    "too_few_labels": "{n} labelled items; the correction needs at least {needed}",
+    "no_positive_labels": "no labelled item passes by the human verdict, so the judge's sensitivity is unknown",
+    "no_negative_labels": "no labelled item fails by the human verdict, so the judge's specificity is unknown",
+    "uninformative_judge": ("the judge's sensitivity + specificity is {sum}, not above 1: its verdicts say nothing "
+                            "about the human verdict, so they cannot be corrected"),
+    "no_usable_resample": "no bootstrap resample had a usable judge",
+    "no_unlabelled_items": "no unlabelled items: the human-only figure is the whole answer",
+    "no_items": "no items",
+    "no_judged_items": "no judged items",
+    "no_labelled_items": "no labelled items",
+}
+
+
+def cause(code: str, **fields) -> dict:
+    """One reason a figure cannot be given (a code of CAUSE_TEXTS and the fields its text names)."""
+    return {"code": code, **fields}
+
+
 # What the functions take as values: a sequence of numbers, or an array of them.
 Values = Sequence[float] | np.ndarray
 
@@ -110,9 +132,11 @@ def normal_interval(value: float, se: float, z: float, bounds: tuple[float, floa
     return low, high
 
 
-def empty(method: str, n: int, nu: int, reason: str, flags: tuple[str, ...], details: dict | None = None,
+def empty(method: str, n: int, nu: int, causes: list[dict], flags: tuple[str, ...], details: dict | None = None,
            interval: str = "") -> Estimate:
-    return Estimate(method, None, None, None, None, n, nu, interval, flags, reason, details or {})
+    """A figure that cannot be given, for ``causes`` (each made by ``cause``)."""
+    reason = "; ".join(CAUSE_TEXTS[c["code"]].format(**c) for c in causes)
+    return Estimate(method, None, None, None, None, n, nu, interval, flags, reason, {**(details or {}), "causes": causes})
 
 
 def coverage(z: float) -> float:

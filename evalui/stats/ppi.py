@@ -17,6 +17,7 @@ from evalui.stats.estimate import (
     Estimate,
     Values,
     as_values,
+    cause,
     empty,
     normal_interval,
     paired,
@@ -44,15 +45,15 @@ def ppi_mean(human: Sequence[float], judge: Sequence[float], judge_unlabelled: S
     fu = as_values(judge_unlabelled, "judge_unlabelled")
     n, nu = len(y), len(fu)
     w, wu = scaled_weights(weights, n), scaled_weights(weights_unlabelled, nu, "weights_unlabelled")
-    flags, reasons = [], []
+    flags, causes = [], []
     if n < max(min_labels, 2):
         flags.append(TOO_FEW_LABELS)
-        reasons.append(f"{n} labelled items; the correction needs at least {max(min_labels, 2)}")
+        causes.append(cause("too_few_labels", n=n, needed=max(min_labels, 2)))
     if nu == 0:
         flags.append(NO_ITEMS)
-        reasons.append("no unlabelled items: the human-only figure is the whole answer")
-    if reasons:
-        return empty("ppi++", n, nu, "; ".join(reasons), tuple(flags), {"lambda": lam}, "normal")
+        causes.append(cause("no_unlabelled_items"))
+    if causes:
+        return empty("ppi++", n, nu, causes, tuple(flags), {"lambda": lam}, "normal")
     tuned = lam is None
     if lam is None:
         pilot = float((wu * fu).mean() + (w * (y - f)).mean())

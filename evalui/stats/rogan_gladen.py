@@ -21,6 +21,7 @@ from evalui.stats.estimate import (
     UNINFORMATIVE_JUDGE,
     Estimate,
     as_binary,
+    cause,
     coverage,
     empty,
     normal_interval,
@@ -145,7 +146,7 @@ def rogan_gladen(human: Sequence[float], judge: Sequence[float], judge_unlabelle
     unlabelled = as_binary(judge_unlabelled, "judge_unlabelled")
     n, nu = len(h), len(unlabelled)
     if n + nu == 0:
-        return empty("rogan_gladen", 0, 0, "no items", (NO_ITEMS,), interval=interval)
+        return empty("rogan_gladen", 0, 0, [cause("no_items")], (NO_ITEMS,), interval=interval)
     everything = np.concatenate([j, unlabelled])
     by_stratum = None
     if strata is not None or strata_unlabelled is not None:
@@ -164,24 +165,23 @@ def rogan_gladen(human: Sequence[float], judge: Sequence[float], judge_unlabelle
                "human_passes": int(h.sum()), "human_fails": int(n - h.sum()),
                "strata": len(verdicts) if by_stratum else None,
                "variance": "stratified" if stratified is not None else "linearised"}
-    flags, reasons = [], []
+    flags, causes = [], []
     # At least one label whatever min_labels says: without any, sensitivity and specificity are unknown.
     if n < max(min_labels, 1):
         flags.append(TOO_FEW_LABELS)
-        reasons.append(f"{n} labelled items; the correction needs at least {max(min_labels, 1)}")
+        causes.append(cause("too_few_labels", n=n, needed=max(min_labels, 1)))
     if n and rates.sensitivity is None:
         flags.append(NO_POSITIVE_LABELS)
-        reasons.append("no labelled item passes by the human verdict, so the judge's sensitivity is unknown")
+        causes.append(cause("no_positive_labels"))
     if n and rates.specificity is None:
         flags.append(NO_NEGATIVE_LABELS)
-        reasons.append("no labelled item fails by the human verdict, so the judge's specificity is unknown")
+        causes.append(cause("no_negative_labels"))
     if rates.sensitivity is not None and rates.specificity is not None \
             and rates.sensitivity + rates.specificity <= 1:
         flags.append(UNINFORMATIVE_JUDGE)
-        reasons.append(f"the judge's sensitivity + specificity is {rates.sensitivity + rates.specificity:.2f}, "
-                       "not above 1: its verdicts say nothing about the human verdict, so they cannot be corrected")
-    if reasons:
-        return empty("rogan_gladen", n, nu, "; ".join(reasons), tuple(flags), details, interval)
+        causes.append(cause("uninformative_judge", sum=f"{rates.sensitivity + rates.specificity:.2f}"))
+    if causes:
+        return empty("rogan_gladen", n, nu, causes, tuple(flags), details, interval)
     sensitivity, specificity = rates.sensitivity, rates.specificity
     assert sensitivity is not None and specificity is not None  # else a reason above returned
     youden = sensitivity + specificity - 1
@@ -202,7 +202,7 @@ def rogan_gladen(human: Sequence[float], judge: Sequence[float], judge_unlabelle
         defined = thetas[np.isfinite(thetas)]
         details.update(resamples=resamples, undefined_resamples=undefined, seed=seed)
         if len(defined) < 2:
-            return empty("rogan_gladen", n, nu, "no bootstrap resample had a usable judge", (UNINFORMATIVE_JUDGE,),
+            return empty("rogan_gladen", n, nu, [cause("no_usable_resample")], (UNINFORMATIVE_JUDGE,),
                           details, interval)
         tail = (1 - coverage(z)) / 2
         low, high = (min(1.0, max(0.0, float(q))) for q in np.quantile(defined, [tail, 1 - tail]))

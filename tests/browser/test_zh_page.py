@@ -9,7 +9,8 @@ What is data, not UI, is left out in two robust ways:
 - by element: the renderer marks the run's text (``.evalui-data``: ids, names, a fold's model text,
   the scorer's metadata, a finding's message), and model and file text always sits in ``pre``,
   ``code`` or ``textarea``; the list's id, group and error-type cells hold stored values; charts
-  (``svg``, ``canvas``) are drawn from data;
+  (``svg``, ``canvas``) are drawn from data, all but their titles, axis names and legends, which are
+  read (the AIME results tab draws its three with a judged file open);
 - by value: the stored values (a run's id, model, benchmark, endpoint; a sample's id or group; the
   file's name, its problems' ids, topics and texts; the reviewers' names and comments) are data
   wherever they show (Gradio's tables and dropdowns carry no marks of ours): each is taken out of a
@@ -30,6 +31,7 @@ from viewer_runs import store_two_runs
 
 from browser.pages import choose
 from browser.test_review_fits import write_disputed_file
+from browser.verify_steps import DIMENSIONS
 from evalui.store.run_store import RunStore
 from support.english_words import english_words
 
@@ -67,6 +69,11 @@ COLLECT = """() => {
     const node = walker.currentNode, el = node.parentElement, text = node.textContent.trim();
     if (text && el && !el.closest(DATA) && shown(el)) out.push([text, where(el)]);
   }
+  // A chart is drawn from data, but its title, axis names and legend are the page's words.
+  for (const el of document.querySelectorAll('.js-plotly-plot :is(.gtitle, .g-xtitle, .g-ytitle, .legendtext)')) {
+    const text = el.textContent.trim();
+    if (text && shown(el)) out.push([text, where(el)]);
+  }
   // What a dropdown or a text box shows is its input's value (a filter's "all", a chosen bucket).
   for (const input of document.querySelectorAll('input:not([type]), input[type=text], input[type=search]')) {
     if (input.value && shown(input)) out.push([input.value, 'value of ' + where(input)]);
@@ -90,6 +97,13 @@ def stored(tmp_path, monkeypatch):
     store.close()
     path = write_disputed_file(tmp_path)
     problems = json.loads(path.read_text())
+    # The judge's and the win rate's summaries, so that the AIME results tab draws its three charts.
+    judge = path.with_name(f"{path.stem}_judge.json")
+    judged = json.loads(judge.read_text())
+    judge.write_text(json.dumps({**judged, "summary": {"dimensions": dict.fromkeys(DIMENSIONS, 4.0),
+                                                       "score_distribution": {"4.0": 1}}}))
+    path.with_name(f"{path.stem}_winrate.json").write_text(json.dumps({"summary": {
+        f"{outcome}_rate": {"successes": count} for outcome, count in (("win", 1), ("loss", 1), ("tie", 0))}}))
     values |= {path.name, "ana", "ben", "fine", "the answer is wrong"}
     values |= {p["problem_id"] for p in problems} | {p["problem"] for p in problems} | {p["topic"] for p in problems}
     return {v for v in values if v}
@@ -157,6 +171,10 @@ def test_a_chinese_browser_reads_no_english(browser, launch_app, stored):
             expect(page.locator("#verify-where")).to_contain_text("gen-0000", timeout=WAIT)
             page.get_by_text("争议题目的裁决", exact=True).click()
             expect(page.locator("#verify-disputed input")).to_have_value("gen-0000", timeout=WAIT)
+        if name == "AIME 评估结果":  # a judged file: the judge's dimensions, its scores, the win rate
+            choose(page, "aime-file", re.compile("aime_generated_"))
+            for chart in ("aime-judge-plot", "aime-score-plot", "aime-winrate-plot"):
+                page.locator(f"#{chart} .js-plotly-plot .gtitle").wait_for(timeout=WAIT)
         if name == "GAIA":
             expect(page.locator("#gaia-solver input")).to_have_value("上方的端点")
         for element, text in CHINESE.get(name, []):

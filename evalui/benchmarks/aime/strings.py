@@ -46,6 +46,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "aime.dimensions": ("Judge dimensions", "评分维度"),
     "aime.distribution": ("Score distribution", "分数分布"),
     "aime.outcomes": ("Win / loss / tie", "胜 / 负 / 平"),
+    "aime.chart_winrate": ("Win rate against real AIME problems (both orders agree)",
+                           "与 AIME 真题对比的胜率（两种顺序结论一致）"),
     "aime.results_downloads": ("Reports and results", "报告与结果"),
     "aime.review": ("Review these problems in the verification panel", "在人工验证面板中审阅这些题目"),
     "aime.judge_samples": ("Samples of the judge run", "评审运行的样本"),

@@ -36,6 +36,22 @@ CALIBRATION_STRINGS: dict[str, tuple[str, str]] = {
     "calib.judge_rates": ("Judge against the reviewers: sensitivity {sensitivity}, specificity {specificity}.",
                           "评委相对审阅者：灵敏度 {sensitivity}，特异度 {specificity}。"),
     "calib.why": ("Not corrected: {reasons}", "未校正：{reasons}"),
+    # why a figure cannot be given: evalui.stats.estimate.CAUSE_TEXTS, one entry a code, same English
+    "calib.cause.too_few_labels": ("{n} labelled items; the correction needs at least {needed}",
+                                   "已标注 {n} 项；校正至少需要 {needed} 项"),
+    "calib.cause.no_positive_labels": ("no labelled item passes by the human verdict, so the judge's sensitivity is "
+                                       "unknown", "按人工结论没有一项通过，因此评委的灵敏度未知"),
+    "calib.cause.no_negative_labels": ("no labelled item fails by the human verdict, so the judge's specificity is "
+                                       "unknown", "按人工结论没有一项不通过，因此评委的特异度未知"),
+    "calib.cause.uninformative_judge": ("the judge's sensitivity + specificity is {sum}, not above 1: its verdicts say "
+                                        "nothing about the human verdict, so they cannot be corrected",
+                                        "评委的灵敏度 + 特异度为 {sum}，不大于 1：其结论与人工结论无关，因此无法校正"),
+    "calib.cause.no_usable_resample": ("no bootstrap resample had a usable judge", "没有一次自助重抽样得到可用的评委"),
+    "calib.cause.no_unlabelled_items": ("no unlabelled items: the human-only figure is the whole answer",
+                                        "没有未标注的项：仅人工的指标就是完整答案"),
+    "calib.cause.no_items": ("no items", "没有任何项"),
+    "calib.cause.no_judged_items": ("no judged items", "没有评审过的项"),
+    "calib.cause.no_labelled_items": ("no labelled items", "没有标注过的项"),
     "calib.no_pairs": ("no win-rate results beside the file", "文件旁没有胜率结果"),
     "calib.human_pass": ("reviewers: pass", "审阅者：通过"),
     "calib.human_fail": ("reviewers: fail", "审阅者：不通过"),

@@ -10,8 +10,10 @@ import functools
 import gradio as gr
 
 from evalui.core import registry
+from evalui.reports.charts import CHART_WORDS
 from evalui.ui.i18n.benchmarks import benchmark_strings
 from evalui.ui.i18n.calibration import CALIBRATION_STRINGS
+from evalui.ui.i18n.charts import CHART_STRINGS
 from evalui.ui.i18n.columns import COLUMN_STRINGS
 from evalui.ui.i18n.compare import COMPARE_STRINGS
 from evalui.ui.i18n.launcher import LAUNCHER_STRINGS
@@ -272,7 +274,8 @@ _GENERAL: dict[str, tuple[str, str]] = {
 # The verification panel's texts, the table headers and the corrected figures' texts live in modules of their own;
 # a benchmark's tab texts in its own package (evalui.ui.i18n.benchmarks).
 _OWN: dict[str, tuple[str, str]] = {**_GENERAL, **VERIFY_STRINGS, **COLUMN_STRINGS, **CALIBRATION_STRINGS,
-                                   **RUN_PAGE_STRINGS, **COMPARE_STRINGS, **VIEWER_STRINGS, **LAUNCHER_STRINGS}
+                                   **RUN_PAGE_STRINGS, **COMPARE_STRINGS, **VIEWER_STRINGS, **LAUNCHER_STRINGS,
+                                   **CHART_STRINGS}
 _BENCHMARKS = benchmark_strings()
 if set(_OWN) & set(_BENCHMARKS):
     raise ValueError(f"benchmark UI strings redefine the catalog's own: {sorted(set(_OWN) & set(_BENCHMARKS))}")
@@ -305,3 +308,8 @@ def t(key: str):
 def say(key: str, **fields) -> str:
     """A run-time message in the visitor's language (the page's own text is translated by Gradio)."""
     return STRINGS[key][language()].format(**fields)
+
+
+def chart_words() -> dict[str, str]:
+    """evalui.reports.charts.CHART_WORDS in the visitor's language, for the charts a page draws."""
+    return {key: say(f"chart.{key}") for key in CHART_WORDS}

@@ -11,7 +11,6 @@ import plotly.graph_objects as go
 from evalui.benchmarks.aime import companions
 from evalui.benchmarks.aime.options import GenerateOptions, JudgeOptions, WinrateOptions
 from evalui.benchmarks.aime.prompts import TOPICS
-from evalui.benchmarks.aime.report import WINRATE_TITLE
 from evalui.benchmarks.aime.spec import GENERATE, GENERATION, JUDGE, JUDGING, WINRATE, WINRATE_SPEC, generated_problems
 from evalui.config import runs_dir
 from evalui.core.run_config import RunConfig
@@ -20,9 +19,10 @@ from evalui.reports.charts import fitted, judge_dimension_bars, score_distributi
 from evalui.review.calibration import calibrate
 from evalui.run.run import prepare as begin_run
 from evalui.stats.calibration import MIN_LABELS, UNINFORMATIVE_JUDGE
+from evalui.stats.metrics import JUDGE_DIMENSIONS
 from evalui.store.run_store import RunStore
 from evalui.ui import BenchmarkTab, ReviewLink, launcher
-from evalui.ui.i18n.strings import STRINGS, t
+from evalui.ui.i18n.strings import STRINGS, chart_words, t
 from evalui.ui.latex import LATEX_DELIMITERS, inert_markdown, problem_markdown
 from evalui.ui.refresh import files_refresh_s
 from evalui.ui.tabs import downloads, run_header
@@ -143,9 +143,11 @@ def file_view(store: RunStore, path: str | None):
         files.append(Path(companions.write_evaluation_report(generation, judge, winrate)))
     files += [companions.companion(generated, s) for s in ("_judge_report.md", "_winrate_report.md", "_judge.json",
                                                      "_winrate.json")]
-    return (run_header.chart(judge_dimension_bars(judge["dimensions"]) if judge else None),
-            run_header.chart(score_distribution(judge["score_distribution"]) if judge else None),
-            run_header.chart(win_loss_tie(winrate, WINRATE_TITLE) if winrate else None),
+    words = chart_words()
+    dimension_names = {d: say(f"verify.dim.{d}") for d in JUDGE_DIMENSIONS}
+    return (run_header.chart(judge_dimension_bars(judge["dimensions"], words, dimension_names) if judge else None),
+            run_header.chart(score_distribution(judge["score_distribution"], words) if judge else None),
+            run_header.chart(win_loss_tie(winrate, say("aime.chart_winrate"), words) if winrate else None),
             *downloads.filled(f for f in files if f.exists()), *calibration_view(generated))
 
 
@@ -163,6 +165,15 @@ def _figure_cell(estimate: dict | None, rate: bool, chosen: bool) -> str:
 
     text = f"{number(estimate['value'])} ({number(estimate['low'])}–{number(estimate['high'])})"
     return f"**{text}** ✓" if chosen else text
+
+
+def _why_not(estimate: dict) -> str | None:
+    """Why a figure was not corrected, in the visitor's language: from its causes (the statistics say
+    their reason in English); the reason as it is for an estimate stored without them."""
+    causes = (estimate.get("details") or {}).get("causes")
+    if not causes:
+        return estimate.get("reason")
+    return "; ".join(say(f"calib.cause.{c['code']}", **c) for c in causes)
 
 
 def calibration_markdown(block: dict) -> str:
@@ -185,7 +196,7 @@ def calibration_markdown(block: dict) -> str:
             continue
         cells = [_figure_cell(figure.get(e), rate, figure["estimate"] == e) for e in ESTIMATES]
         lines.append(f"| {say('calib.' + name)} | " + " | ".join(cells) + f" | {say('calib.' + figure['estimate'])} |")
-        reason = (figure.get("corrected") or {}).get("reason")
+        reason = _why_not(figure.get("corrected") or {})
         if reason:
             reasons.append(f"{say('calib.' + name)}: {reason}")
     if sensitivity is not None and specificity is not None:

@@ -21,7 +21,7 @@ from evalui.reports.charts import accuracy_bars, histogram
 from evalui.run.run import prepare as begin_run
 from evalui.store.run_store import RunStore
 from evalui.ui import BenchmarkTab, launcher
-from evalui.ui.i18n.strings import STRINGS, t
+from evalui.ui.i18n.strings import STRINGS, chart_words, t
 from evalui.ui.run_view import finished_summary
 from evalui.ui.tabs import downloads, run_header
 from evalui.ui.tabs.endpoint_panel import EndpointInputs, endpoint_settings
@@ -113,9 +113,8 @@ def results_view(store: RunStore, exp_id: str | None):
         return "", run_header.chart(so_far), hidden, *downloads.filled(None)
     by_level = accuracy_bars(summary["by_level"], say("gaia.chart_level")) if summary["by_level"] else None
     latencies = [r.latency_s for r in store.sample_rows(exp_id) if r.latency_s is not None]
-    latency = histogram(latencies, say("gaia.chart_latency"), say("gaia.chart_seconds")) if latencies else None
-    if latency is not None:
-        latency.update_layout(yaxis_title=say("gaia.chart_count"))  # the chart's own axis name is English
+    latency = (histogram(latencies, say("gaia.chart_latency"), say("gaia.chart_seconds"),
+                         {**chart_words(), "count": say("gaia.chart_count")}) if latencies else None)
     folder = Path(summary["out_dir"])
     names = ("submission.jsonl", "SUBMISSION_GUIDE.md", "report.md", "tasks.jsonl", "accuracy_by_level.html", "latency.html", "plotly.min.js")
     files = [str(folder / n) for n in names if (folder / n).exists()]

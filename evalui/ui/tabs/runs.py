@@ -17,7 +17,7 @@ from evalui.run.run import reopen
 from evalui.store.run_store import RunStore
 from evalui.ui import launcher
 from evalui.ui.columns import localized
-from evalui.ui.i18n.strings import t
+from evalui.ui.i18n.strings import chart_words, t
 from evalui.ui.run_view import finished_summary, is_running, percent, state_word
 from evalui.ui.tabs import downloads, run_header
 from evalui.ui.tabs.endpoint_panel import EndpointInputs
@@ -140,7 +140,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
         if not benchmark:
             return "", None
         points, unpriced = priced_runs(store.experiments(benchmark))
-        figure = cost_pareto(points, f"{benchmark}: {say('runs.pareto').lower()}") if points else None
+        figure = cost_pareto(points, f"{benchmark}: {say('runs.pareto').lower()}", chart_words()) if points else None
         front = figure.data[1].customdata if figure is not None else ()
         # Numbered as the chart labels the frontier, cheapest first.
         return say("runs.pareto_note", benchmark=inert(benchmark), shown=len(points), unpriced=unpriced,
@@ -155,7 +155,7 @@ def build(demo, store: RunStore, endpoint: EndpointInputs) -> None:
             message = say("msg.compare_mixed", found=", ".join(mixed))
             gr.Warning(html.escape(message))
             return f"⚠️ {message}", None, None
-        return "", *history.comparison_figures(store, ids)
+        return "", *history.comparison_figures(store, ids, chart_words())
 
     def ask_delete(selected):
         require_access("delete runs")

@@ -9,6 +9,7 @@ from peers import settings_for
 from evalui.benchmarks.bfcl.spec import BENCHMARK as BFCL
 from evalui.benchmarks.bfcl.spec import BfclOptions
 from evalui.ops import history
+from evalui.reports.charts import CHART_WORDS
 from evalui.run import lifecycle
 from evalui.store.run_store import RunStore
 from support.bfcl_oracle import BfclOracle
@@ -52,6 +53,11 @@ def test_list_compare_resume_delete(store):
         assert [trace.name.split(" ")[0] for trace in bars.data] == ["run-a", "run-b"]
         assert list(bars.data[0].x) == ["simple_python", "multiple"]
         assert len(scatter.data) == 2
+        # The charts' own words are the ones given (the dashboard gives its visitor's language).
+        marked = {key: f"«{key}»" for key in CHART_WORDS}
+        bars, scatter = history.comparison_figures(store, ["run-a", "run-b"], marked)
+        assert bars.layout.title.text == "«groups_compared»" and scatter.layout.title.text == "«headline_by_tokens»"
+        assert (scatter.layout.xaxis.title.text, scatter.layout.yaxis.title.text) == ("«tokens»", "«accuracy_or_rate»")
 
         broken["on"] = False
         asked = len(peer.chat_requests())

@@ -4,6 +4,8 @@ they need (automargin) instead of being clipped."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from evalui.reports import charts
@@ -31,3 +33,41 @@ def test_every_chart_lets_its_labels_take_the_room_they_need():
         layout = figure.layout
         assert layout.title.xanchor == "left" and layout.title.font.size == 14, layout.title.text
         assert layout.xaxis.automargin and layout.yaxis.automargin, layout.title.text
+
+
+def drawn_words(figure) -> set[str]:
+    """Every word a figure draws that is not data: its title, axis names, trace names, slice labels
+    and the fixed part of its hover texts."""
+    layout = figure.layout
+    texts = {layout.title.text, layout.xaxis.title.text, layout.yaxis.title.text}
+    for trace in figure.data:
+        texts.add(getattr(trace, "name", None))
+        texts |= set(getattr(trace, "labels", None) or ())
+        hover = getattr(trace, "hovertemplate", None) or ""
+        texts |= set(re.sub(r"%\{[^}]*\}|<[^>]*>|\$|\(|\)", " ", hover).split())
+    return {t for t in texts if t}
+
+
+def test_every_word_a_chart_draws_comes_from_the_words_it_is_given():
+    """The dashboard gives the charts its visitor's language (evalui.ui.i18n.charts): a chart that
+    drew a fixed English word would show it on a Chinese page."""
+    marked = {key: f"«{key}»" for key in charts.CHART_WORDS}
+    figures = [charts.histogram([1.0, 2.0], "«title»", "«x»", marked),
+               charts.judge_dimension_bars({"correctness": 4.2}, marked),
+               charts.score_distribution({4.0: 2}, marked),
+               charts.win_loss_tie({f"{k}_rate": {"successes": 1} for k in ("win", "loss", "tie")}, "«title»", marked),
+               charts.cost_pareto([{"exp_id": "a", "model": "m", "cost": 0.1, "accuracy": 0.5, "low": 0.4,
+                                    "high": 0.6}], "«title»", marked)]
+    used = set()
+    for figure in figures:
+        words = drawn_words(figure)
+        assert all(w.startswith("«") and w.endswith("»") for w in words), words
+        used |= words
+    # Every word of the set is drawn by some chart (the comparison charts draw the remaining four).
+    compared = {"groups_compared", "headline_by_tokens", "tokens", "accuracy_or_rate"}
+    assert {marked[k] for k in charts.CHART_WORDS if k not in compared} <= used
+
+
+def test_the_dimension_names_are_the_pages_when_given():
+    figure = charts.judge_dimension_bars({"correctness": 4.2, "clarity": 3.0}, names={"correctness": "正确性"})
+    assert list(figure.data[0].x) == ["正确性", "clarity"]

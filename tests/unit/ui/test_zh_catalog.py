@@ -4,6 +4,8 @@ and method names, units, placeholders, code)."""
 
 from __future__ import annotations
 
+import re
+
 from evalui.ui.i18n.strings import STRINGS
 from support.english_words import english_words
 
@@ -30,3 +32,13 @@ def test_a_planted_english_word_or_a_missing_text_is_found():
                "plant.sentence": ("Final answer", "Final answer")}
     assert untranslated(planted) == {"plant.word": ["review"], "plant.empty": ["(no zh-CN text)"],
                                      "plant.sentence": ["Final", "answer"]}
+
+
+def test_every_cause_of_an_uncorrected_figure_is_in_the_catalog_with_the_statistics_english():
+    """The AIME results tab says why a figure was not corrected from its causes' codes: each code of
+    the statistics has a catalog entry, whose English is the statistics' own text."""
+    from evalui.stats.estimate import CAUSE_TEXTS
+
+    for code, english in CAUSE_TEXTS.items():
+        assert STRINGS[f"calib.cause.{code}"][0] == english, code
+        assert re.findall(r"\{\w+\}", STRINGS[f"calib.cause.{code}"][1]) == re.findall(r"\{\w+\}", english), code
