@@ -43,18 +43,18 @@ def list_disputes(state, name=""):
         raise gr.Error(say("verify.open_first"))
     disputed, _ = _visible_disputes(state["file"], viewer_name(name))
     note = "" if disputed else say("verify.no_disputes")
-    return note, gr.update(choices=disputed, value=disputed[0] if disputed else None), \
-        *(show(state, disputed[0], name)[1:] if disputed else ("", *UNSET, None, ""))
+    first = disputed[0] if disputed else None
+    return note, gr.update(choices=disputed, value=first), *_form(state, first, name), first
 
 
 def opened(state, name=""):
     """The disputes of a file just opened, the first one chosen and its reviews shown, as Refresh
     does: the progress line counts the disputes, so the list must not wait for a click."""
     if not problems_of(state.get("file")):
-        return gr.update(choices=[], value=None), "", *UNSET, None, ""
+        return gr.update(choices=[], value=None), *_form(state, None, name), None
     disputed, _ = _visible_disputes(state["file"], viewer_name(name))
     first = disputed[0] if disputed else None
-    return gr.update(choices=disputed, value=first), *show(state, first, name)[1:]
+    return gr.update(choices=disputed, value=first), *_form(state, first, name), first
 
 
 def after_save(state, chosen, name=""):
@@ -62,24 +62,34 @@ def after_save(state, chosen, name=""):
     its reviews re-read and the adjudicator's inputs left as they are, while it is still disputed;
     otherwise the list starts again from its first problem."""
     if not problems_of(state.get("file")):
-        return gr.skip(), *(gr.skip() for _ in range(len(JUDGE_DIMENSIONS) + 3))
+        return gr.skip(), *(gr.skip() for _ in range(len(JUDGE_DIMENSIONS) + 4))
     disputed, _ = _visible_disputes(state["file"], viewer_name(name))
     if chosen and chosen in disputed:
-        return (gr.update(choices=disputed, value=chosen), show(state, chosen, name)[1],
-                *(gr.skip() for _ in range(len(JUDGE_DIMENSIONS) + 2)))
+        return (gr.update(choices=disputed, value=chosen), _form(state, chosen, name)[0],
+                *(gr.skip() for _ in range(len(JUDGE_DIMENSIONS) + 2)), chosen)
     return opened(state, name)
 
 
-def show(state, problem_id, name=""):
-    """The chosen problem's reviews, and the final review's values (when it may be seen) as the starting point."""
+def show(state, problem_id, name="", shown=None):
+    """The chosen problem's reviews, and the final review's values (when it may be seen) as the
+    starting point. A pick of the problem the form already shows (``shown``: a browser may send one
+    pick twice) redraws its reviews and keeps what the adjudicator entered."""
+    form = _form(state, problem_id, name)
+    if problem_id and problem_id == shown:
+        form = (form[0], *(gr.skip() for _ in form[1:]))
+    return ("", *form, problem_id or None)
+
+
+def _form(state, problem_id, name=""):
+    """(reviews, the four scores, status, comments) of the form for ``problem_id``."""
     if not problems_of(state.get("file")) or not problem_id:
-        return ("", "", *UNSET, None, "")
+        return ("", *UNSET, None, "")
     parsed, _ = reviews_file.read_all(reviews_file.verifications_path(state["file"]))
     reviews = parsed.get(problem_id)
     visible = assignment.may_see_others(reviews, viewer_name(name), assignment.read_settings(state["file"])["blind"])
     final = reviews.final if reviews and visible else None
     scores = final["scores"] if final else dict.fromkeys(JUDGE_DIMENSIONS)
-    return ("", reviews_markdown(reviews, visible), *(scores[d] for d in JUDGE_DIMENSIONS),
+    return (reviews_markdown(reviews, visible), *(scores[d] for d in JUDGE_DIMENSIONS),
             final["status"] if final else None, "")
 
 
@@ -96,7 +106,7 @@ def settle(state, problem_id, name, *values):
     assignment.record_review(state["file"], problem_id or "", scores, status_value, comment, adjudicator, final=True)
     note = say("verify.adjudicated", problem_id=inert_markdown(problem_id), name=inert_markdown(adjudicator))
     disputed, parsed = _visible_disputes(state["file"], adjudicator)
-    return note, gr.update(choices=disputed, value=None), reviews_markdown(parsed.get(problem_id), True)
+    return note, gr.update(choices=disputed, value=None), reviews_markdown(parsed.get(problem_id), True), None
 
 
 @dataclass
@@ -104,7 +114,7 @@ class Adjudication:
     """What the panel chains to: the list, the form it fills (reviews table first), the save's event."""
 
     disputed: gr.Dropdown
-    form: list
+    form: list  # then the problem the form shows (a gr.State), which every update of the form sets
     settled: Any  # the save's Gradio event (Dependency), which the panel chains ``.then`` to
 
 
@@ -125,11 +135,12 @@ def build(position, reviewer, message, listen) -> Adjudication:
                                   elem_classes="verify-inline")
                 comments = gr.Textbox(label=t("verify.comments"), lines=2, elem_id="verify-adjudicate-comments")
                 save = gr.Button(t("verify.adjudicate_save"), variant="primary", elem_id="verify-adjudicate-save")
-    form = [reviews, *score_radios, status, comments]
+    shown = gr.State(None)  # the problem the form shows, so that a repeated pick keeps the inputs
+    form = [reviews, *score_radios, status, comments, shown]
     listen(refresh.click, list_disputes, [position, reviewer], [message, disputed, *form], message,
            api_name="verify_disputed")
-    listen(disputed.input, show, [position, disputed, reviewer], [message, *form], message,
+    listen(disputed.input, show, [position, disputed, reviewer, shown], [message, *form], message,
            api_name="verify_adjudicate_show")
     settled = listen(save.click, settle, [position, disputed, reviewer, *score_radios, status, comments],
-                     [message, disputed, reviews], message, api_name="verify_adjudicate")
+                     [message, disputed, reviews, shown], message, api_name="verify_adjudicate")
     return Adjudication(disputed, form, settled)

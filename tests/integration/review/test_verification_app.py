@@ -126,3 +126,23 @@ def test_a_pick_of_the_problem_shown_leaves_what_the_reviewer_entered(app_url):
     assert "Problem 4 of 10" in again[11] and again[1] == first[1]  # the header and problem, drawn again
     moved = ana.predict("gen-0004", "ana", api_name="/verify_goto")
     assert moved[entered] == first[entered]  # another problem is drawn whole
+
+
+def test_a_repeated_pick_of_the_dispute_shown_leaves_what_the_adjudicator_entered(app_url):
+    """The adjudication form, as the review form: a pick of the disputed problem it shows redraws
+    that problem's reviews and leaves the scores, status and comment as they are."""
+    url, data = app_url
+    every = ("correctness", "clarity", "difficulty_match", "completeness")
+    for problem_id in ("gen-0002", "gen-0003"):
+        queue.record_review(data, problem_id, dict.fromkeys(every, 5), "approved", "looks right", "ana")
+        queue.record_review(data, problem_id, dict.fromkeys(every, 1), "rejected", "the answer is wrong", "ben")
+    cy = session(url, data, "cy")
+    listed = cy.predict("cy", api_name="/verify_disputed")  # as Refresh: the list, its first problem shown
+    shown = listed[1]["value"]
+    assert shown in ("gen-0002", "gen-0003") and list(listed[3:9]) == [1, 1, 1, 1, "rejected", ""]  # the latest review
+    again = cy.predict(shown, "cy", api_name="/verify_adjudicate_show")
+    entered = slice(2, 8)  # after message and reviews: four scores, status, comment
+    assert "the answer is wrong" in listed[2] and again[1] == listed[2]  # the reviews, drawn both times
+    assert all(value == {"__type__": "update"} for value in again[entered])
+    other = cy.predict({"gen-0002": "gen-0003", "gen-0003": "gen-0002"}[shown], "cy", api_name="/verify_adjudicate_show")
+    assert list(other[entered]) == [1, 1, 1, 1, "rejected", ""]  # another problem: the form drawn whole
