@@ -40,6 +40,7 @@ IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 UPDATE_ENV = "EVALUI_DOC_SCREENSHOTS"  # 1: the images replace the docs' own (make screenshots)
 WIDTH, HEIGHT = 1440, 900
 WAIT = 60_000
+SCROLL_TRIES = 15
 SAMPLES = 6
 WRONG_IN_CANDIDATE = (1, 4)  # the candidate run answers these simple_python samples wrong
 
@@ -65,10 +66,18 @@ def shoot(page, name: str, shows, scratch: Path, above: int = 16, also=()) -> Pa
     check the PNG, then put it in docs/images when asked (EVALUI_DOC_SCREENSHOTS=1) or missing there.
     Returns the checked image."""
     expect(shows).to_be_visible(timeout=WAIT)
-    shows.evaluate("element => element.scrollIntoView({block: 'start'})")
-    page.evaluate(f"window.scrollBy(0, -{above})")  # some room above the element
-    for element in (shows, *also):
-        expect(element).to_be_in_viewport(timeout=WAIT)
+    # Scrolled again until what the docs point at stays in view: a part of the page drawn late (a
+    # chart, a card) can move it after a scroll.
+    for attempt in range(SCROLL_TRIES):
+        shows.evaluate("element => element.scrollIntoView({block: 'start'})")
+        page.evaluate(f"window.scrollBy(0, -{above})")  # some room above the element
+        try:
+            for element in (shows, *also):
+                expect(element).to_be_in_viewport(timeout=2_000)
+            break
+        except AssertionError:
+            if attempt == SCROLL_TRIES - 1:
+                raise
     assert_not_an_error_page(page)
     taken = scratch / f"{name}.png"
     page.screenshot(path=str(taken))

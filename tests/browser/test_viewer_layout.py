@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -60,6 +61,19 @@ def two_runs(tmp_path, monkeypatch):
     store.close()
 
 
+def headers_outside(page, listing, wait_s: float = 30.0) -> list[str]:
+    """The list's column headers, scrolled into view, that stick out of the viewport or a box of the
+    viewer (OUTSIDE); [] once they all fit. Measured again until they fit or ``wait_s`` has passed:
+    a tab draws its cards and charts after its list, and one drawn late moved the list down."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        listing.locator("thead").evaluate("head => head.scrollIntoView({block: 'nearest'})")
+        outside = listing.locator("th").evaluate_all(OUTSIDE)
+        if not outside or time.monotonic() > deadline:
+            return outside
+        page.wait_for_timeout(250)
+
+
 def selected_row_in_view(page) -> bool:
     return page.locator("#runs-viewer-list tr.evalui-selected").evaluate("""(row) => {
       const box = row.getBoundingClientRect();
@@ -90,8 +104,7 @@ def test_the_list_fits_beside_the_transcript_with_the_pager_on_top(browser, laun
     heads = listing.locator("th")
     assert heads.evaluate_all("hs => hs.map(h => h.dataset.col)") == \
         ["id", "group", "verdict", "error_type", "latency_s", "tokens", "findings"]
-    listing.locator("thead").evaluate("head => head.scrollIntoView({block: 'nearest'})")
-    assert heads.evaluate_all(OUTSIDE) == []
+    assert headers_outside(page, listing) == []
     detail = page.locator("#runs-inspector-detail").bounding_box()
     assert detail["x"] >= listing.bounding_box()["x"] + listing.bounding_box()["width"]  # beside, not below
 
@@ -119,8 +132,7 @@ def test_the_list_fits_beside_the_transcript_with_the_pager_on_top(browser, laun
     other = page.locator("#bfcl-viewer-list")
     other.locator("tr.evalui-selected").wait_for(timeout=30_000)
     assert all(width <= seen for width, seen, _ in other.evaluate(SIDEWAYS))
-    other.locator("thead").evaluate("head => head.scrollIntoView({block: 'nearest'})")
-    assert other.locator("th").evaluate_all(OUTSIDE) == []
+    assert headers_outside(page, other) == []
 
 
 def test_the_column_chooser_hides_columns_and_remembers_them(browser, launch_app, two_runs):
