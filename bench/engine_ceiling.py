@@ -12,8 +12,9 @@ sends the very same request bodies to the same endpoint at the same concurrency,
    printed beside it.
 4. For each evalui run, where its time went (the ``timings`` of its summary line, evalui.run.phases):
    load, first request, run phase and exports, the judge's and the store's summed time, and the
-   process's CPU per sample (whole command, and run phase alone): against a fast endpoint, CPU per
-   sample is what caps throughput.
+   CPU per sample (the whole command's, the run phase's, and the run phase's on the event loop that
+   sends the requests): against a fast endpoint, the loop's CPU per sample is what caps throughput,
+   as the requests in flight can be no more than latency / (loop CPU per sample).
 The evalui figures are the real command's (a fresh process each time, so nothing is cached
 from an earlier pass).
 Beside them, in scenario 1: the official ``bfcl generate`` and Inspect AI's BFCL task, offline
@@ -248,14 +249,15 @@ def _run_s(summary: dict) -> float:
 
 PHASES = [("load", "load_s"), ("first req", "first_request_s"), ("run", "run_s"), ("export", "export_s"),
           ("judge", "judge_s"), ("store", "store_s"), ("commit", "commit_s"), ("CPU", "cpu_s"),
-          ("run CPU", "run_cpu_s")]
+          ("run CPU", "run_cpu_s"), ("loop CPU", "loop_cpu_s")]
 
 
 def phase_table(cli) -> None:
-    """Each evalui run's phases (s), then CPU per sample (ms): the whole process's and the run phase's.
+    """Each evalui run's phases (s), then CPU per sample (ms): the whole process's, the run phase's,
+    and the run phase's on the requests' event loop.
     judge, store (handing writes over) and commit (the writer thread) overlap the run phase."""
     print("  evalui phases (s)  " + "".join(f"{label:>10s}" for label, _ in PHASES)
-          + "  CPU/sample  run CPU/sample   wall")
+          + "  CPU/sample  run CPU/sample  loop CPU/sample   wall")
     for attempt, (summary, wall, *_) in enumerate(cli, start=1):
         timings = summary.get("timings") or {}
         cells = "".join(f"{timings[key]:10.2f}" if timings.get(key) is not None else f"{'-':>10s}"
@@ -266,7 +268,7 @@ def phase_table(cli) -> None:
             return f"{timings[key] / n * 1000:.3f} ms" if timings.get(key) is not None else "-"
 
         print(f"    run {attempt}            {cells}  {per_sample('cpu_s'):>10s}  {per_sample('run_cpu_s'):>14s}"
-              f"  {wall:5.2f}")
+              f"  {per_sample('loop_cpu_s'):>15s}  {wall:5.2f}")
 
 
 def main() -> None:

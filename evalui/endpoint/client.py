@@ -108,6 +108,11 @@ class ModelClient:
         return aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None),
                                      cookie_jar=aiohttp.DummyCookieJar(), trust_env=False)
 
+    @property
+    def loop_thread(self) -> threading.Thread:
+        """The thread of the event loop that sends this client's requests."""
+        return self._runner.thread
+
     def _on_loop(self, coroutine):
         return self._runner.run(coroutine)
 

@@ -17,6 +17,10 @@ sample's run mark it. ``timings()`` then gives, in seconds:
 - ``cpu_s``: the process's CPU time so far (user + system, its reaped children included), and
   ``run_cpu_s`` the part spent in the run phase: against a fast endpoint, CPU per sample is
   what caps throughput;
+- ``loop_cpu_s``: the CPU time of the event loop's thread that sends the run's requests, over the
+  run phase (null when the run has no such loop, or off Linux). The loop holds a request from its
+  send to its answer's verdict, so its CPU per sample caps the requests in flight at once: about
+  latency / (loop CPU per sample), whatever the concurrency;
 - ``total_s``: process start to the timings.
 
 "Process start" is the kernel's (Linux); elsewhere it is when the ``RunPhases`` was made. The
@@ -53,6 +57,20 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def thread_cpu_seconds(native_id: int | None) -> float | None:
+    """User + system CPU of one thread of this process (``threading.Thread.native_id``), from
+    /proc; None where unknown (another system, or the thread has ended)."""
+    if native_id is None:
+        return None
+    try:
+        with open(f"/proc/self/task/{native_id}/stat", "rb") as handle:
+            stat = handle.read()
+        fields = stat[stat.rindex(b")") + 2:].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
 class RunPhases:
     """The marks of one run, on ``time.perf_counter``'s clock."""
 
@@ -67,6 +85,9 @@ class RunPhases:
         self._cpu_at_ready: float | None = None
         self._cpu_at_run_end: float | None = None
         self._commit_at_ready = 0.0
+        self._loop_thread: int | None = None  # native id of the thread whose CPU is loop_cpu_s
+        self._loop_cpu_at_ready: float | None = None
+        self._loop_cpu_at_run_end: float | None = None
         # Worker threads judge concurrently; a bare += on a shared float can lose an update.
         self._lock = threading.Lock()
 
@@ -75,9 +96,14 @@ class RunPhases:
         age = process_age_s()
         return cls(None if age is None else time.perf_counter() - age)
 
+    def watch_loop(self, thread: threading.Thread | None) -> None:
+        """The event loop's thread that will send the requests (before ``mark_ready``)."""
+        self._loop_thread = thread.native_id if thread is not None else None
+
     def mark_ready(self, commit_s: float = 0.0) -> None:
         """The samples may start now; ``commit_s``: the store's commit seconds so far."""
         self.ready, self._cpu_at_ready, self._commit_at_ready = time.perf_counter(), cpu_seconds(), commit_s
+        self._loop_cpu_at_ready = thread_cpu_seconds(self._loop_thread)
         self.first_request = self.run_end = None
 
     def mark_first_request(self) -> None:
@@ -87,6 +113,7 @@ class RunPhases:
     def mark_run_end(self, commit_s: float = 0.0) -> None:
         """Every verdict of the run is committed; ``commit_s`` as for ``mark_ready``."""
         self.run_end, self._cpu_at_run_end = time.perf_counter(), cpu_seconds()
+        self._loop_cpu_at_run_end = thread_cpu_seconds(self._loop_thread)
         self.commit_s = max(0.0, commit_s - self._commit_at_ready)
 
     def add_judge(self, seconds: float) -> None:
@@ -108,7 +135,10 @@ class RunPhases:
 
         run_cpu = (self._cpu_at_run_end - self._cpu_at_ready
                    if self._cpu_at_ready is not None and self._cpu_at_run_end is not None else None)
+        loop_start, loop_end = self._loop_cpu_at_ready, self._loop_cpu_at_run_end
+        loop_cpu = loop_end - loop_start if loop_start is not None and loop_end is not None else None
         return {"load_s": span(self.origin, ready), "first_request_s": span(ready, first), "run_s": span(first, end),
                 "export_s": span(end, now), "judge_s": round(self.judge_s, 3), "store_s": round(self.store_s, 3),
                 "commit_s": round(self.commit_s, 3), "cpu_s": round(cpu_seconds(), 3),
-                "run_cpu_s": None if run_cpu is None else round(run_cpu, 3), "total_s": span(self.origin, now)}
+                "run_cpu_s": None if run_cpu is None else round(run_cpu, 3),
+                "loop_cpu_s": None if loop_cpu is None else round(loop_cpu, 3), "total_s": span(self.origin, now)}

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from evalui.run.phases import RunPhases, cpu_seconds, process_age_s
+from evalui.run.phases import RunPhases, cpu_seconds, process_age_s, thread_cpu_seconds
 
 
 def test_phases_not_reached_are_null_and_the_rest_are_spans():
@@ -25,7 +25,8 @@ def test_phases_not_reached_are_null_and_the_rest_are_spans():
     phases.mark_run_end(commit_s=1.5)
     timings = phases.timings()
     assert phases.first_request == first
-    assert all(timings[key] is not None and timings[key] >= 0 for key in timings)
+    assert all(timings[key] is not None and timings[key] >= 0 for key in timings if key != "loop_cpu_s")
+    assert timings["loop_cpu_s"] is None  # no loop was watched
     assert timings["commit_s"] == 0.5  # the store's commits during the run, not before it
 
 
@@ -62,3 +63,45 @@ def test_the_process_age_is_known_and_grows():
     now = time.perf_counter()
     assert origin <= now - first  # the run's clock starts where the process did, not later
     assert cpu_seconds() > 0
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's CPU is read from /proc")
+def test_the_loop_cpu_is_the_watched_threads_alone():
+    """loop_cpu_s counts the watched thread's CPU over the run phase, not the others'."""
+    release, spun, finish = threading.Event(), threading.Event(), threading.Event()
+
+    def busy(seconds: float) -> None:
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+
+    def loop() -> None:
+        release.wait()
+        busy(0.3)
+        spun.set()
+        finish.wait()  # alive until the run's end is marked, as a client's loop is
+
+    watched = threading.Thread(target=loop)
+    watched.start()
+    phases = RunPhases()
+    phases.watch_loop(watched)
+    phases.mark_ready()
+    busy(0.3)  # this thread's CPU is the process's, not the loop's
+    release.set()
+    spun.wait()
+    phases.mark_run_end()
+    finish.set()
+    watched.join()
+    timings = phases.timings()
+    assert 0.2 <= timings["loop_cpu_s"] <= 0.5, timings
+    assert timings["run_cpu_s"] >= timings["loop_cpu_s"] + 0.2, timings
+    assert thread_cpu_seconds(watched.native_id) is None  # an ended thread has no figure
+    assert thread_cpu_seconds(threading.get_native_id()) > 0
+
+
+def test_a_run_without_a_loop_has_no_loop_cpu():
+    phases = RunPhases()
+    phases.watch_loop(None)
+    phases.mark_ready()
+    phases.mark_run_end()
+    assert phases.timings()["loop_cpu_s"] is None
