@@ -131,6 +131,7 @@ def run_experiment(
                 task.prepare(pending)
             except Exception:  # only a head start: each sample's own build reports its bad data
                 pass
+        run.build_ahead(pending)
         on_loop = has_acall(task) and callable(getattr(client, "submit", None))
         phases.watch_loop(getattr(client, "loop_thread", None) if on_loop else None)
         phases.mark_ready(_commit_seconds(store))

@@ -23,13 +23,16 @@ from evalui.endpoint.client import Cancelled, ChatReply, EndpointError
 from evalui.endpoint.in_flight import LiveRun, describe
 from evalui.endpoint.limiter import Lease
 from evalui.run.phases import RunPhases
-from evalui.run.task import CallResult, Task, has_acall, has_ajudge
+from evalui.run.task import CallResult, Task, has_acall, has_ajudge, has_fixed_requests
 from evalui.run.trajectory import Step, TaskResult, single_reply
+from evalui.store.parts import Packed, pack_ahead
 from evalui.store.run_store import RunStore, Sample
 
 CANCEL_POLL_S = 0.1
 TICK_S = 0.5  # how often the waiting thread looks at the run: pauses, and the requests in flight
 HEARTBEAT_S = 10.0  # the log names the requests in flight when it has said nothing for this long
+# Requests built ahead (SampleRun.build_ahead) at most: a few kB each, held until their sample runs.
+AHEAD_MAX = 20_000
 
 
 class Counts(TypedDict):
@@ -77,6 +80,30 @@ class SampleRun:
         self.lock = threading.Lock()
         self.done_here = 0
         self.failures: list[BaseException] = []  # store writes that failed, and worker crashes
+        self._ahead: dict[str, Packed] = {}  # sample id -> its request, built and packed while the run loaded
+
+    def build_ahead(self, samples: Iterable[Sample]) -> None:
+        """Build and pack now the requests the task says are fixed (``fixed_request``), so that the
+        event loop only sends them. A sample whose build fails is left to build on its turn, where
+        its error is reported."""
+        task = self.task
+        if not has_fixed_requests(task):
+            return
+        for sample in samples:
+            if len(self._ahead) >= AHEAD_MAX:
+                return
+            try:
+                if sample.stage == "init" and task.fixed_request(sample):
+                    self._ahead[sample.sample_id] = pack_ahead(task.build_request(sample))
+            except Exception:  # bad data: reported by the sample's own build, in its turn
+                continue
+
+    def _request(self, sample: Sample) -> tuple[dict, Packed | None]:
+        """The sample's request, and its packed form when it was built ahead."""
+        ahead = self._ahead.pop(sample.sample_id, None)
+        if ahead is not None:
+            return cast(dict, ahead.value), ahead
+        return self.task.build_request(sample), None
 
     def _progress(self, message: str, done_here: int) -> None:
         self._said_at = time.monotonic()
@@ -151,22 +178,25 @@ class SampleRun:
             on_done=lambda failure: self._errored(sample.sample_id, said, had_error, failure))
         self.phases.add_store(time.perf_counter() - began)
 
-    def _keep_answer(self, sample: Sample, request: dict, result: CallResult) -> tuple[TaskResult, int]:
+    def _keep_answer(self, sample: Sample, request: dict, result: CallResult,
+                     packed: Packed | None = None) -> tuple[TaskResult, int]:
         if isinstance(result, ChatReply):  # a task that makes one call may return its reply
             result = single_reply(result, (request or {}).get("messages"))
         # Not waited for: the answer is kept as soon as its group commits (a slow judge cannot lose
         # it), and the verdict, folded into the same write if that is still queued, is what marks
         # the sample finished.
         began = time.perf_counter()
-        ticket = self.store.record_rollout(self.exp_id, sample.sample_id, request=request, response=result.output,
+        ticket = self.store.record_rollout(self.exp_id, sample.sample_id, request=packed if packed is not None else request,
+                                           response=result.output,
                                            latency_s=result.wall_s, prompt_tokens=result.prompt_tokens,
                                            completion_tokens=result.completion_tokens, attempts=result.attempts,
                                            trajectory=_steps(result.steps), wait=False)
         self.phases.add_store(time.perf_counter() - began)
         return result, ticket
 
-    def answered(self, sample: Sample, request: dict, result: CallResult, had_error: bool) -> None:
-        result, ticket = self._keep_answer(sample, request, result)
+    def answered(self, sample: Sample, request: dict, result: CallResult, had_error: bool,
+                 packed: Packed | None = None) -> None:
+        result, ticket = self._keep_answer(sample, request, result, packed)
         self.judge(sample, result.output, result.total_tokens, had_error, after=ticket)
 
     async def ajudge(self, sample: Sample, response: dict, tokens: int, had_error: bool,
@@ -188,7 +218,7 @@ class SampleRun:
             if sample.stage == "rollout":  # answered before a crash: judge it, never ask again
                 self.judge(sample, _kept_answer(sample), 0, had_error)
                 return
-            request = self.task.build_request(sample)
+            request, packed = self._request(sample)
             if not self.lease.acquire(self.cancel):
                 return
             self.phases.mark_first_request()
@@ -210,7 +240,7 @@ class SampleRun:
                 return
             finally:
                 self.lease.release()
-            self.answered(sample, request, result, had_error)
+            self.answered(sample, request, result, had_error, packed)
         except Exception as exc:  # one sample's bad data or a task bug must not stop the run
             self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
 
@@ -223,7 +253,7 @@ class SampleRun:
             if sample.stage == "rollout":
                 await self.ajudge(sample, _kept_answer(sample), 0, had_error)
                 return
-            request = self.task.build_request(sample)
+            request, packed = self._request(sample)
             if not await self._acquire():
                 return
             self.phases.mark_first_request()
@@ -243,7 +273,7 @@ class SampleRun:
                 return
             finally:
                 self.lease.release()
-            result, ticket = self._keep_answer(sample, request, result)
+            result, ticket = self._keep_answer(sample, request, result, packed)
             await self.ajudge(sample, result.output, result.total_tokens, had_error, after=ticket)
         except Exception as exc:
             self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)

@@ -9,6 +9,10 @@ and the runner asks a task whether it has it before using it:
 - ``ajudge``: ``judge`` for the loop, for a task whose judge may take long (it executes calls).
 - ``prepare``: called once with the samples about to run, before any request: work that every
   request would otherwise repeat on the hot path (shared docs, tools).
+- ``fixed_request(sample)``: True when the sample's request is known before its call and the call
+  does not change it (one call, no conversation built as it goes). The runner then builds those
+  requests, and packs them for the store, while the run loads: against a fast endpoint that work
+  would otherwise sit on the event loop between two requests (bench/engine_budget.py).
 
 The client is the run's model client (evalui.endpoint.client.ModelClient, or a stand-in with the
 methods the task calls): the runner only hands it on.
@@ -51,6 +55,10 @@ class Preparing(Protocol):
     def prepare(self, samples: list[Sample]) -> None: ...
 
 
+class FixedRequests(Task, Protocol):
+    def fixed_request(self, sample: Sample) -> bool: ...
+
+
 def has_acall(task: Task) -> TypeGuard[AsyncTask]:
     return callable(getattr(task, "acall", None))
 
@@ -61,3 +69,7 @@ def has_ajudge(task: Task) -> TypeGuard[AsyncJudge]:
 
 def has_prepare(task: Task) -> TypeGuard[Preparing]:
     return callable(getattr(task, "prepare", None))
+
+
+def has_fixed_requests(task: Task) -> TypeGuard[FixedRequests]:
+    return callable(getattr(task, "fixed_request", None))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from evalui.store.bulk import BulkSQL
@@ -73,6 +74,28 @@ def pack(value) -> tuple[str | None, dict[str, str]]:
     # No join is checked here: orjson writes a container as its items' own JSON, so putting each
     # part's JSON back where its reference stands gives ``text`` byte for byte (the tests join them).
     return (packed, parts) if parts else (text, {})
+
+
+@dataclass(frozen=True, slots=True)
+class Packed:
+    """A value packed ahead of its write (``pack_ahead``): the value, its column text and its parts.
+
+    A request that is fixed before its sample runs is packed while the run loads, not on the run's
+    event loop after the answer (evalui.run.sample_run); the value must not change after packing."""
+
+    value: object
+    text: str | None
+    parts: dict[str, str]
+
+
+def pack_ahead(value) -> Packed:
+    text, parts = pack(value)
+    return Packed(value, text, parts)
+
+
+def unpacked(value):
+    """The value itself, whether packed ahead or not."""
+    return value.value if isinstance(value, Packed) else value
 
 
 def _split(value, parts: dict[str, str], orjson, key: str | None = None, in_messages: bool = False,

@@ -26,7 +26,17 @@ from evalui.store.claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process
 from evalui.store.counts import COUNT_COLUMNS, stored_tokens
 from evalui.store.group_commit import Done, GroupCommit, Statement
 from evalui.store.light import LightReadsMixin, findings_text, verdict_columns
-from evalui.store.parts import INSERT_PART, PACKED_COLUMNS, LostPart, PartCache, pack, part_statements, rows_references
+from evalui.store.parts import (
+    INSERT_PART,
+    PACKED_COLUMNS,
+    LostPart,
+    Packed,
+    PartCache,
+    pack,
+    part_statements,
+    rows_references,
+    unpacked,
+)
 from evalui.store.protocols import Connection, Row
 from evalui.store.rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.store.schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
@@ -325,7 +335,8 @@ class RunStore(ClaimsMixin, LightReadsMixin, ViewReadsMixin):
     def record_rollout(self, exp_id: str, sample_id: str, *, request, response, latency_s: float,
                        prompt_tokens: int, completion_tokens: int, attempts: int, trajectory: list | None = None,
                        wait: bool = True, on_done: Done | None = None) -> int:
-        """Keep the answer (stage rollout). Returns the write's ticket, for ``record_judgement(after=)``."""
+        """Keep the answer (stage rollout). Returns the write's ticket, for ``record_judgement(after=)``.
+        ``request`` may be packed ahead (evalui.store.parts.Packed)."""
         (request_text, response_text, trajectory_text), parts = self._pack(request, response, trajectory)
         return self._writer.submit([(
             "UPDATE samples SET stage = 'rollout', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
@@ -333,7 +344,7 @@ class RunStore(ClaimsMixin, LightReadsMixin, ViewReadsMixin):
             " findings = NULL, error_findings = NULL WHERE exp_id = ? AND sample_id = ?",
             (request_text, response_text, latency_s, stored_tokens(prompt_tokens), stored_tokens(completion_tokens),
              attempts, trajectory_text, time.time(), exp_id, sample_id)), *parts,
-            index_statement(self.dialect, exp_id, sample_id, CALL, call_part(request, response, trajectory, None))],
+            index_statement(self.dialect, exp_id, sample_id, CALL, call_part(unpacked(request), response, trajectory, None))],
             wait=wait, on_done=on_done)
 
     def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int,
@@ -344,16 +355,16 @@ class RunStore(ClaimsMixin, LightReadsMixin, ViewReadsMixin):
             "UPDATE samples SET stage = 'init', request = ?, error = ?, attempts = attempts + ?, trajectory = ?,"
             " updated_at = ?, findings = NULL, error_findings = NULL WHERE exp_id = ? AND sample_id = ?",
             (request_text, error, attempts, trajectory_text, time.time(), exp_id, sample_id)), *parts,
-            index_statement(self.dialect, exp_id, sample_id, CALL, call_part(request, None, trajectory, error))],
+            index_statement(self.dialect, exp_id, sample_id, CALL, call_part(unpacked(request), None, trajectory, error))],
             wait=wait, on_done=on_done)
 
     def _pack(self, *values: object) -> tuple[list[str | None], list[Statement]]:
         """Column texts of ``values`` with their large parts stored apart (evalui.store.parts),
-        and the statements that store those parts."""
+        and the statements that store those parts; a value packed ahead is taken as it was packed."""
         texts: list[str | None] = []
         parts: dict[str, str] = {}
         for value in values:
-            text, found = pack(value)
+            text, found = (value.text, value.parts) if isinstance(value, Packed) else pack(value)
             texts.append(text)
             parts.update(found)
         self._parts.remember(parts)

@@ -75,6 +75,11 @@ class BfclRunTask:
     def prepare(self, samples) -> None:
         self.single.prepare([s for s in samples if s.group not in MULTI_TURN_CATEGORIES + AGENTIC_CATEGORIES])
 
+    def fixed_request(self, sample) -> bool:
+        """A single-turn sample's request is its entry's, known before the call; a multi-turn or
+        agentic conversation grows as it goes."""
+        return self._task(sample) is self.single
+
     def build_request(self, sample) -> dict:
         return self._task(sample).build_request(sample)
 

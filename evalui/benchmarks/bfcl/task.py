@@ -40,6 +40,9 @@ class BfclTask:
     def prepare(self, samples: list[Sample]) -> None:
         prepare_requests((self._entry(s) for s in samples if s.stage == "init"), self.mode)
 
+    def fixed_request(self, sample: Sample) -> bool:
+        return True  # one call, whose request is the entry's
+
     def build_request(self, sample: Sample) -> dict:
         return build_request(self._entry(sample), self.mode)
 

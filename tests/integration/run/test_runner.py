@@ -138,3 +138,69 @@ def test_prepare_sees_the_pending_samples_before_any_request(tmp_path, fail_prep
     if not fail_prepare:
         assert first.prepared == [f"s{i}" for i in range(1, 6)] and not first.asked_before_prepare
     store.close()
+
+
+@dataclass
+class FixedEchoTask(AsyncEchoTask):
+    """Says its requests are fixed; records when each was built, against the requests the peer had then."""
+
+    peer: ScriptedPeer | None = None
+    built: list | None = None  # (sample id, requests the peer had received when it was built)
+    broken: str = ""  # a sample whose build fails
+
+    def fixed_request(self, sample):
+        return True
+
+    def build_request(self, sample):
+        if self.built is not None:
+            self.built.append((sample.sample_id, len(self.peer.chat_requests())))
+        if sample.sample_id == self.broken:
+            raise ValueError("this sample's data is broken")
+        request = super().build_request(sample)
+        # Long enough that the store keeps its messages as a part (evalui.store.parts).
+        request["tools"] = [{"type": "function", "function": {"name": f"tool_{i}", "description": "d" * 300}}
+                            for i in range(2)]
+        return request
+
+
+def _stored_requests(store, exp_id):
+    rows = store._read("SELECT sample_id, request FROM samples WHERE exp_id = ? ORDER BY sample_id", (exp_id,))
+    return {row["sample_id"]: row["request"] for row in rows}
+
+
+def test_fixed_requests_are_built_and_packed_before_the_first_request_and_stored_the_same(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    for exp_id in ("ahead", "on-turn"):
+        store.create_or_get_experiment(exp_id, "echo", "m", "h", {})
+        store.add_samples(exp_id, [(f"s{i}", "g", {"word": f"w{i}"}) for i in range(8)])
+    store.record_rollout("ahead", "s0", request={"messages": []}, response={"text": "w0"}, latency_s=0.1,
+                         prompt_tokens=1, completion_tokens=1, attempts=1)  # answered before: judged, not built
+    with ScriptedPeer(lambda body, n: completion(body["messages"][0]["content"])) as peer:
+        ahead = FixedEchoTask(peer=peer, built=[])
+        final = run_experiment(store, "ahead", ahead, ModelClient(settings_for(peer)), concurrency=3)
+        on_turn = FixedEchoTask(peer=peer)
+        on_turn.fixed_request = None  # the same task, built on each sample's turn
+        run_experiment(store, "on-turn", on_turn, ModelClient(settings_for(peer)), concurrency=3)
+    assert final.done == 8 and final.correct == 8
+    # Every pending sample was built once, before the peer had any request of the run.
+    assert sorted(sample for sample, _ in ahead.built) == [f"s{i}" for i in range(1, 8)]
+    assert all(asked == 0 for _, asked in ahead.built)
+    # What the store keeps is what the on-turn path keeps, part references included.
+    stored, expected = _stored_requests(store, "ahead"), _stored_requests(store, "on-turn")
+    assert all(stored[f"s{i}"] == expected[f"s{i}"] and stored[f"s{i}"].startswith("@") for i in range(1, 8))
+    assert [s.request["tools"][0]["function"]["name"] for s in store.samples("ahead")[1:]] == ["tool_0"] * 7
+    store.close()
+
+
+def test_a_fixed_request_that_cannot_be_built_fails_its_own_sample_in_its_turn(tmp_path):
+    store = RunStore(tmp_path / "runs.sqlite")
+    store.create_or_get_experiment("ahead-bad", "echo", "m", "h", {})
+    store.add_samples("ahead-bad", [(f"s{i}", "g", {"word": f"w{i}"}) for i in range(4)])
+    with ScriptedPeer(lambda body, n: completion(body["messages"][0]["content"])) as peer:
+        final = run_experiment(store, "ahead-bad", FixedEchoTask(peer=peer, broken="s2"),
+                               ModelClient(settings_for(peer)), concurrency=2)
+        asked = len(peer.chat_requests())
+    assert final.done == 3 and final.errors == 1 and asked == 3
+    broken = next(s for s in store.samples("ahead-bad") if s.sample_id == "s2")
+    assert broken.stage == "init" and "this sample's data is broken" in broken.error
+    store.close()

@@ -95,8 +95,8 @@ def test_the_loop_cpu_is_the_watched_threads_alone():
     timings = phases.timings()
     assert 0.2 <= timings["loop_cpu_s"] <= 0.5, timings
     assert timings["run_cpu_s"] >= timings["loop_cpu_s"] + 0.2, timings
-    assert thread_cpu_seconds(watched.native_id) is None  # an ended thread has no figure
     assert thread_cpu_seconds(threading.get_native_id()) > 0
+    assert thread_cpu_seconds(None) is None and thread_cpu_seconds(2**31 - 1) is None  # no such thread
 
 
 def test_a_run_without_a_loop_has_no_loop_cpu():

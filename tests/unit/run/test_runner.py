@@ -31,3 +31,20 @@ def test_the_bfcl_run_task_prepares_its_single_turn_requests_up_front(tmp_path):
     BfclRunTask(mode="fc").prepare(store.samples("b"))
     assert request._first_request.cache_info().currsize == 1  # the single-turn sample's request, built ahead
     store.close()
+
+
+def test_only_single_turn_bfcl_requests_are_fixed_before_their_call(tmp_path):
+    """A multi-turn or agentic conversation grows as it goes: the runner must build it on its turn."""
+    from evalui.benchmarks.bfcl.spec import BfclRunTask
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    store.create_or_get_experiment("b", "bfcl", "m", "h", {})
+    store.add_samples("b", [("simple_python_7", "simple_python", {}), ("multi_turn_base_0", "multi_turn_base", {}),
+                            ("memory_kv_0-customer-0", "memory_kv", {})])
+    task = BfclRunTask(mode="fc")
+    try:
+        assert {s.sample_id: task.fixed_request(s) for s in store.samples("b")} == {
+            "simple_python_7": True, "multi_turn_base_0": False, "memory_kv_0-customer-0": False}
+    finally:
+        task.close()
+        store.close()
