@@ -22,7 +22,6 @@ import random
 import threading
 import time
 import weakref
-from dataclasses import replace
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import aiohttp
@@ -193,10 +192,9 @@ class ModelClient:
             attempts += 1
             try:
                 remaining = budget_end - time.monotonic()
-                reply = await self._attempt(body, min(timeout_s, max(remaining, 0.001)))
+                reply = await self._attempt(body, min(timeout_s, max(remaining, 0.001)), started, attempts)
                 self.circuit.answered()
-                return replace(_redacted(reply, self._secrets), latency_s=time.monotonic() - started,
-                               attempts=attempts)
+                return _redacted(reply, self._secrets)
             except _Failure as failure:
                 if not is_unreachable(failure):
                     self.circuit.answered()  # an HTTP answer, even a refusal: the host is up
@@ -220,7 +218,8 @@ class ModelClient:
         initial, maximum = self._backoff
         return min(maximum, initial * 2 ** (attempts - 1)) * (0.5 + random.random() / 2)
 
-    async def _attempt(self, body: bytes, deadline_s: float) -> ChatReply:
+    async def _attempt(self, body: bytes, deadline_s: float, started: float, attempts: int) -> ChatReply:
+        """One request; its reply carries the call's latency since ``started`` and its ``attempts``."""
         # A connect that takes this long is an endpoint that is gone, not a slow model.
         connect_s = min(CONNECT_TIMEOUT_S, deadline_s * 0.8)
         try:
@@ -242,7 +241,7 @@ class ModelClient:
             completion = json_value(data)
         except (ValueError, RecursionError):
             raise _Failure("bad_response", "the response body is not JSON", retryable=True) from None
-        return parse_completion(completion)
+        return parse_completion(completion, time.monotonic() - started, attempts)
 
     async def _probe(self) -> bool:
         """Whether the endpoint answers at all: one GET of its model list. Any HTTP answer but a
@@ -260,6 +259,10 @@ class ModelClient:
         if declared and declared.isdigit() and int(declared) > self._cap:
             raise _Failure("response_too_large", f"the response declares {declared} bytes, more than the "
                            f"{self._cap} bytes allowed", retryable=False)
+        if declared and declared.isdigit() and "content-encoding" not in response.headers:
+            # Not compressed, and no larger than the cap: the body is the declared bytes, read at once
+            # (a compressed body may grow past its declared size, so it is counted as it comes).
+            return await response.read()
         chunks, size = [], 0
         # Counted after decompression, chunk by chunk: nothing beyond the cap is kept.
         async for chunk in response.content.iter_any():

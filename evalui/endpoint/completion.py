@@ -117,8 +117,9 @@ def _status_failure(status: int, body: bytes, headers: Mapping) -> _Failure:
     return _Failure(f"http_{status}", message, retryable=False, status=status)
 
 
-def parse_completion(completion: object) -> ChatReply:
-    """A chat completion's text, tool calls and usage; _Failure("bad_response") if it is none."""
+def parse_completion(completion: object, latency_s: float = 0.0, attempts: int = 1) -> ChatReply:
+    """A chat completion's text, tool calls and usage; _Failure("bad_response") if it is none.
+    ``latency_s`` and ``attempts``: the call's, when the caller knows them (one reply made, not two)."""
     def bad(why: str) -> _Failure:
         return _Failure("bad_response", why, retryable=True)
 
@@ -146,8 +147,9 @@ def parse_completion(completion: object) -> ChatReply:
     content = message.get("content")
     finish_reason = choices[0].get("finish_reason")
     return ChatReply(text=content if isinstance(content, str) else "", tool_calls=calls,
-                     prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                     finish_reason=finish_reason[:40] if isinstance(finish_reason, str) else "", message=message)
+                     prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, latency_s=latency_s,
+                     attempts=attempts, finish_reason=finish_reason[:40] if isinstance(finish_reason, str) else "",
+                     message=message)
 
 
 def usage_tokens(usage: object) -> tuple[int, int]:

@@ -49,6 +49,8 @@ class EndpointLimiter:
         self._next_start = 0.0
         self._waiting: deque[int] = deque()  # tickets of blocked acquires, oldest first
         self._tickets = itertools.count(1)
+        # The users' limits combined, kept as they join and leave: every call reads them.
+        self._limit, self._spacing = 1, 0.0
 
     @property
     def in_flight(self) -> int:
@@ -65,23 +67,30 @@ class EndpointLimiter:
             return self._capacity()
 
     def _capacity(self) -> int:
-        return max((c for c, _ in self._users.values()), default=1)
+        return self._limit
 
     def _interval(self) -> float:
+        return self._spacing
+
+    def _combine(self) -> None:
+        """The endpoint's limits from its users' (with the lock held; see the module's docstring)."""
+        self._limit = max((c for c, _ in self._users.values()), default=1)
         rates = [r for _, r in self._users.values() if r]
-        return 60.0 / min(rates) if rates else 0.0
+        self._spacing = 60.0 / min(rates) if rates else 0.0
 
     def join(self, concurrency: int, requests_per_minute: float | None = None) -> Lease:
         """A run starts using the endpoint; ``Lease.close()`` when it ends."""
         with self._cond:
             lease_id = next(self._ids)
             self._users[lease_id] = (max(1, int(concurrency)), requests_per_minute or None)
+            self._combine()
             self._cond.notify_all()  # a larger concurrency frees waiting calls
         return Lease(self, lease_id)
 
     def _leave(self, lease_id: int) -> None:
         with self._cond:
             self._users.pop(lease_id, None)
+            self._combine()
             self._cond.notify_all()
         _forget_if_idle(self)
 

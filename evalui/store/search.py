@@ -149,9 +149,20 @@ def call_part(request: object, response: object, trajectory: object, error: str 
     return _joined(out)
 
 
+def _json_text(value: object) -> str:
+    # orjson: this runs for every verdict, on the run's event loop; its compact separators change
+    # no word of the document. json takes what orjson refuses (keys that are not strings, huge ints).
+    try:
+        import orjson
+
+        return orjson.dumps(value, default=str).decode()
+    except (ImportError, TypeError):
+        return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def verdict_part(prediction: object, verdict: object) -> str:
     """The answer read from the reply, and the checker's reason (as the exported score explains it)."""
-    text = prediction if isinstance(prediction, str) else json.dumps(prediction, ensure_ascii=False, default=str)
+    text = prediction if isinstance(prediction, str) else _json_text(prediction)
     reason = reason_of(verdict if isinstance(verdict, dict) else None) or ""
     return _joined([text if prediction is not None else "", reason])
 

@@ -25,6 +25,7 @@ class Reply:
     headers: dict = field(default_factory=dict)
     # Seconds between single bytes of the body: a peer that drips keeps a per-read timeout happy forever.
     drip_s: float = 0.0
+    raw: bytes | None = None  # the body's bytes as sent, instead of ``body`` (a compressed body)
 
 
 def completion(text: str | None = "", tool_calls: list[tuple[str, str]] | None = None,
@@ -150,7 +151,7 @@ class ScriptedPeer:
 
             def _send(self, reply: Reply):
                 payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body or {})
-                data = payload.encode()
+                data = reply.raw if reply.raw is not None else payload.encode()
                 try:
                     self.send_response(reply.status)
                     self.send_header("content-type", "application/json")

@@ -66,6 +66,20 @@ def test_a_response_over_the_cap_is_an_error_and_is_not_kept(store):
     assert "yyyy" not in (store.path.read_bytes().decode("latin-1"))
 
 
+def test_a_compressed_body_is_capped_after_decompression_whatever_its_declared_size():
+    """A few kB of gzip that inflate to 3 MB: the declared length is small, the body is not."""
+    import gzip
+
+    bomb = completion("y" * 3_000_000)
+    bomb.raw = gzip.compress(json.dumps(bomb.body).encode())
+    bomb.headers = {"content-encoding": "gzip"}
+    assert len(bomb.raw) < 20_000
+    with ScriptedPeer(lambda body, n: bomb) as peer:
+        with pytest.raises(EndpointError) as caught:
+            ModelClient(settings_for(peer)).chat(MESSAGES)
+    assert caught.value.kind == "response_too_large" and "larger than" in str(caught.value)
+
+
 @pytest.mark.parametrize("retry_after", [55, 3600], ids=["past-the-budget", "past-the-cap"])
 def test_a_retry_after_past_the_deadline_is_not_waited_for(retry_after):
     # 55 s is under the 60 s cap but past the call's 4 s budget (1 s x 4 attempts); an hour is past both.
