@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, TypedDict, cast
 
 from evalui.endpoint.circuit import EndpointCircuit
@@ -81,6 +81,7 @@ class SampleRun:
         self.done_here = 0
         self.failures: list[BaseException] = []  # store writes that failed, and worker crashes
         self._ahead: dict[str, Packed] = {}  # sample id -> its request, built and packed while the run loaded
+        self._finishing: set[asyncio.Future[None]] = set()  # answers kept and judged after the next request
 
     def build_ahead(self, samples: Iterable[Sample]) -> None:
         """Build and pack now the requests the task says are fixed (``fixed_request``), so that the
@@ -273,10 +274,38 @@ class SampleRun:
                 return
             finally:
                 self.lease.release()
+            if packed is not None:
+                # A request built ahead is one call's (fixed_request): its answer is kept and judged
+                # once the replies that came back with it have sent their samples' next requests.
+                # Inline, a wave of C replies waited for each other's keeping and judging, and the
+                # endpoint's slots refilled one sample at a time (bench/RESULTS.md, "night").
+                self._later(self._finish(sample, request, result, had_error, packed))
+                return
             result, ticket = self._keep_answer(sample, request, result, packed)
             await self.ajudge(sample, result.output, result.total_tokens, had_error, after=ticket)
         except Exception as exc:
             self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
+
+    async def _finish(self, sample: Sample, request: dict, result: CallResult, had_error: bool,
+                      packed: Packed) -> None:
+        try:
+            result, ticket = self._keep_answer(sample, request, result, packed)
+            await self.ajudge(sample, result.output, result.total_tokens, had_error, after=ticket)
+        except Exception as exc:
+            self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
+
+    def _later(self, work: Coroutine[Any, Any, None]) -> None:
+        finishing = asyncio.ensure_future(work)
+        self._finishing.add(finishing)
+        finishing.add_done_callback(self._finishing.discard)
+
+    async def drain(self) -> None:
+        """Wait for the answers still being kept and judged; a failure among them (the store's) is
+        the run's, as a worker's crash is."""
+        while self._finishing:
+            for outcome in await asyncio.gather(*self._finishing, return_exceptions=True):
+                if isinstance(outcome, BaseException):
+                    self.failures.append(outcome)
 
     def _acall(self, sample: Sample, request: dict) -> Awaitable[CallResult]:
         task = self.task
@@ -375,6 +404,7 @@ async def _all_samples(run: SampleRun, pending: Iterable[Sample], workers: int) 
     tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
     watcher = asyncio.ensure_future(_cancel_when_set(run.cancel, tasks))
     await asyncio.wait(tasks)
+    await run.drain()  # not cancelled: an answer that came back is kept, whatever stopped the run
     watcher.cancel()
     for task in tasks:
         failure = None if task.cancelled() else task.exception()

@@ -204,3 +204,45 @@ def test_a_fixed_request_that_cannot_be_built_fails_its_own_sample_in_its_turn(t
     broken = next(s for s in store.samples("ahead-bad") if s.sample_id == "s2")
     assert broken.stage == "init" and "this sample's data is broken" in broken.error
     store.close()
+
+
+@dataclass
+class OrderedEchoTask(FixedEchoTask):
+    """Writes down, in order, each call as it starts and each judgement."""
+
+    events: list | None = None
+
+    async def acall(self, client, sample, request):
+        self.events.append(("call", sample.sample_id))
+        return await super().acall(client, sample, request)
+
+    def judge(self, sample, response):
+        self.events.append(("judge", sample.sample_id))
+        return super().judge(sample, response)
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+def test_a_fixed_requests_next_call_goes_out_before_its_answer_is_judged(tmp_path, fixed):
+    """One worker: with requests built ahead, sample k+1 is asked before sample k's answer is kept and
+    judged (a wave of answers no longer waits for each other's judging); built on its turn, each
+    answer is judged before the next call. Every answer is judged either way."""
+    store = RunStore(tmp_path / "runs.sqlite")
+    store.create_or_get_experiment("order", "echo", "m", "h", {})
+    store.add_samples("order", [(f"s{i}", "g", {"word": f"w{i}"}) for i in range(5)])
+    with ScriptedPeer(lambda body, n: completion(body["messages"][0]["content"])) as peer:
+        task = OrderedEchoTask(peer=peer, events=[])
+        if not fixed:
+            task.fixed_request = None
+        final = run_experiment(store, "order", task, ModelClient(settings_for(peer)), concurrency=1)
+    assert final.done == 5 and final.correct == 5
+    assert all(s.stage == "judged" for s in store.samples("order"))
+    calls = [sample for kind, sample in task.events if kind == "call"]
+    ahead = [task.events.index(("call", calls[index + 1])) < task.events.index(("judge", sample))
+             for index, sample in enumerate(calls[:-1])]
+    if fixed:
+        # The first claim holds four samples: the second is asked before the first is judged. (A
+        # worker that must wait for its next claim lets the judging run meanwhile.)
+        assert task.events[:3] == [("call", "s0"), ("call", "s1"), ("judge", "s0")], task.events
+    else:
+        assert not any(ahead), task.events
+    store.close()
