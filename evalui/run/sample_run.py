@@ -274,20 +274,21 @@ class SampleRun:
                 return
             finally:
                 self.lease.release()
+            answer = self._finish(sample, request, result, had_error, packed)
             if packed is not None:
                 # A request built ahead is one call's (fixed_request): its answer is kept and judged
                 # once the replies that came back with it have sent their samples' next requests.
                 # Inline, a wave of C replies waited for each other's keeping and judging, and the
                 # endpoint's slots refilled one sample at a time (bench/RESULTS.md, "night").
-                self._later(self._finish(sample, request, result, had_error, packed))
+                self._later(answer)
                 return
-            result, ticket = self._keep_answer(sample, request, result, packed)
-            await self.ajudge(sample, result.output, result.total_tokens, had_error, after=ticket)
+            await answer
         except Exception as exc:
             self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
 
     async def _finish(self, sample: Sample, request: dict, result: CallResult, had_error: bool,
-                      packed: Packed) -> None:
+                      packed: Packed | None) -> None:
+        """Keep the answer and judge it; a task's error fails the sample alone."""
         try:
             result, ticket = self._keep_answer(sample, request, result, packed)
             await self.ajudge(sample, result.output, result.total_tokens, had_error, after=ticket)
