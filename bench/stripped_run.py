@@ -19,11 +19,16 @@ import os
 import sys
 
 
+def constant_verdict(*_args):
+    # Named, at module level: a judge sent to the run's judging process is pickled by its name.
+    return None, True, {"valid": True}
+
+
 def remove(steps: set[str]) -> None:
     if "judge" in steps:
         from evalui.benchmarks.bfcl import task
 
-        task.judge_single_turn = lambda sample, response, mode: (None, True, {"valid": True})
+        task.judge_entry = constant_verdict
     if "keep" in steps:
         from evalui.store import run_store
 

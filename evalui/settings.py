@@ -22,7 +22,7 @@ import functools
 import logging
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, SecretStr, TypeAdapter, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -65,6 +65,11 @@ class Settings(BaseSettings):
         "Largest sample, all its steps together, in bytes; unset, the benchmark's own (4 MiB for function calling)."))
     max_response_bytes: int = Field(2_000_000, gt=0, description=(
         "Largest reply body read from a model endpoint, in bytes, unless the run's endpoint settings give one."))
+    judge_process: Literal["auto", "on", "off"] = Field("auto", description=(
+        "Where a run packs and judges the answers whose judge is pure (function calling's single-turn "
+        "checker): on, in one child process forked at the run's start, off the event loop that sends the "
+        "requests (where the system can fork and has two CPUs or more); off, on that loop; auto, in the "
+        "child when the run has at least 256 such samples."))
     benchmarks: str = Field("", description=(
         "Extra benchmarks, comma-separated name=module:attr (the module must be importable); never "
         "replaces a built-in one."))

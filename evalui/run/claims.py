@@ -22,6 +22,9 @@ from evalui.store.run_store import RunStore, Sample
 
 HEARTBEAT_S = 1.0  # also how soon a cancel from another replica is seen
 WAIT_POLL_S = 0.25
+# The most samples one claim of ``take`` may grow to: past it, a worker against a fast endpoint
+# would hold for a lease's length samples that another replica could be asking meanwhile.
+MAX_CLAIM = 2048
 
 
 class Claims(Protocol):
@@ -42,9 +45,11 @@ class RunWorker:
     def __init__(self, store: RunStore, exp_id: str, cancel: threading.Event, batch: int = 8):
         self.store, self.exp_id, self.cancel = store, exp_id, cancel
         self.worker_id = f"{process_owner()}:{uuid.uuid4().hex[:8]}"
-        self.batch = max(1, batch)
+        self.batch = max(1, batch)  # samples a claim asks for; take() doubles it when its workers went without
+        self.starved = 0  # times take()'s workers found no claimed sample while a claim was under way
         self._claimed: deque[Sample] = deque()
         self._refilling: asyncio.Future[bool] | None = None  # a claim under way for take()
+        self._refilling_started_full = False  # that claim began while samples were still in hand
         self._drained = False  # take() found nothing left to claim
         self._claim_error: BaseException | None = None
         self._lock = threading.Lock()
@@ -89,12 +94,14 @@ class RunWorker:
 
     async def take(self) -> Sample | None:
         """The next claimed sample, for a worker on an event loop. The store is asked in a thread,
-        and before the claimed samples run out: a loop whose every coroutine waited for the next
-        claim at once would leave the endpoint idle meanwhile."""
+        and while a claim's worth is still in hand: a loop whose every coroutine waited for the next
+        claim at once would leave the endpoint idle meanwhile. A claim waits for the group commit
+        under way, which against a fast endpoint took longer than half a claim's samples lasted
+        (bench/RESULTS.md, "claims"); when the samples run out all the same, the claims double."""
         while True:
             if self._claimed:
                 sample = self._claimed.popleft()
-                if len(self._claimed) < self.batch // 2 and not self._drained:
+                if len(self._claimed) < self.batch and not self._drained:
                     self._refill()
                 return sample
             if self._drained:
@@ -102,12 +109,18 @@ class RunWorker:
                     raise self._claim_error  # the store failed under the run: the runner says so
                 return None
             refill = self._refill()
+            if not refill.done() and self._refilling_started_full:
+                # Claimed ahead, and still too late: the next claims are larger.
+                self._refilling_started_full = False
+                self.starved += 1
+                self.batch = min(MAX_CLAIM, self.batch * 2)
             await asyncio.shield(refill)
             self._refilled(refill)  # awaiting a finished claim does not yield: its callback may not have run
 
     def _refill(self) -> asyncio.Future[bool]:
         """One claim at a time, in a thread, shared by every coroutine that waits for it."""
         if self._refilling is None:
+            self._refilling_started_full = bool(self._claimed)
             self._refilling = asyncio.ensure_future(asyncio.to_thread(self._fill, True))
             self._refilling.add_done_callback(self._refilled)
         return self._refilling

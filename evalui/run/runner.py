@@ -133,6 +133,8 @@ def run_experiment(
                 pass
         run.build_ahead(pending)
         on_loop = has_acall(task) and callable(getattr(client, "submit", None))
+        if on_loop:
+            run.start_judges()  # forked now, with the task's data loaded (evalui.run.judge_pool)
         phases.watch_loop(getattr(client, "loop_thread", None) if on_loop else None)
         phases.mark_ready(_commit_seconds(store))
         try:
@@ -146,6 +148,8 @@ def run_experiment(
             if not _stop(store, worker, lease):
                 store.set_status(exp_id, "cancelled" if isinstance(sys.exc_info()[1], KeyboardInterrupt) else "failed")
             raise
+        finally:
+            run.close_judges()  # before the run phase's CPU is read: the child's counts once waited for
     run.tick()  # a resume in the run's last half second is said too
     others = _stop(store, worker, lease)
     phases.mark_run_end(_commit_seconds(store))

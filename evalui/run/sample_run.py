@@ -22,10 +22,14 @@ from evalui.endpoint.circuit import EndpointCircuit
 from evalui.endpoint.client import Cancelled, ChatReply, EndpointError
 from evalui.endpoint.in_flight import LiveRun, describe
 from evalui.endpoint.limiter import Lease
+from evalui.run.answer_job import AnswerJobResult, keep_and_judge
+from evalui.run.judge_pool import JudgePool, Outcome
 from evalui.run.phases import RunPhases
-from evalui.run.task import CallResult, Task, has_acall, has_ajudge, has_fixed_requests
+from evalui.run.task import CallResult, Task, has_acall, has_ajudge, has_fixed_requests, has_judge_jobs
 from evalui.run.trajectory import Step, TaskResult, single_reply
+from evalui.settings import read
 from evalui.store.parts import Packed, pack_ahead
+from evalui.store.prepared import PreparedAnswer, PreparedVerdict, prepare_verdict
 from evalui.store.run_store import RunStore, Sample
 
 CANCEL_POLL_S = 0.1
@@ -33,6 +37,9 @@ TICK_S = 0.5  # how often the waiting thread looks at the run: pauses, and the r
 HEARTBEAT_S = 10.0  # the log names the requests in flight when it has said nothing for this long
 # Requests built ahead (SampleRun.build_ahead) at most: a few kB each, held until their sample runs.
 AHEAD_MAX = 20_000
+# Samples built ahead from which EVALUI_JUDGE_PROCESS=auto judges them in a child process: below
+# it, forking costs more than judging on the loop saves.
+JUDGE_PROCESS_MIN = 256
 
 
 class Counts(TypedDict):
@@ -82,6 +89,7 @@ class SampleRun:
         self.failures: list[BaseException] = []  # store writes that failed, and worker crashes
         self._ahead: dict[str, Packed] = {}  # sample id -> its request, built and packed while the run loaded
         self._finishing: set[asyncio.Future[None]] = set()  # answers kept and judged after the next request
+        self.judges: JudgePool | None = None  # the child process that judges, when one runs (start_judges)
 
     def build_ahead(self, samples: Iterable[Sample]) -> None:
         """Build and pack now the requests the task says are fixed (``fixed_request``), so that the
@@ -98,6 +106,20 @@ class SampleRun:
                     self._ahead[sample.sample_id] = pack_ahead(task.build_request(sample))
             except Exception:  # bad data: reported by the sample's own build, in its turn
                 continue
+
+    def start_judges(self) -> None:
+        """Fork the child that judges the samples built ahead (evalui.run.judge_pool), when the task's
+        judge is pure and EVALUI_JUDGE_PROCESS says so; call after ``build_ahead``, on the loop's runs."""
+        setting = read("judge_process")
+        if setting == "off" or not self._ahead or not has_judge_jobs(self.task):
+            return
+        if setting == "on" or len(self._ahead) >= JUDGE_PROCESS_MIN:
+            self.judges = JudgePool.start()
+
+    def close_judges(self) -> None:
+        judges, self.judges = self.judges, None
+        if judges is not None:
+            judges.close()
 
     def _request(self, sample: Sample) -> tuple[dict, Packed | None]:
         """The sample's request, and its packed form when it was built ahead."""
@@ -161,8 +183,16 @@ class SampleRun:
     def _record_verdict(self, sample: Sample, prediction: object, correct: bool, verdict: dict, tokens: int,
                         had_error: bool, after: int | None) -> None:
         began = time.perf_counter()
-        self.store.record_judgement(
-            self.exp_id, sample.sample_id, prediction=prediction, correct=correct, verdict=verdict, wait=False,
+        prepared = prepare_verdict(prediction, correct, verdict)
+        self.phases.add_store(time.perf_counter() - began)
+        self._store_verdict(sample, prepared, tokens, had_error, after)
+
+    def _store_verdict(self, sample: Sample, verdict: PreparedVerdict, tokens: int, had_error: bool,
+                       after: int | None) -> None:
+        began = time.perf_counter()
+        correct = verdict.correct
+        self.store.record_prepared_judgement(
+            self.exp_id, sample.sample_id, verdict, wait=False,
             on_done=lambda error: self._judged(sample.sample_id, correct, tokens, had_error, error), after=after)
         self.phases.add_store(time.perf_counter() - began)
 
@@ -179,8 +209,9 @@ class SampleRun:
             on_done=lambda failure: self._errored(sample.sample_id, said, had_error, failure))
         self.phases.add_store(time.perf_counter() - began)
 
-    def _keep_answer(self, sample: Sample, request: dict, result: CallResult,
-                     packed: Packed | None = None) -> tuple[TaskResult, int]:
+    def _keep_answer(self, sample: Sample, request: dict, result: CallResult, packed: Packed | None = None,
+                     prepared: PreparedAnswer | None = None) -> tuple[TaskResult, int]:
+        """``prepared``: the answer packed already (by the judges' child, evalui.run.answer_job)."""
         if isinstance(result, ChatReply):  # a task that makes one call may return its reply
             result = single_reply(result, (request or {}).get("messages"))
         # Not waited for: the answer is kept as soon as its group commits (a slow judge cannot lose
@@ -188,10 +219,11 @@ class SampleRun:
         # the sample finished.
         began = time.perf_counter()
         ticket = self.store.record_rollout(self.exp_id, sample.sample_id, request=packed if packed is not None else request,
-                                           response=result.output,
+                                           response=prepared.response if prepared else result.output,
                                            latency_s=result.wall_s, prompt_tokens=result.prompt_tokens,
                                            completion_tokens=result.completion_tokens, attempts=result.attempts,
-                                           trajectory=_steps(result.steps), wait=False)
+                                           trajectory=prepared.trajectory if prepared else _steps(result.steps),
+                                           search_text=prepared.search_text if prepared else None, wait=False)
         self.phases.add_store(time.perf_counter() - began)
         return result, ticket
 
@@ -274,15 +306,16 @@ class SampleRun:
                 return
             finally:
                 self.lease.release()
-            answer = self._finish(sample, request, result, had_error, packed)
-            if packed is not None:
+            if packed is None:
+                await self._finish(sample, request, result, had_error, packed)
+            elif self.judges is not None:
+                self._judge_elsewhere(self.judges, sample, request, result, had_error, packed)
+            else:
                 # A request built ahead is one call's (fixed_request): its answer is kept and judged
                 # once the replies that came back with it have sent their samples' next requests.
                 # Inline, a wave of C replies waited for each other's keeping and judging, and the
                 # endpoint's slots refilled one sample at a time (bench/RESULTS.md, "night").
-                self._later(answer)
-                return
-            await answer
+                self._later(self._finish(sample, request, result, had_error, packed))
         except Exception as exc:
             self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
 
@@ -290,8 +323,51 @@ class SampleRun:
                       packed: Packed | None) -> None:
         """Keep the answer and judge it; a task's error fails the sample alone."""
         try:
-            result, ticket = self._keep_answer(sample, request, result, packed)
-            await self.ajudge(sample, result.output, result.total_tokens, had_error, after=ticket)
+            kept, ticket = self._keep_answer(sample, request, result, packed)
+        except Exception as exc:
+            self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
+            return
+        await self._judge_kept(sample, request, kept, had_error, ticket)
+
+    async def _judge_kept(self, sample: Sample, request: dict, kept: TaskResult, had_error: bool, ticket: int) -> None:
+        try:
+            await self.ajudge(sample, kept.output, kept.total_tokens, had_error, after=ticket)
+        except Exception as exc:
+            self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
+
+    def _judge_elsewhere(self, judges: JudgePool, sample: Sample, request: dict, result: CallResult, had_error: bool,
+                         packed: Packed) -> None:
+        """Hand the answer's packing and judging to the child process (evalui.run.answer_job); the
+        store gets both when they come back (``_kept_elsewhere``). A task with no job for this
+        sample keeps and judges it here."""
+        try:
+            if isinstance(result, ChatReply):
+                result = single_reply(result, request.get("messages"))
+            job = self.task.judge_job(sample, result.output) if has_judge_jobs(self.task) else None
+        except Exception as exc:
+            self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
+            return
+        if job is None:
+            self._later(self._finish(sample, request, result, had_error, packed))
+            return
+        kept = result
+        judges.submit((keep_and_judge, (job, kept.output, _steps(kept.steps), request.get("messages"))),
+                      lambda outcome: self._kept_elsewhere(sample, request, kept, had_error, packed, outcome))
+
+    def _kept_elsewhere(self, sample: Sample, request: dict, kept: TaskResult, had_error: bool, packed: Packed,
+                        outcome: Outcome) -> None:
+        done, value, _ = outcome
+        if not done:  # the child could not pack this answer (it raised there): kept and judged here
+            self._later(self._finish(sample, request, kept, had_error, packed))
+            return
+        made = cast(AnswerJobResult, value)
+        self.phases.add_judge(made.judge_s)
+        try:
+            _, ticket = self._keep_answer(sample, request, kept, packed, made.answer)
+            if made.verdict is None:  # the judge raised there: the same message as on the loop
+                self.fail(sample, request, f"task_error: {made.error}", 0, had_error)
+                return
+            self._store_verdict(sample, made.verdict, kept.total_tokens, had_error, ticket)
         except Exception as exc:
             self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
 
@@ -301,9 +377,16 @@ class SampleRun:
         finishing.add_done_callback(self._finishing.discard)
 
     async def drain(self) -> None:
-        """Wait for the answers still being kept and judged; a failure among them (the store's) is
-        the run's, as a worker's crash is."""
-        while self._finishing:
+        """Wait for the answers still being kept and judged, here and in the judges' child; a failure
+        among them (the store's) is the run's, as a worker's crash is."""
+        while True:
+            judges = self.judges
+            if judges is not None:
+                await judges.drain()
+                self.failures.extend(judges.failures)
+                judges.failures.clear()
+            if not self._finishing:
+                return
             for outcome in await asyncio.gather(*self._finishing, return_exceptions=True):
                 if isinstance(outcome, BaseException):
                     self.failures.append(outcome)

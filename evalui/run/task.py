@@ -13,6 +13,9 @@ and the runner asks a task whether it has it before using it:
   does not change it (one call, no conversation built as it goes). The runner then builds those
   requests, and packs them for the store, while the run loads: against a fast endpoint that work
   would otherwise sit on the event loop between two requests (bench/engine_budget.py).
+- ``judge_job(sample, response)``: the sample's judge as a module-level function and its picklable
+  arguments, or None. A pure judge said so may run in a child process (evalui.run.judge_pool)
+  instead of on the event loop; it must give what ``judge`` gives.
 
 The client is the run's model client (evalui.endpoint.client.ModelClient, or a stand-in with the
 methods the task calls): the runner only hands it on.
@@ -23,6 +26,7 @@ from __future__ import annotations
 from typing import Any, Protocol, TypeGuard
 
 from evalui.endpoint.client import ChatReply
+from evalui.run.judge_pool import JudgeJob
 from evalui.run.trajectory import TaskResult
 from evalui.store.run_store import Sample
 
@@ -59,6 +63,10 @@ class FixedRequests(Task, Protocol):
     def fixed_request(self, sample: Sample) -> bool: ...
 
 
+class JudgeJobs(Task, Protocol):
+    def judge_job(self, sample: Sample, response: dict) -> JudgeJob | None: ...
+
+
 def has_acall(task: Task) -> TypeGuard[AsyncTask]:
     return callable(getattr(task, "acall", None))
 
@@ -73,3 +81,7 @@ def has_prepare(task: Task) -> TypeGuard[Preparing]:
 
 def has_fixed_requests(task: Task) -> TypeGuard[FixedRequests]:
     return callable(getattr(task, "fixed_request", None))
+
+
+def has_judge_jobs(task: Task) -> TypeGuard[JudgeJobs]:
+    return callable(getattr(task, "judge_job", None))

@@ -25,7 +25,7 @@ from evalui.store.bulk import BulkSQL
 from evalui.store.claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
 from evalui.store.counts import COUNT_COLUMNS, stored_tokens
 from evalui.store.group_commit import Done, GroupCommit, Statement
-from evalui.store.light import LightReadsMixin, findings_text, verdict_columns
+from evalui.store.light import LightReadsMixin, findings_text
 from evalui.store.parts import (
     INSERT_PART,
     PACKED_COLUMNS,
@@ -37,10 +37,11 @@ from evalui.store.parts import (
     rows_references,
     unpacked,
 )
+from evalui.store.prepared import PreparedVerdict, prepare_verdict
 from evalui.store.protocols import Connection, Row
 from evalui.store.rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.store.schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
-from evalui.store.search import CALL, SAMPLE, VERDICT, call_part, index_statement, sample_part, verdict_part
+from evalui.store.search import CALL, SAMPLE, VERDICT, call_part, index_statement, sample_part
 from evalui.store.sql import (
     database_url,
     first_row,
@@ -333,18 +334,22 @@ class RunStore(ClaimsMixin, LightReadsMixin, ViewReadsMixin):
         )
 
     def record_rollout(self, exp_id: str, sample_id: str, *, request, response, latency_s: float,
-                       prompt_tokens: int, completion_tokens: int, attempts: int, trajectory: list | None = None,
-                       wait: bool = True, on_done: Done | None = None) -> int:
+                       prompt_tokens: int, completion_tokens: int, attempts: int, trajectory: list | Packed | None = None,
+                       wait: bool = True, on_done: Done | None = None, search_text: str | None = None) -> int:
         """Keep the answer (stage rollout). Returns the write's ticket, for ``record_judgement(after=)``.
-        ``request`` may be packed ahead (evalui.store.parts.Packed)."""
+        ``request``, ``response`` and ``trajectory`` may be packed ahead (evalui.store.parts.Packed);
+        ``search_text``: the answer's search document, when it was made with them
+        (evalui.store.prepared)."""
         (request_text, response_text, trajectory_text), parts = self._pack(request, response, trajectory)
+        if search_text is None:
+            search_text = call_part(unpacked(request), response, trajectory, None)
         return self._writer.submit([(
             "UPDATE samples SET stage = 'rollout', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
             " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?,"
             " findings = NULL, error_findings = NULL WHERE exp_id = ? AND sample_id = ?",
             (request_text, response_text, latency_s, stored_tokens(prompt_tokens), stored_tokens(completion_tokens),
              attempts, trajectory_text, time.time(), exp_id, sample_id)), *parts,
-            index_statement(self.dialect, exp_id, sample_id, CALL, call_part(unpacked(request), response, trajectory, None))],
+            index_statement(self.dialect, exp_id, sample_id, CALL, search_text)],
             wait=wait, on_done=on_done)
 
     def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int,
@@ -377,8 +382,14 @@ class RunStore(ClaimsMixin, LightReadsMixin, ViewReadsMixin):
 
         ``after``: the ticket of this sample's ``record_rollout(wait=False)``; while that write is
         still queued, the verdict is folded into it (one row update instead of two)."""
+        self.record_prepared_judgement(exp_id, sample_id, prepare_verdict(prediction, correct, verdict), wait=wait,
+                                       on_done=on_done, after=after)
+
+    def record_prepared_judgement(self, exp_id: str, sample_id: str, prepared: PreparedVerdict, *, wait: bool = True,
+                                  on_done: Done | None = None, after: int | None = None) -> None:
+        """``record_judgement`` of a verdict made ready for the store elsewhere (evalui.store.prepared)."""
         now = time.time()
-        verdict_values = (_dumps(prediction), int(bool(correct)), _dumps(verdict), *verdict_columns(verdict))
+        verdict_values = prepared.values
         # IN, not !=: two seeks on the (exp_id, stage) index instead of a scan of the judged rows.
         # Keyed: once per group of writes, after the others.
         # finished_by: the worker whose verdict was the last one writes the summary and exports.
@@ -387,7 +398,7 @@ class RunStore(ClaimsMixin, LightReadsMixin, ViewReadsMixin):
                   " (SELECT 1 FROM samples WHERE exp_id = ? AND stage IN ('init', 'rollout'))",
                   (self._joined.get(exp_id) or process_owner(), now, exp_id, exp_id), ("finished", exp_id))
 
-        indexed = index_statement(self.dialect, exp_id, sample_id, VERDICT, verdict_part(prediction, verdict))
+        indexed = index_statement(self.dialect, exp_id, sample_id, VERDICT, prepared.search_text)
 
         def fold(statements: list[Statement]) -> list[Statement]:
             rollout, *parts = statements  # the rollout's update, then its parts and its index

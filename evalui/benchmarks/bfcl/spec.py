@@ -92,6 +92,11 @@ class BfclRunTask:
     def judge(self, sample, response):
         return self._task(sample).judge(sample, response)
 
+    def judge_job(self, sample, response):
+        """Single-turn verdicts are pure: the run may judge them in its child process."""
+        task = self._task(sample)
+        return task.judge_job(sample, response) if task is self.single else None
+
     async def ajudge(self, sample, response):
         task = self._task(sample)
         if hasattr(task, "ajudge"):

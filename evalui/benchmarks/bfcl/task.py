@@ -56,15 +56,24 @@ class BfclTask:
     def judge(self, sample: Sample, response: dict) -> tuple[object, bool, dict]:
         return judge_single_turn(sample, response, self.mode)
 
+    def judge_job(self, sample: Sample, response: dict):
+        # Pure: the checker reads the entry and the reply only, so the run may judge in its child process.
+        return judge_entry, (sample.group, sample.sample_id, response, self.mode)
+
 
 def judge_single_turn(sample: Sample, response: dict, mode: str) -> tuple[object, bool, dict]:
     """The official AST checker's verdict on a stored single-turn reply: the run and a rescore both
     judge through here."""
-    entry = entry_of(sample.group, sample.sample_id)
+    return judge_entry(sample.group, sample.sample_id, response, mode)
+
+
+def judge_entry(category: str, sample_id: str, response: dict, mode: str) -> tuple[object, bool, dict]:
+    """``judge_single_turn`` by the sample's category and id: what a judge's child process is sent."""
+    entry = entry_of(category, sample_id)
     result = result_from_response(response, mode)
-    if sample.group in FORMAT_SENSITIVITY_CATEGORIES:  # decoded as its configuration's return format says
+    if category in FORMAT_SENSITIVITY_CATEGORIES:  # decoded as its configuration's return format says
         verdict = score_format_sensitivity(entry.id, entry.functions, entry.possible_answer, result)
         return result, verdict.correct, verdict.as_dict()
-    verdict = score_entry(sample.group, entry.functions, entry.possible_answer, result,
+    verdict = score_entry(category, entry.functions, entry.possible_answer, result,
                           underscore_to_dot=mode == "fc", mode=mode)
     return result, verdict.correct, verdict.as_dict()

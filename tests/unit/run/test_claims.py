@@ -100,3 +100,39 @@ def test_a_store_that_fails_under_a_loop_worker_raises_instead_of_ending_quietly
     with pytest.raises(Exception) as caught:
         _run(take_after_the_store_closed())
     assert "closed" in str(caught.value).lower()
+
+
+def test_claims_double_when_the_workers_run_out_while_a_claim_waits(tmp_path):
+    """A claim waits for the store's group commit under way; when the claimed samples ran out
+    meanwhile, the worker's next claims ask for twice as many."""
+
+    async def scenario() -> list[str]:
+        taken = [(await worker.take()).sample_id]
+        for _ in range(200):  # the claim ahead, started by that take, runs in a thread
+            if _claimed_by(store, worker) >= 8:
+                break
+            await asyncio.sleep(0.01)
+        # The writer's commit holds the store's lock: the next claim waits for it, as under load.
+        store._lock.acquire()
+        asyncio.get_running_loop().call_later(0.3, store._lock.release)
+        while len(taken) < 12:
+            taken.append((await worker.take()).sample_id)
+        return taken
+
+    with _worker_on(tmp_path, 40, batch=4) as (store, worker):
+        taken = _run(scenario())
+        assert taken == [f"s{i:02d}" for i in range(12)]
+        assert worker.starved == 1 and worker.batch == 8
+
+
+def test_claims_stay_as_they_are_while_the_claimed_samples_last(tmp_path):
+    async def take_all() -> list[str]:
+        taken: list[str] = []
+        while (sample := await worker.take()) is not None:
+            taken.append(sample.sample_id)
+            await asyncio.sleep(0.005)  # slower than a claim: the next one is always in time
+        return taken
+
+    with _worker_on(tmp_path, 24, batch=4) as (store, worker):
+        assert len(_run(take_all())) == 24
+        assert worker.starved == 0 and worker.batch == 4
