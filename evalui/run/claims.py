@@ -47,6 +47,11 @@ class RunWorker:
         self.worker_id = f"{process_owner()}:{uuid.uuid4().hex[:8]}"
         self.batch = max(1, batch)  # samples a claim asks for; take() doubles it when its workers went without
         self.starved = 0  # times take()'s workers found no claimed sample while a claim was under way
+        # Seconds during which take()'s workers had no claimed sample after the first one was taken
+        # (evalui.run.phases' claim_wait_s): the first claim is the run's start, not a wait.
+        self.wait_s = 0.0
+        self._waiting_since: float | None = None
+        self._taken = 0
         self._claimed: deque[Sample] = deque()
         self._refilling: asyncio.Future[bool] | None = None  # a claim under way for take()
         self._refilling_started_full = False  # that claim began while samples were still in hand
@@ -101,6 +106,7 @@ class RunWorker:
         while True:
             if self._claimed:
                 sample = self._claimed.popleft()
+                self._taken += 1
                 if len(self._claimed) < self.batch and not self._drained:
                     self._refill()
                 return sample
@@ -114,7 +120,12 @@ class RunWorker:
                 self._refilling_started_full = False
                 self.starved += 1
                 self.batch = min(MAX_CLAIM, self.batch * 2)
+            if self._taken and self._waiting_since is None:
+                self._waiting_since = time.perf_counter()  # the first of the workers now waiting
             await asyncio.shield(refill)
+            if self._waiting_since is not None:  # the first of them to go on ends the wait
+                self.wait_s += time.perf_counter() - self._waiting_since
+                self._waiting_since = None
             self._refilled(refill)  # awaiting a finished claim does not yield: its callback may not have run
 
     def _refill(self) -> asyncio.Future[bool]:

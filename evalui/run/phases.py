@@ -21,6 +21,8 @@ sample's run mark it. ``timings()`` then gives, in seconds:
   run phase (null when the run has no such loop, or off Linux). The loop holds a request from its
   send to its answer's verdict, so its CPU per sample caps the requests in flight at once: about
   latency / (loop CPU per sample), whatever the concurrency;
+- ``claim_wait_s``: over the run phase, the seconds during which the workers on the event loop had
+  no sample to send, waiting for the store to hand over their next claim (null on worker threads);
 - ``total_s``: process start to the timings.
 
 "Process start" is the kernel's (Linux); elsewhere it is when the ``RunPhases`` was made. The
@@ -88,6 +90,7 @@ class RunPhases:
         self._loop_thread: int | None = None  # native id of the thread whose CPU is loop_cpu_s
         self._loop_cpu_at_ready: float | None = None
         self._loop_cpu_at_run_end: float | None = None
+        self.claim_wait_s: float | None = None  # set by the runner (evalui.run.claims.RunWorker.wait_s)
         # Worker threads judge concurrently; a bare += on a shared float can lose an update.
         self._lock = threading.Lock()
 
@@ -141,4 +144,6 @@ class RunPhases:
                 "export_s": span(end, now), "judge_s": round(self.judge_s, 3), "store_s": round(self.store_s, 3),
                 "commit_s": round(self.commit_s, 3), "cpu_s": round(cpu_seconds(), 3),
                 "run_cpu_s": None if run_cpu is None else round(run_cpu, 3),
-                "loop_cpu_s": None if loop_cpu is None else round(loop_cpu, 3), "total_s": span(self.origin, now)}
+                "loop_cpu_s": None if loop_cpu is None else round(loop_cpu, 3),
+                "claim_wait_s": None if self.claim_wait_s is None else round(self.claim_wait_s, 3),
+                "total_s": span(self.origin, now)}

@@ -153,6 +153,8 @@ def run_experiment(
     run.tick()  # a resume in the run's last half second is said too
     others = _stop(store, worker, lease)
     phases.mark_run_end(_commit_seconds(store))
+    if on_loop:
+        phases.claim_wait_s = worker.wait_s
     if run.failures:
         if not others:
             store.set_status(exp_id, "failed")

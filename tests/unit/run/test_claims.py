@@ -123,6 +123,7 @@ def test_claims_double_when_the_workers_run_out_while_a_claim_waits(tmp_path):
         taken = _run(scenario())
         assert taken == [f"s{i:02d}" for i in range(12)]
         assert worker.starved == 1 and worker.batch == 8
+        assert 0.15 <= worker.wait_s <= 2.0  # about the 0.3 s the lock was held, counted once
 
 
 def test_claims_stay_as_they_are_while_the_claimed_samples_last(tmp_path):
@@ -136,3 +137,4 @@ def test_claims_stay_as_they_are_while_the_claimed_samples_last(tmp_path):
     with _worker_on(tmp_path, 24, batch=4) as (store, worker):
         assert len(_run(take_all())) == 24
         assert worker.starved == 0 and worker.batch == 4
+        assert worker.wait_s < 0.1  # the first claim is not a wait; the last one finds nothing, quickly
