@@ -5,9 +5,10 @@ All 3,641 single-turn samples at C = 64 against a 10 ms endpoint (bench/fast_pee
 engine_ceiling.py's second scenario. Each row is ``evalui bfcl run`` in a fresh process; the rows
 after the first run through stripped_run.py, which replaces a step with a constant:
 
-1. evalui as it is (which packs and judges the answers in a child process: EVALUI_JUDGE_PROCESS);
-2. evalui packing and judging on its event loop (EVALUI_JUDGE_PROCESS=off);
-and from there, on the loop:
+1. evalui as it is (EVALUI_JUDGE_PROCESS=auto: on fewer than four CPUs, it packs and judges the
+   answers on its event loop);
+2. evalui packing and judging them in a child process (EVALUI_JUDGE_PROCESS=on);
+and from the first row, on the loop:
 3. without the judge (the official AST checker);
 4. without the judge and the keeping (packing the request and answer, their search documents);
 5. without those and the progress events.
@@ -43,7 +44,7 @@ REPEATS = int(os.environ.get("EVALUI_BENCH_REPEATS", "3"))
 CONCURRENCY, LATENCY_S = 64, 0.010
 ROWS = [  # label, steps removed (stripped_run.py; None: evalui as it is), EVALUI_JUDGE_PROCESS
     ("evalui", None, "auto"),
-    ("judged on the loop", None, "off"),
+    ("judged in a child process", None, "on"),
     ("without the judge", "judge", "off"),
     ("... and without keeping", "judge+keep", "off"),
     ("... and without progress", "judge+keep+progress", "off"),

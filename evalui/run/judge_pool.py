@@ -3,8 +3,10 @@
 Against a fast endpoint the run's event loop is what caps the requests in flight, and packing and
 judging an answer with the official function-calling checker took about a third of that loop's
 time per sample (bench/RESULTS.md, "judge off the loop"). A task that can state its judge as a
-module-level function and picklable arguments (``judge_job``, evalui.run.task) has the answer packed
-and judged in one child process (evalui.run.answer_job); the pool itself runs any such job.
+module-level function and picklable arguments (``judge_job``, evalui.run.task) may have the answer
+packed and judged in one child process (evalui.run.answer_job); the pool itself runs any such job.
+When a run uses it is EVALUI_JUDGE_PROCESS's (evalui.run.sample_run.SampleRun.start_judges): on
+two CPUs shared with the endpoint it did not pay, so ``auto`` wants four.
 
 - The child is forked when the run starts, after the task has loaded its data, so it begins with
   the checker and the data in memory and is ready at once (a fresh interpreter would need seconds).
@@ -58,7 +60,8 @@ def _quiet_child() -> None:
     sys.stderr = open(os.devnull, "w")  # noqa: SIM115
 
 
-def _cpus() -> int:
+def cpus() -> int:
+    """The CPUs this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -99,7 +102,7 @@ class JudgePool:
         """Fork the child now; None where there is no fork (macOS and Windows spawn, which would
         import everything again), one CPU only (the child would take the loop's), or the child does
         not start."""
-        if "fork" not in multiprocessing.get_all_start_methods() or _cpus() < 2:
+        if "fork" not in multiprocessing.get_all_start_methods() or cpus() < 2:
             return None
         executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=_quiet_child)
         try:

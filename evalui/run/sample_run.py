@@ -23,7 +23,7 @@ from evalui.endpoint.client import Cancelled, ChatReply, EndpointError
 from evalui.endpoint.in_flight import LiveRun, describe
 from evalui.endpoint.limiter import Lease
 from evalui.run.answer_job import AnswerJobResult, keep_and_judge
-from evalui.run.judge_pool import JudgePool, Outcome
+from evalui.run.judge_pool import JudgePool, Outcome, cpus
 from evalui.run.phases import RunPhases
 from evalui.run.task import CallResult, Task, has_acall, has_ajudge, has_fixed_requests, has_judge_jobs
 from evalui.run.trajectory import Step, TaskResult, single_reply
@@ -37,9 +37,13 @@ TICK_S = 0.5  # how often the waiting thread looks at the run: pauses, and the r
 HEARTBEAT_S = 10.0  # the log names the requests in flight when it has said nothing for this long
 # Requests built ahead (SampleRun.build_ahead) at most: a few kB each, held until their sample runs.
 AHEAD_MAX = 20_000
-# Samples built ahead from which EVALUI_JUDGE_PROCESS=auto judges them in a child process: below
-# it, forking costs more than judging on the loop saves.
+# When EVALUI_JUDGE_PROCESS=auto judges in a child process: a run with this many samples built ahead
+# (below it, forking costs more than judging on the loop saves), on this many CPUs. On two, the
+# child's CPU comes out of the endpoint's and the writer's core: the loop's CPU per sample fell by a
+# fifth, the process's rose by a fifth, and the run phase did not move (bench/RESULTS.md, "judge
+# off the loop").
 JUDGE_PROCESS_MIN = 256
+JUDGE_PROCESS_MIN_CPUS = 4
 
 
 class Counts(TypedDict):
@@ -113,7 +117,7 @@ class SampleRun:
         setting = read("judge_process")
         if setting == "off" or not self._ahead or not has_judge_jobs(self.task):
             return
-        if setting == "on" or len(self._ahead) >= JUDGE_PROCESS_MIN:
+        if setting == "on" or (len(self._ahead) >= JUDGE_PROCESS_MIN and cpus() >= JUDGE_PROCESS_MIN_CPUS):
             self.judges = JudgePool.start()
 
     def close_judges(self) -> None:

@@ -94,8 +94,19 @@ def test_a_pure_judge_runs_in_the_child_and_stores_the_loops_verdicts(tmp_path, 
 
 def test_auto_leaves_a_small_run_on_the_loop(tmp_path, monkeypatch):
     monkeypatch.delenv("EVALUI_JUDGE_PROCESS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)))
     final, samples = _run(tmp_path, "small", PureJudgeTask(), count=12)
     assert final.done == 11 and _where(samples) == {os.getpid()}
+
+
+@pytest.mark.parametrize("cpus", [2, 4])
+def test_auto_forks_for_a_large_run_with_four_cpus(tmp_path, monkeypatch, cpus):
+    # On two CPUs the child's work comes out of the core the endpoint and the store's writer need.
+    monkeypatch.delenv("EVALUI_JUDGE_PROCESS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cpus)))
+    final, samples = _run(tmp_path, f"large-{cpus}", PureJudgeTask(), count=300)
+    assert final.done == 299
+    assert (_where(samples) == {os.getpid()}) == (cpus == 2)
 
 
 def test_a_child_that_dies_mid_run_costs_no_verdict(tmp_path, monkeypatch):
