@@ -22,9 +22,15 @@ from evalui.store.run_store import RunStore, Sample
 
 HEARTBEAT_S = 1.0  # also how soon a cancel from another replica is seen
 WAIT_POLL_S = 0.25
-# The most samples one claim of ``take`` may grow to: past it, a worker against a fast endpoint
-# would hold for a lease's length samples that another replica could be asking meanwhile.
-MAX_CLAIM = 2048
+# ``take`` claims ahead about this long of its workers' samples, at the pace they take them: a
+# claim waits for the store's group commit under way, which against a fast endpoint took longer
+# than a fixed claim lasted, and a larger fixed claim would hold, against a slow endpoint, samples
+# that another replica could be asking. Doubled (to MAX_AHEAD_S) each time the workers ran out all
+# the same.
+CLAIM_AHEAD_S = 0.5
+MAX_AHEAD_S = 4.0
+PACE_MIN_S = 0.05  # the pace is read over at least this long
+MAX_CLAIM = 2048  # samples in one claim, whatever the pace
 
 
 class Claims(Protocol):
@@ -45,7 +51,11 @@ class RunWorker:
     def __init__(self, store: RunStore, exp_id: str, cancel: threading.Event, batch: int = 8):
         self.store, self.exp_id, self.cancel = store, exp_id, cancel
         self.worker_id = f"{process_owner()}:{uuid.uuid4().hex[:8]}"
-        self.batch = max(1, batch)  # samples a claim asks for; take() doubles it when its workers went without
+        self.batch = max(1, batch)  # samples a claim asks for; take() sizes its claims to the workers' pace
+        self._first_batch = self.batch
+        self.ahead_s = CLAIM_AHEAD_S  # how long of the workers' samples take() claims ahead
+        self._paced_at: float | None = None  # when, and at how many taken, the pace was last read
+        self._paced_taken = 0
         self.starved = 0  # times take()'s workers found no claimed sample while a claim was under way
         # Seconds during which take()'s workers had no claimed sample after the first one was taken
         # (evalui.run.phases' claim_wait_s): the first claim is the run's start, not a wait.
@@ -99,15 +109,14 @@ class RunWorker:
 
     async def take(self) -> Sample | None:
         """The next claimed sample, for a worker on an event loop. The store is asked in a thread,
-        and while a claim's worth is still in hand: a loop whose every coroutine waited for the next
-        claim at once would leave the endpoint idle meanwhile. A claim waits for the group commit
-        under way, which against a fast endpoint took longer than half a claim's samples lasted
-        (bench/RESULTS.md, "claims"); when the samples run out all the same, the claims double."""
+        and while two claims' worth are still in hand: a loop whose every coroutine waited for the
+        next claim at once would leave the endpoint idle meanwhile. Claims are sized to the workers'
+        pace (CLAIM_AHEAD_S); when the samples run out all the same, the claims hold twice as long."""
         while True:
             if self._claimed:
                 sample = self._claimed.popleft()
                 self._taken += 1
-                if len(self._claimed) < self.batch and not self._drained:
+                if len(self._claimed) < 2 * self.batch and not self._drained:
                     self._refill()
                 return sample
             if self._drained:
@@ -116,10 +125,10 @@ class RunWorker:
                 return None
             refill = self._refill()
             if not refill.done() and self._refilling_started_full:
-                # Claimed ahead, and still too late: the next claims are larger.
+                # Claimed ahead, and still too late: the next claims hold longer.
                 self._refilling_started_full = False
                 self.starved += 1
-                self.batch = min(MAX_CLAIM, self.batch * 2)
+                self.ahead_s = min(MAX_AHEAD_S, self.ahead_s * 2)
             if self._taken and self._waiting_since is None:
                 self._waiting_since = time.perf_counter()  # the first of the workers now waiting
             await asyncio.shield(refill)
@@ -132,9 +141,25 @@ class RunWorker:
         """One claim at a time, in a thread, shared by every coroutine that waits for it."""
         if self._refilling is None:
             self._refilling_started_full = bool(self._claimed)
+            self._pace()
             self._refilling = asyncio.ensure_future(asyncio.to_thread(self._fill, True))
             self._refilling.add_done_callback(self._refilled)
         return self._refilling
+
+    def _pace(self) -> None:
+        """Size the next claim: ``ahead_s`` of samples at the pace taken since the pace was last
+        read, never fewer than the first claim, never more than MAX_CLAIM, and at most twice the
+        last claim: a claim takes longer the more it holds, and the samples in hand must outlast it."""
+        now = time.perf_counter()
+        if self._paced_at is None:
+            self._paced_at, self._paced_taken = now, self._taken
+            return
+        elapsed = now - self._paced_at
+        if elapsed < PACE_MIN_S:
+            return
+        pace = (self._taken - self._paced_taken) / elapsed
+        self.batch = max(self._first_batch, min(MAX_CLAIM, int(pace * self.ahead_s), 2 * self.batch))
+        self._paced_at, self._paced_taken = now, self._taken
 
     def _refilled(self, done: asyncio.Future[bool]) -> None:
         if self._refilling is done:

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from evalui.run.claims import RunWorker
+from evalui.run.claims import CLAIM_AHEAD_S, RunWorker
 from evalui.store.run_store import RunStore
 
 
@@ -102,9 +102,9 @@ def test_a_store_that_fails_under_a_loop_worker_raises_instead_of_ending_quietly
     assert "closed" in str(caught.value).lower()
 
 
-def test_claims_double_when_the_workers_run_out_while_a_claim_waits(tmp_path):
+def test_claims_hold_longer_when_the_workers_run_out_while_a_claim_waits(tmp_path):
     """A claim waits for the store's group commit under way; when the claimed samples ran out
-    meanwhile, the worker's next claims ask for twice as many."""
+    meanwhile, the worker's next claims hold twice as long of its workers' samples."""
 
     async def scenario() -> list[str]:
         taken = [(await worker.take()).sample_id]
@@ -122,19 +122,25 @@ def test_claims_double_when_the_workers_run_out_while_a_claim_waits(tmp_path):
     with _worker_on(tmp_path, 40, batch=4) as (store, worker):
         taken = _run(scenario())
         assert taken == [f"s{i:02d}" for i in range(12)]
-        assert worker.starved == 1 and worker.batch == 8
+        assert worker.starved == 1 and worker.ahead_s == 2 * CLAIM_AHEAD_S
         assert 0.15 <= worker.wait_s <= 2.0  # about the 0.3 s the lock was held, counted once
 
 
-def test_claims_stay_as_they_are_while_the_claimed_samples_last(tmp_path):
+def test_claims_follow_the_pace_and_the_workers_never_wait(tmp_path):
     async def take_all() -> list[str]:
         taken: list[str] = []
         while (sample := await worker.take()) is not None:
             taken.append(sample.sample_id)
-            await asyncio.sleep(0.005)  # slower than a claim: the next one is always in time
+            if len(taken) == 60:
+                paced.append(worker.batch)
+            await asyncio.sleep(0.005)  # at most 200 a second: a claim is always in time
         return taken
 
-    with _worker_on(tmp_path, 24, batch=4) as (store, worker):
-        assert len(_run(take_all())) == 24
-        assert worker.starved == 0 and worker.batch == 4
+    paced: list[int] = []
+    with _worker_on(tmp_path, 120, batch=4) as (store, worker):
+        assert len(_run(take_all())) == 120
+        assert worker.starved == 0 and worker.ahead_s == CLAIM_AHEAD_S
+        # Half a second of samples at up to 200 a second: more than the first claim of 4, never
+        # more than that pace allows (a slower machine claims fewer).
+        assert 4 < paced[0] <= 100
         assert worker.wait_s < 0.1  # the first claim is not a wait; the last one finds nothing, quickly
