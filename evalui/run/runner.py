@@ -22,10 +22,11 @@ from dataclasses import asdict, dataclass
 from evalui.endpoint.in_flight import Board, LiveRun, RequestInFlight
 from evalui.endpoint.limiter import Lease, join_endpoint, private_limiter
 from evalui.run.claims import Claims, RunWorker
+from evalui.run.drivers import run_on_loop, run_on_threads
 from evalui.run.live import LIVE_RUNS, LiveState
 from evalui.run.phases import RunPhases
 from evalui.run.pricing import BudgetGate, CostMeter, MeteredTask
-from evalui.run.sample_run import SampleRun, counts_of, redact, run_on_loop, run_on_threads  # noqa: F401  (redact: re-exported)
+from evalui.run.sample_run import SampleRun, counts_of, redact  # noqa: F401  (redact: re-exported)
 from evalui.run.task import Task, has_acall, has_prepare
 from evalui.store.run_store import RunStore
 

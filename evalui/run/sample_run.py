@@ -1,10 +1,10 @@
 """One run's samples, executed: build, call, judge, store, count; on threads or on the client's loop.
 
-``run_on_threads`` is the general way: one thread per unit of concurrency, since a task's
-``call`` is synchronous (an agent may make several model calls in it). ``run_on_loop`` is for a
-task that also has ``async def acall``: its samples run as coroutines on the client's own event
-loop, so that no thread waits per request and no reply crosses threads (at thousands of samples
-a second those hand-offs cost as much as the HTTP itself; see bench/engine_ceiling.py).
+``work`` is a sample on a worker thread, since a task's ``call`` is synchronous (an agent may make
+several model calls in it); ``awork`` is a sample of a task that also has ``async def acall``, as a
+coroutine on the client's own event loop, so that no thread waits per request and no reply crosses
+threads (at thousands of samples a second those hand-offs cost as much as the HTTP itself; see
+bench/engine_ceiling.py). evalui.run.drivers runs the workers.
 
 Writes go to the store without waiting; the callbacks that count a sample run on the store's
 writer thread once its verdict is committed, so a sample reported finished survives ``kill -9``.
@@ -32,7 +32,6 @@ from evalui.store.parts import Packed, pack_ahead
 from evalui.store.prepared import PreparedAnswer, PreparedVerdict, prepare_verdict
 from evalui.store.run_store import RunStore, Sample
 
-CANCEL_POLL_S = 0.1
 TICK_S = 0.5  # how often the waiting thread looks at the run: pauses, and the requests in flight
 HEARTBEAT_S = 10.0  # the log names the requests in flight when it has said nothing for this long
 # Requests built ahead (SampleRun.build_ahead) at most: a few kB each, held until their sample runs.
@@ -427,81 +426,3 @@ class SampleRun:
 def _kept_answer(sample: Sample) -> dict:
     """The answer of a sample at stage rollout: its call's output, as record_rollout stored it."""
     return cast(dict, sample.response)
-
-
-def run_on_threads(run: SampleRun, pending: Iterable[Sample], workers: int) -> None:
-    queue, taking = iter(pending), threading.Lock()
-
-    def worker() -> None:
-        try:
-            while not run.cancel.is_set():
-                with taking:
-                    sample = next(queue, None)
-                if sample is None:
-                    return
-                run.work(sample)
-        except BaseException as exc:  # e.g. the store closed under the run: stop, and say so
-            run.failures.append(exc)
-            run.cancel.set()
-
-    threads = [threading.Thread(target=worker, name=f"evalui-run-{run.exp_id}-{i}", daemon=True)
-               for i in range(workers)]
-    try:
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(TICK_S)
-                run.tick()
-    except BaseException:
-        # Set first: queued samples are then never started, and requests in flight end within a
-        # fraction of a second.
-        run.cancel.set()
-        for thread in threads:
-            thread.join()
-        raise
-
-
-def run_on_loop(run: SampleRun, pending: Iterable[Sample], workers: int) -> None:
-    future = run.client.submit(_all_samples(run, pending, workers))
-    try:
-        while True:
-            try:
-                future.result(timeout=TICK_S)
-                return
-            except TimeoutError:
-                run.tick()
-    except KeyboardInterrupt:
-        run.cancel.set()  # the watcher cancels the samples in flight within CANCEL_POLL_S
-        future.result()
-        raise
-
-
-async def _all_samples(run: SampleRun, pending: Iterable[Sample], workers: int) -> None:
-    queue = iter(pending)
-    # A RunWorker (evalui.run.claims.Claims) claims from the store off the loop.
-    take: Callable[[], Awaitable[Sample | None]] | None = getattr(pending, "take", None)
-
-    async def worker() -> None:
-        while not run.cancel.is_set():
-            sample = await take() if take else next(queue, None)
-            if sample is None:
-                return
-            await run.awork(sample)
-
-    tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
-    watcher = asyncio.ensure_future(_cancel_when_set(run.cancel, tasks))
-    await asyncio.wait(tasks)
-    await run.drain()  # not cancelled: an answer that came back is kept, whatever stopped the run
-    watcher.cancel()
-    for task in tasks:
-        failure = None if task.cancelled() else task.exception()
-        if failure is not None:
-            run.failures.append(failure)
-
-
-async def _cancel_when_set(cancel: threading.Event, tasks: list[asyncio.Task[None]]) -> None:
-    while not cancel.is_set():
-        await asyncio.sleep(CANCEL_POLL_S)
-    for task in tasks:
-        task.cancel()
