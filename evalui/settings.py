@@ -68,7 +68,7 @@ class Settings(BaseSettings):
     judge_process: Literal["auto", "on", "off"] = Field("auto", description=(
         "Where a run packs and judges the answers whose judge is pure (function calling's single-turn "
         "checker): on, in one child process forked at the run's start, off the event loop that sends the "
-        "requests (where the system can fork and has two CPUs or more); off, on that loop; auto, in the "
+        "requests (on Linux, with two CPUs or more); off, on that loop; auto, in the "
         "child when the run has at least 256 such samples and four CPUs or more (on two, the child's CPU "
         "comes out of the core the endpoint and the store need)."))
     benchmarks: str = Field("", description=(

@@ -44,6 +44,8 @@ Deliver: TypeAlias = Callable[[Outcome], None]
 FLUSH_S = 0.004  # a batch leaves at most this long after its first job: verdicts are late by no more
 MAX_BATCH = 64
 START_TIMEOUT_S = 10.0
+BATCH_DEADLINE_S = 60.0  # a batch past this is a stuck child, not a slow one
+CLOSE_TIMEOUT_S = 5.0
 
 
 def _quiet_child() -> None:
@@ -95,22 +97,25 @@ class JudgePool:
         self._timer: asyncio.TimerHandle | None = None
         self._batches: set[asyncio.Future[Any]] = set()
         self.broken = False  # the child could not take a batch: the rest is judged on the loop
+        self.pid: int | None = None  # the child's
         self.failures: list[BaseException] = []  # a delivery that raised (the store's error): the run's
 
     @classmethod
     def start(cls) -> JudgePool | None:
-        """Fork the child now; None where there is no fork (macOS and Windows spawn, which would
-        import everything again), one CPU only (the child would take the loop's), or the child does
-        not start."""
-        if "fork" not in multiprocessing.get_all_start_methods() or cpus() < 2:
+        """Fork the child now; None off Linux (Windows has no fork, and macOS's system libraries do
+        not survive a fork of a threaded process), with one CPU only (the child would take the
+        loop's), or when the child does not start."""
+        if not sys.platform.startswith("linux") or cpus() < 2:
             return None
         executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=_quiet_child)
         try:
-            executor.submit(_ready).result(timeout=START_TIMEOUT_S)
+            pid = executor.submit(_ready).result(timeout=START_TIMEOUT_S)
         except Exception:  # no child: the run judges on its loop, as before
             executor.shutdown(wait=False, cancel_futures=True)
             return None
-        return cls(executor)
+        pool = cls(executor)
+        pool.pid = pid
+        return pool
 
     def submit(self, job: JudgeJob, deliver: Deliver) -> None:
         """Judge ``job`` soon; ``deliver(outcome)`` runs on the loop with its outcome."""
@@ -161,13 +166,42 @@ class JudgePool:
             self.failures.append(exc)
 
     async def drain(self) -> None:
-        """Wait until every job handed over so far is delivered."""
+        """Wait until every job handed over so far is delivered. A child that holds a batch past
+        BATCH_DEADLINE_S is stuck (a batch takes milliseconds): it is killed, and its batches are
+        judged here."""
         while self._waiting or self._batches:
             self._flush()
             if self._batches:
-                await asyncio.wait(set(self._batches))
+                _, late = await asyncio.wait(set(self._batches), timeout=BATCH_DEADLINE_S)
+                if late:
+                    self._kill()
 
     def close(self) -> None:
         """Let the child go (it has nothing left: the run drained it). Once it is waited for, its
-        CPU counts in the process's (evalui.run.phases.cpu_seconds)."""
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        CPU counts in the process's (evalui.run.phases.cpu_seconds). A child that does not end
+        within CLOSE_TIMEOUT_S is killed."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        if self.pid is not None and not _ended(self.pid, CLOSE_TIMEOUT_S):
+            self._kill()
+        self._executor.shutdown(wait=True)
+
+    def _kill(self) -> None:
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def _ended(pid: int, timeout_s: float) -> bool:
+    """Whether the child has exited (the executor reaps it) within ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                if stat.read().rpartition(b")")[2].split()[0] == b"Z":
+                    return True
+        except OSError:  # gone (reaped), or no /proc: then the executor's own wait will tell
+            return True
+        time.sleep(0.02)
+    return False

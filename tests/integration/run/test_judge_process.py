@@ -5,6 +5,7 @@ sample, and a child that dies mid-run costs no verdict."""
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 
 import pytest
@@ -15,7 +16,7 @@ from evalui.run.runner import run_experiment
 from evalui.store.run_store import RunStore
 from support.openai_peer import ScriptedPeer, completion
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the judges' child is forked")
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the judges' child is forked")
 
 
 def judge_word(word: str, text: str, broken: bool, parent_pid: int, die_on: str) -> tuple[object, bool, dict]:

@@ -7,13 +7,16 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 import threading
+import time
 
 import pytest
 
+from evalui.run import judge_pool
 from evalui.run.judge_pool import JudgePool
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the judges' child is forked")
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the judges' child is forked on Linux")
 
 
 def where_and_square(number: int) -> tuple[int, int]:
@@ -23,6 +26,12 @@ def where_and_square(number: int) -> tuple[int, int]:
 
 def refuse(number: int) -> None:
     raise ValueError(f"no verdict for {number}")
+
+
+def hang_unless(parent_pid: int) -> int:
+    if os.getpid() != parent_pid:
+        time.sleep(60)  # a stuck judge in the child
+    return parent_pid
 
 
 def die_unless(parent_pid: int) -> int:
@@ -108,3 +117,12 @@ def test_no_child_with_one_cpu(monkeypatch):
     # The child would take the event loop's only CPU: the run judges on its loop, as before.
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     assert JudgePool.start() is None
+
+
+def test_a_stuck_child_is_killed_and_its_batch_judged_here(pool, monkeypatch):
+    monkeypatch.setattr(judge_pool, "BATCH_DEADLINE_S", 0.5)
+    parent = os.getpid()
+    began = time.monotonic()
+    outcomes = _judged(pool, [(hang_unless, (parent,)), (where_and_square, (3,))])
+    assert time.monotonic() - began < 20
+    assert pool.broken and [value for _, value, _ in outcomes] == [parent, (parent, 9)]

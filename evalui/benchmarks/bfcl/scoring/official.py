@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,28 @@ def set_project_root() -> None:
     os.environ.setdefault("BFCL_PROJECT_ROOT", str(Path(tempfile.gettempdir()) / "evalui-bfcl-eval-root"))
 
 
+# CPython 3.11 counts the depth of ast.parse's tree conversion in state that its threads share: two
+# conversions at once (samples decoded on two threads) can fail with "SystemError: AST constructor
+# recursion depth mismatch". The decoder is bfcl-eval's own, so its calls take turns instead; a
+# decode is short beside the model call before it.
+_PARSING = threading.Lock()
+
+
+def _one_at_a_time(decode: Callable[..., list]) -> Callable[..., list]:
+    @functools.wraps(decode)
+    def serialised(*args: Any, **kwargs: Any) -> list:
+        with _PARSING:
+            return decode(*args, **kwargs)
+    return serialised
+
+
+def _fresh_lock_in_child() -> None:
+    # A process forked while another thread decoded (a run's judging child) would find the lock
+    # taken for good.
+    global _PARSING
+    _PARSING = threading.Lock()
+
+
 @functools.cache
 def load_official() -> OfficialBfcl:
     set_project_root()
@@ -62,9 +85,11 @@ def load_official() -> OfficialBfcl:
         from bfcl_eval.utils import is_empty_output, is_function_calling_format_output
     except ImportError as exc:
         raise BfclUnavailable(f"{INSTALL_HINT} ({exc})") from exc
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_fresh_lock_in_child)
     return OfficialBfcl(
         ast_checker=ast_checker,
-        decode_prompting=default_decode_ast_prompting,
+        decode_prompting=_one_at_a_time(default_decode_ast_prompting),
         is_function_calling_format=is_function_calling_format_output,
         is_empty_output=is_empty_output,
         language=Language,
