@@ -30,7 +30,7 @@ def refuse(number: int) -> None:
 
 def hang_unless(parent_pid: int) -> int:
     if os.getpid() != parent_pid:
-        time.sleep(60)  # a stuck judge in the child
+        time.sleep(600)  # a stuck judge in the child: longer than _judged waits for the outcomes
     return parent_pid
 
 
@@ -122,7 +122,6 @@ def test_no_child_with_one_cpu(monkeypatch):
 def test_a_stuck_child_is_killed_and_its_batch_judged_here(pool, monkeypatch):
     monkeypatch.setattr(judge_pool, "BATCH_DEADLINE_S", 0.5)
     parent = os.getpid()
-    began = time.monotonic()
+    # Without the kill the outcomes never come within _judged's wait, and it fails on the missing one.
     outcomes = _judged(pool, [(hang_unless, (parent,)), (where_and_square, (3,))])
-    assert time.monotonic() - began < 20
     assert pool.broken and [value for _, value, _ in outcomes] == [parent, (parent, 9)]
