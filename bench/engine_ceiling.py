@@ -14,8 +14,9 @@ sends the very same request bodies to the same endpoint at the same concurrency,
    load, first request, run phase and exports, the judge's and the store's summed time, and the
    CPU per sample (the whole command's, the run phase's, and the run phase's on the event loop that
    sends the requests): against a fast endpoint, the loop's CPU per sample is what caps throughput,
-   as the requests in flight can be no more than latency / (loop CPU per sample); and the claim wait,
-   the run phase's seconds in which the workers had no sample to send (their next claim was late).
+   as the requests in flight can be no more than latency / (loop CPU per sample); the claim wait,
+   the run phase's seconds in which the workers had no sample to send (their next claim was late);
+   and GC, the run phase's seconds in Python's garbage collector.
 The evalui figures are the real command's (a fresh process each time, so nothing is cached
 from an earlier pass).
 Beside them, in scenario 1: the official ``bfcl generate`` and Inspect AI's BFCL task, offline
@@ -250,7 +251,7 @@ def _run_s(summary: dict) -> float:
 
 PHASES = [("load", "load_s"), ("first req", "first_request_s"), ("run", "run_s"), ("export", "export_s"),
           ("judge", "judge_s"), ("store", "store_s"), ("commit", "commit_s"), ("CPU", "cpu_s"),
-          ("run CPU", "run_cpu_s"), ("loop CPU", "loop_cpu_s"), ("claim wait", "claim_wait_s")]
+          ("run CPU", "run_cpu_s"), ("loop CPU", "loop_cpu_s"), ("claim wait", "claim_wait_s"), ("GC", "gc_s")]
 
 
 def phase_table(cli) -> None:

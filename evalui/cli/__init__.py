@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         gate = Gate.from_args(args)
         token = active_gate.set(gate)
         try:
-            with heap.fewer_full_collections():
+            with heap.fewer_collections():
                 status = int(args.handler(args) or 0)
             heap.freeze_at_exit()
         finally:

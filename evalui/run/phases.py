@@ -23,6 +23,8 @@ sample's run mark it. ``timings()`` then gives, in seconds:
   latency / (loop CPU per sample), whatever the concurrency;
 - ``claim_wait_s``: over the run phase, the seconds during which the workers on the event loop had
   no sample to send, waiting for the store to hand over their next claim (null on worker threads);
+- ``gc_s``: over the run phase, the seconds Python's cyclic garbage collector ran, in any thread
+  (while it runs, no other thread of the process runs Python: evalui.run.heap says why it is rare);
 - ``total_s``: process start to the timings.
 
 "Process start" is the kernel's (Linux); elsewhere it is when the ``RunPhases`` was made. The
@@ -31,6 +33,7 @@ hot path pays a clock read and a float add per sample; nothing is allocated per 
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -73,6 +76,37 @@ def thread_cpu_seconds(native_id: int | None) -> float | None:
         return None
 
 
+class _CollectorClock:
+    """The cyclic collector's seconds in this process, summed from the moment it is installed."""
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict) -> None:
+        # The collector does not run twice at once (one thread holds the interpreter lock and its
+        # collection ends before another starts), so a start is always followed by its stop.
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.total += time.perf_counter() - self._started
+
+
+_collector: _CollectorClock | None = None
+_collector_lock = threading.Lock()
+
+
+def collector_seconds() -> float:
+    """Seconds the cyclic collector has run since the first call (one callback for the process's life)."""
+    global _collector
+    if _collector is None:
+        with _collector_lock:
+            if _collector is None:
+                _collector = _CollectorClock()
+                gc.callbacks.append(_collector)
+    return _collector.total
+
+
 class RunPhases:
     """The marks of one run, on ``time.perf_counter``'s clock."""
 
@@ -91,6 +125,8 @@ class RunPhases:
         self._loop_cpu_at_ready: float | None = None
         self._loop_cpu_at_run_end: float | None = None
         self.claim_wait_s: float | None = None  # set by the runner (evalui.run.claims.RunWorker.wait_s)
+        self._gc_at_ready: float | None = None
+        self._gc_at_run_end: float | None = None
         # Worker threads judge concurrently; a bare += on a shared float can lose an update.
         self._lock = threading.Lock()
 
@@ -107,6 +143,7 @@ class RunPhases:
         """The samples may start now; ``commit_s``: the store's commit seconds so far."""
         self.ready, self._cpu_at_ready, self._commit_at_ready = time.perf_counter(), cpu_seconds(), commit_s
         self._loop_cpu_at_ready = thread_cpu_seconds(self._loop_thread)
+        self._gc_at_ready = collector_seconds()
         self.first_request = self.run_end = None
 
     def mark_first_request(self) -> None:
@@ -117,6 +154,7 @@ class RunPhases:
         """Every verdict of the run is committed; ``commit_s`` as for ``mark_ready``."""
         self.run_end, self._cpu_at_run_end = time.perf_counter(), cpu_seconds()
         self._loop_cpu_at_run_end = thread_cpu_seconds(self._loop_thread)
+        self._gc_at_run_end = collector_seconds()
         self.commit_s = max(0.0, commit_s - self._commit_at_ready)
 
     def add_judge(self, seconds: float) -> None:
@@ -140,10 +178,13 @@ class RunPhases:
                    if self._cpu_at_ready is not None and self._cpu_at_run_end is not None else None)
         loop_start, loop_end = self._loop_cpu_at_ready, self._loop_cpu_at_run_end
         loop_cpu = loop_end - loop_start if loop_start is not None and loop_end is not None else None
+        gc_start, gc_end = self._gc_at_ready, self._gc_at_run_end
+        collector = gc_end - gc_start if gc_start is not None and gc_end is not None else None
         return {"load_s": span(self.origin, ready), "first_request_s": span(ready, first), "run_s": span(first, end),
                 "export_s": span(end, now), "judge_s": round(self.judge_s, 3), "store_s": round(self.store_s, 3),
                 "commit_s": round(self.commit_s, 3), "cpu_s": round(cpu_seconds(), 3),
                 "run_cpu_s": None if run_cpu is None else round(run_cpu, 3),
                 "loop_cpu_s": None if loop_cpu is None else round(loop_cpu, 3),
                 "claim_wait_s": None if self.claim_wait_s is None else round(self.claim_wait_s, 3),
+                "gc_s": None if collector is None else round(collector, 3),
                 "total_s": span(self.origin, now)}

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 
 from evalui.endpoint.in_flight import Board, LiveRun, RequestInFlight
 from evalui.endpoint.limiter import Lease, join_endpoint, private_limiter
+from evalui.run import heap
 from evalui.run.claims import Claims, RunWorker
 from evalui.run.drivers import run_on_loop, run_on_threads
 from evalui.run.live import LIVE_RUNS, LiveState
@@ -137,6 +138,7 @@ def run_experiment(
         if on_loop:
             run.start_judges()  # forked now, with the task's data loaded (evalui.run.judge_pool)
         phases.watch_loop(getattr(client, "loop_thread", None) if on_loop else None)
+        heap.settle_before_run_phase()
         phases.mark_ready(_commit_seconds(store))
         try:
             if on_loop:

@@ -107,3 +107,33 @@ def test_a_run_without_a_loop_has_no_loop_cpu():
     phases.mark_ready()
     phases.mark_run_end()
     assert phases.timings()["loop_cpu_s"] is None
+
+
+def _cycles(count: int) -> None:
+    for _ in range(count):
+        node: list = []
+        node.append(node)  # garbage only the cyclic collector frees
+
+
+def test_the_collectors_seconds_are_those_of_the_run_phase_alone():
+    import gc
+
+    phases = RunPhases()
+    _cycles(300_000)
+    gc.collect()  # before the run phase: not its time
+    phases.mark_ready()
+    gc.disable()
+    try:
+        phases.mark_run_end()
+    finally:
+        gc.enable()
+    _cycles(300_000)
+    gc.collect()  # after it: not its time either
+    assert phases.timings()["gc_s"] == 0.0
+
+    phases.mark_ready()
+    _cycles(300_000)
+    gc.collect()
+    phases.mark_run_end()
+    assert phases.timings()["gc_s"] >= 0.001  # walking 300,000 cycles takes milliseconds
+    assert RunPhases().timings()["gc_s"] is None  # no run phase, no figure
