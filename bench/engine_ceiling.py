@@ -258,11 +258,11 @@ def phase_table(cli) -> None:
     """Each evalui run's phases (s), then CPU per sample (ms): the whole process's, the run phase's,
     and the run phase's on the requests' event loop.
     judge, store (handing writes over) and commit (the writer thread) overlap the run phase."""
-    print("  evalui phases (s)  " + "".join(f"{label:>10s}" for label, _ in PHASES)
+    print("  evalui phases (s)  " + "".join(f"{label:>11s}" for label, _ in PHASES)
           + "  CPU/sample  run CPU/sample  loop CPU/sample   wall")
     for attempt, (summary, wall, *_) in enumerate(cli, start=1):
         timings = summary.get("timings") or {}
-        cells = "".join(f"{timings[key]:10.2f}" if timings.get(key) is not None else f"{'-':>10s}"
+        cells = "".join(f"{timings[key]:11.2f}" if timings.get(key) is not None else f"{'-':>11s}"
                         for _, key in PHASES)
         n = summary["total"] or 1
 

@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Protocol
 
 from evalui.store.claims import process_owner
@@ -48,8 +48,12 @@ class RunWorker:
     """Joins ``exp_id`` on creation; iterate it (``next(worker, None)``, or ``await worker.take()``
     on an event loop) for the samples it claimed; ``leave()`` at the end."""
 
-    def __init__(self, store: RunStore, exp_id: str, cancel: threading.Event, batch: int = 8):
+    def __init__(self, store: RunStore, exp_id: str, cancel: threading.Event, batch: int = 8,
+                 known: Iterable[Sample] = ()):
         self.store, self.exp_id, self.cancel = store, exp_id, cancel
+        # The run's samples as the runner read them: a claimed one is taken from here unless another
+        # worker has written it since (its updated_at), instead of being read again row by row.
+        self._known = {sample.sample_id: sample for sample in known}
         self.worker_id = f"{process_owner()}:{uuid.uuid4().hex[:8]}"
         self.batch = max(1, batch)  # samples a claim asks for; take() sizes its claims to the workers' pace
         self._first_batch = self.batch
@@ -93,7 +97,7 @@ class RunWorker:
             while not self.cancel.is_set():
                 if self._claimed and not ahead:
                     return True
-                claimed = self.store.claim_samples(self.exp_id, self.worker_id, self.batch)
+                claimed = self._samples(self.store.claim_keys(self.exp_id, self.worker_id, self.batch))
                 if claimed:
                     self._claimed.extend(claimed)
                     return True
@@ -106,6 +110,22 @@ class RunWorker:
                 # again when their lease runs out.
                 self.cancel.wait(min(WAIT_POLL_S, max(0.0, expiry - time.time()) + 0.01))
         return False
+
+    def _samples(self, keys: list[tuple[str, float | None]]) -> list[Sample]:
+        """The claimed samples, in the run's order: those unchanged since the runner read them as it
+        read them, the others (written by another worker since, or not read) from the store."""
+        kept, stale = [], []
+        for sample_id, updated_at in keys:
+            sample = self._known.pop(sample_id, None)
+            if sample is not None and sample.updated_at == updated_at:
+                sample.claimed_by = self.worker_id
+                kept.append(sample)
+            else:
+                stale.append(sample_id)
+        if not stale:
+            return kept
+        kept += self.store.samples_by_id(self.exp_id, stale).values()
+        return sorted(kept, key=lambda sample: sample.position)
 
     async def take(self) -> Sample | None:
         """The next claimed sample, for a worker on an event loop. The store is asked in a thread,

@@ -116,7 +116,7 @@ def run_experiment(
     # replicas) running the same exp_id take the rest, and none is asked twice (evalui.run.claims).
     # Four slots' worth a claim: a claim waits for the writer's group commit in progress, and with
     # one slot's worth the loop ran out of samples meanwhile against a fast endpoint.
-    worker = RunWorker(store, exp_id, cancel, batch=4 * concurrency)
+    worker = RunWorker(store, exp_id, cancel, batch=4 * concurrency, known=pending)
     samples: Claims = BudgetGate(worker, meter) if meter and meter.max_cost_usd is not None else worker
     if meter:
         task = MeteredTask(task, meter)

@@ -144,3 +144,21 @@ def test_claims_follow_the_pace_and_the_workers_never_wait(tmp_path):
         # more than that pace allows (a slower machine claims fewer).
         assert 4 < paced[0] <= 100
         assert worker.wait_s < 0.1  # the first claim is not a wait; the last one finds nothing, quickly
+
+
+def test_claimed_samples_are_the_runners_own_unless_written_since(tmp_path):
+    """A worker given the samples the runner read takes a claimed one from there (no second read
+    of its row), but reads again one that another worker wrote since the runner's read."""
+    store = _store_with(tmp_path, 6)
+    known = store.samples("x")
+    store.record_error("x", "s02", request={"messages": []}, error="boom", attempts=1)  # another worker's write
+    worker = RunWorker(store, "x", threading.Event(), batch=6, known=known)
+    try:
+        claimed = [next(worker) for _ in range(6)]
+    finally:
+        worker.leave()
+        store.close()
+    assert [s.sample_id for s in claimed] == [f"s{i:02d}" for i in range(6)]
+    assert all(claimed[i] is known[i] for i in (0, 1, 3, 4, 5))
+    assert claimed[2] is not known[2] and claimed[2].error == "boom" and known[2].error is None
+    assert {s.claimed_by for s in claimed} == {worker.worker_id}
