@@ -57,8 +57,11 @@ def gold_call_parts(call: str, involved_classes) -> tuple[str, dict]:
     import inspect
 
     from evalui.benchmarks.bfcl.scoring.multi_turn import backend_class
+    from evalui.benchmarks.bfcl.scoring.official import parse_python
 
-    node = ast.parse(call, mode="eval").body
+    # The scripted peer answers from threads of the test's own process, beside the run's decoders:
+    # its parses take turns with theirs (evalui.benchmarks.bfcl.scoring.official._PARSING).
+    node = parse_python(call).body
     name = node.func.id
     arguments = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
     if node.args:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import json
+from typing import cast
 
 TURN = "Turn {n}"
 NO_CALL = "(no call)"
@@ -53,8 +54,10 @@ def turns_prediction(prediction: list[list]) -> str:
 def gold_call_text(call: str) -> str:
     """One of BFCL's multi-turn gold calls (Python source, ``cd(folder='x')``) written as the model's
     calls are (``cd(folder="x")``), so the two read alike; as given when it is not a plain call."""
+    from evalui.benchmarks.bfcl.scoring.official import parse_python  # one parse at a time, as the runs'
+
     try:
-        node = ast.parse(call.strip(), mode="eval").body
+        node = cast(ast.Expression, parse_python(call.strip())).body
         if not isinstance(node, ast.Call) or node.args or not isinstance(node.func, (ast.Name, ast.Attribute)):
             return call
         return call_text(ast.unparse(node.func), {k.arg: ast.literal_eval(k.value) for k in node.keywords})

@@ -19,8 +19,10 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+from typing import Any, cast
 
 from evalui.benchmarks.bfcl.scoring.multi_turn import NOT_ENTRY_FUNCTION, DecodedCall
+from evalui.benchmarks.bfcl.scoring.official import parse_python
 
 # bfcl's executor refuses these by name before its eval (multi_turn_utils.execute_multi_turn_func_call).
 FORBIDDEN_NAMES = ("kill", "exit", "quit", "remove", "unlink", "popen", "Popen", "run")
@@ -54,7 +56,7 @@ def rewritten_arguments(call: DecodedCall, mapping: dict[str, str]) -> dict:
 
     text = _process_method_calls(call.call_text(), mapping)
     try:
-        parsed = ast.parse(text, mode="eval").body
+        parsed: Any = cast(ast.Expression, parse_python(text)).body  # not a Call: the AttributeError below
         return {keyword.arg: ast.literal_eval(keyword.value) for keyword in parsed.keywords}
     except (SyntaxError, ValueError, AttributeError):  # a value whose repr does not read back: keep it as sent
         return call.arguments

@@ -6,6 +6,7 @@ leaderboard's by construction. Nothing is imported until the first verdict is ne
 
 from __future__ import annotations
 
+import ast
 import functools
 import os
 import tempfile
@@ -53,11 +54,18 @@ def set_project_root() -> None:
     os.environ.setdefault("BFCL_PROJECT_ROOT", str(Path(tempfile.gettempdir()) / "evalui-bfcl-eval-root"))
 
 
-# CPython 3.11 counts the depth of ast.parse's tree conversion in state that its threads share: two
-# conversions at once (samples decoded on two threads) can fail with "SystemError: AST constructor
-# recursion depth mismatch". The decoder is bfcl-eval's own, so its calls take turns instead; a
-# decode is short beside the model call before it.
+# CPython 3.11 (before 3.11.8) counts the depth of ast.parse's tree conversion in state that its
+# threads share: two conversions at once (samples decoded on two threads) can fail with
+# "SystemError: AST constructor recursion depth mismatch", or return a wrong tree (a valid call list
+# read as "invalid syntax"). So every parse of a model's text takes turns: bfcl-eval's decoder and
+# evalui's own guards (``parse_python``); a parse is short beside the model call before it.
 _PARSING = threading.Lock()
+
+
+def parse_python(source: str, mode: str = "eval") -> ast.AST:
+    """``ast.parse``, one thread at a time (see _PARSING)."""
+    with _PARSING:
+        return ast.parse(source, mode=mode)
 
 
 def _one_at_a_time(decode: Callable[..., list]) -> Callable[..., list]:

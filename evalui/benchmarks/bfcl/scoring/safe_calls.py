@@ -19,8 +19,10 @@ from __future__ import annotations
 import ast
 import math
 import operator
+from typing import cast
 
 from evalui.benchmarks.bfcl import settings as bfcl_settings
+from evalui.benchmarks.bfcl.scoring.official import parse_python
 
 MAX_TEXT_CHARS = 100_000
 MAX_NESTING = 100
@@ -112,7 +114,7 @@ def _parsed_within_bounds(source: str) -> ast.Expression | None:
     """The expression's tree; None when it is not Python (the official decoder fails on it the same
     way, having run nothing). A parse that exhausts the parser's own limits is refused."""
     try:
-        return ast.parse(source, mode="eval")
+        return cast(ast.Expression, parse_python(source))
     except SyntaxError:
         return None
     except (RecursionError, MemoryError, ValueError) as exc:

@@ -1,6 +1,6 @@
-"""bfcl-eval's decoder takes turns across threads (CPython 3.11's ast conversion shares its depth
-count between threads), and a process forked while another thread decodes, as a run's judging
-child is, still decodes."""
+"""bfcl-eval's decoder, and evalui's own parses of model text and gold calls, take turns across
+threads (CPython 3.11's ast conversion shares its depth count between threads), and a process
+forked while another thread decodes, as a run's judging child is, still decodes."""
 
 from __future__ import annotations
 
@@ -37,6 +37,26 @@ def test_decodes_take_turns():
     other.join(10)
     assert seen == [[{"cd": {"folder": "x"}}]]
     assert bfcl.decode_prompting("[pwd()]", bfcl.return_format.PYTHON, False) == [{"pwd": {}}]
+
+
+@pytest.mark.parametrize("parse", ["guard", "step", "gold"])
+def test_evaluis_own_parses_wait_for_a_decode_under_way(parse):
+    from evalui.benchmarks.bfcl.calls import gold_call_text
+    from evalui.benchmarks.bfcl.scoring.multi_turn import decode_step
+    from evalui.benchmarks.bfcl.scoring.safe_calls import guard_python_calls
+
+    official.load_official()
+    work = {"guard": lambda: guard_python_calls("[cd(folder='x')]"),
+            "step": lambda: [call.name for call in decode_step("[cd(folder='x')]", "prompt", frozenset({"cd"}))],
+            "gold": lambda: gold_call_text("cd(folder='x')")}[parse]
+    seen: list = []
+    with official._PARSING:  # a decode on another thread
+        other = threading.Thread(target=lambda: seen.append(work()))
+        other.start()
+        other.join(0.3)
+        assert other.is_alive() and not seen
+    other.join(10)
+    assert seen == [{"guard": "[cd(folder='x')]", "step": ["cd"], "gold": 'cd(folder="x")'}[parse]]
 
 
 def test_a_child_forked_during_a_decode_can_decode():
