@@ -48,8 +48,7 @@ from evalui.benchmarks.bfcl.task import judge_entry
 from evalui.endpoint.completion import parse_completion
 from evalui.endpoint.settings import EndpointSettings
 from evalui.run import heap, lifecycle
-from evalui.run.sample_run import _steps
-from evalui.run.trajectory import single_reply
+from evalui.run.trajectory import single_reply, stored_steps
 from evalui.store import run_store
 from evalui.store.parts import pack_ahead
 
@@ -96,7 +95,7 @@ class Floor:
                     ticket = store.record_rollout(exp_id, entry.id, request=packed[i], response=result.output,
                                                   latency_s=result.wall_s, prompt_tokens=result.prompt_tokens,
                                                   completion_tokens=result.completion_tokens, attempts=1,
-                                                  trajectory=_steps(result.steps), wait=False)
+                                                  trajectory=stored_steps(result.steps), wait=False)
                     store.record_judgement(exp_id, entry.id, prediction=prediction, correct=correct, verdict=verdict,
                                            wait=False, after=ticket)
                     self.store_loop_cpu += time.thread_time() - began

@@ -49,7 +49,7 @@ def as_asked(value: object) -> object:
 class EpochTask:
     """The benchmark's task, shown each sample under its own id (``x#e3`` is asked as ``x``)."""
 
-    _WITH_SAMPLES = ("build_request", "call", "acall", "judge", "ajudge", "prepare")
+    _WITH_SAMPLES = ("build_request", "call", "acall", "judge", "ajudge", "judge_job", "fixed_request", "prepare")
 
     def __init__(self, task: Task):
         self._task = task

@@ -22,11 +22,12 @@ from evalui.endpoint.circuit import EndpointCircuit
 from evalui.endpoint.client import Cancelled, ChatReply, EndpointError
 from evalui.endpoint.in_flight import LiveRun, describe
 from evalui.endpoint.limiter import Lease
+from evalui.run.answer_batch import AnswerBatch
 from evalui.run.answer_job import AnswerJobResult, keep_and_judge
 from evalui.run.judge_pool import JudgePool, Outcome, cpus
 from evalui.run.phases import RunPhases
 from evalui.run.task import CallResult, Task, has_acall, has_ajudge, has_fixed_requests, has_judge_jobs
-from evalui.run.trajectory import Step, TaskResult, single_reply
+from evalui.run.trajectory import TaskResult, single_reply, stored_steps
 from evalui.settings import read
 from evalui.store.parts import Packed, pack_ahead
 from evalui.store.prepared import PreparedAnswer, PreparedVerdict, prepare_verdict
@@ -68,12 +69,6 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def _steps(steps: list) -> list:
-    """Steps as the store writes them: Step dataclasses go to orjson as they are (a deep copy
-    through dataclasses.asdict cost a tenth of a sample's time); anything else as its dict."""
-    return list(steps) if all(type(s) is Step for s in steps) else [s.as_dict() for s in steps]
-
-
 class SampleRun:
     """What every worker of one run shares: the task, the store, the counts and the progress."""
 
@@ -93,6 +88,7 @@ class SampleRun:
         self._ahead: dict[str, Packed] = {}  # sample id -> its request, built and packed while the run loaded
         self._finishing: set[asyncio.Future[None]] = set()  # answers kept and judged after the next request
         self.judges: JudgePool | None = None  # the child process that judges, when one runs (start_judges)
+        self.batch = AnswerBatch(self)  # answers judged and kept together, on the loop's runs
 
     def build_ahead(self, samples: Iterable[Sample]) -> None:
         """Build and pack now the requests the task says are fixed (``fixed_request``), so that the
@@ -208,7 +204,7 @@ class SampleRun:
         began = time.perf_counter()
         self.store.record_error(
             self.exp_id, sample.sample_id, request=request, error=message, attempts=attempts,
-            trajectory=_steps(steps) if steps else None, wait=False,
+            trajectory=stored_steps(steps) if steps else None, wait=False,
             on_done=lambda failure: self._errored(sample.sample_id, said, had_error, failure))
         self.phases.add_store(time.perf_counter() - began)
 
@@ -225,7 +221,7 @@ class SampleRun:
                                            response=prepared.response if prepared else result.output,
                                            latency_s=result.wall_s, prompt_tokens=result.prompt_tokens,
                                            completion_tokens=result.completion_tokens, attempts=result.attempts,
-                                           trajectory=prepared.trajectory if prepared else _steps(result.steps),
+                                           trajectory=prepared.trajectory if prepared else stored_steps(result.steps),
                                            search_text=prepared.search_text if prepared else None, wait=False)
         self.phases.add_store(time.perf_counter() - began)
         return result, ticket
@@ -313,11 +309,12 @@ class SampleRun:
                 await self._finish(sample, request, result, had_error, packed)
             elif self.judges is not None:
                 self._judge_elsewhere(self.judges, sample, request, result, had_error, packed)
-            else:
+            elif not self.batch.add(sample, request, result, had_error, packed):
                 # A request built ahead is one call's (fixed_request): its answer is kept and judged
                 # once the replies that came back with it have sent their samples' next requests.
                 # Inline, a wave of C replies waited for each other's keeping and judging, and the
-                # endpoint's slots refilled one sample at a time (bench/RESULTS.md, "night").
+                # endpoint's slots refilled one sample at a time (bench/RESULTS.md, "night"). A pure
+                # judge's answers go together (evalui.run.answer_batch); the others in a task each.
                 self._later(self._finish(sample, request, result, had_error, packed))
         except Exception as exc:
             self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
@@ -354,7 +351,7 @@ class SampleRun:
             self._later(self._finish(sample, request, result, had_error, packed))
             return
         kept = result
-        judges.submit((keep_and_judge, (job, kept.output, _steps(kept.steps), request.get("messages"))),
+        judges.submit((keep_and_judge, (job, kept.output, stored_steps(kept.steps), request.get("messages"))),
                       lambda outcome: self._kept_elsewhere(sample, request, kept, had_error, packed, outcome))
 
     def _kept_elsewhere(self, sample: Sample, request: dict, kept: TaskResult, had_error: bool, packed: Packed,
@@ -383,6 +380,7 @@ class SampleRun:
         """Wait for the answers still being kept and judged, here and in the judges' child; a failure
         among them (the store's) is the run's, as a worker's crash is."""
         while True:
+            self.batch.flush()  # not left for a later turn of the loop: the run ends after this
             judges = self.judges
             if judges is not None:
                 await judges.drain()

@@ -83,6 +83,29 @@ class GroupCommit:
             raise error
         return ticket
 
+    def submit_many(self, writes: list[tuple[list[Statement], Done | None]]) -> None:
+        """Queue several writes at once, none waited for: each still commits or fails on its own and
+        has its own ``on_done``, but the writer is woken once for all of them."""
+        if not writes:
+            return
+        if threading.current_thread() is self._thread:
+            for statements, on_done in writes:
+                self.submit(statements, wait=False, on_done=on_done)
+            return
+        with self._cond:
+            if self._closed:
+                raise sqlite3.ProgrammingError("the store is closed")
+            for statements, on_done in writes:
+                write = _Write(statements, on_done, False)
+                self._submitted += 1
+                write.ticket = self._submitted
+                self._queue.append(write)
+                self._queued[write.ticket] = write
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+
     def amend(self, ticket: int, change: Callable[[list[Statement]], list[Statement]], on_done: Done | None) -> bool:
         """Rewrite a write that is still queued (``change`` maps its statements to new ones) and
         add a callback to it; False if the writer has taken it already. The runner folds a

@@ -21,27 +21,23 @@ from typing import Any
 from evalui.config import data_dir
 from evalui.errors import DamagedRun
 from evalui.stats.epochs import split_epoch
-from evalui.store.bulk import BulkSQL
+from evalui.store.answers import AnswerWritesMixin, JudgedAnswer  # noqa: F401  (JudgedAnswer: re-exported)
 from evalui.store.claims import STALE_AFTER_S, ClaimsMixin, owner_alive, process_owner  # noqa: F401
-from evalui.store.counts import COUNT_COLUMNS, stored_tokens
+from evalui.store.counts import COUNT_COLUMNS
 from evalui.store.group_commit import Done, GroupCommit, Statement
 from evalui.store.light import LightReadsMixin, findings_text
 from evalui.store.parts import (
     INSERT_PART,
     PACKED_COLUMNS,
     LostPart,
-    Packed,
     PartCache,
     pack,
-    part_statements,
     rows_references,
-    unpacked,
 )
-from evalui.store.prepared import PreparedVerdict, prepare_verdict
 from evalui.store.protocols import Connection, Row
 from evalui.store.rows import STAGES, Sample, _dumps, _loads  # noqa: F401  (re-exported)
 from evalui.store.schema import MIGRATIONS, SCHEMA  # noqa: F401  (SCHEMA: re-exported)
-from evalui.store.search import CALL, SAMPLE, VERDICT, call_part, index_statement, sample_part
+from evalui.store.search import SAMPLE, index_statement, sample_part
 from evalui.store.sql import (
     database_url,
     first_row,
@@ -58,10 +54,6 @@ from evalui.store.sql import (
 from evalui.store.view import ViewReadsMixin
 
 # A sample's answer and its verdict in one row update (record_judgement folds them when it can).
-_ANSWER_AND_VERDICT = BulkSQL(
-    "UPDATE samples SET stage = 'judged', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
-    " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?, error_findings = NULL,"
-    " prediction = ?, correct = ?, verdict = ?, error_type = ?, unscored = ?, findings = ? WHERE exp_id = ? AND sample_id = ?")
 # Read connections kept open between reads (``RunStore.reader``): a PostgreSQL connection costs a
 # round of authentication to open, and a few cover the searches a dashboard runs at once.
 IDLE_READERS = 4
@@ -71,7 +63,7 @@ class RunBusy(ValueError):
     """The run is being executed by a live process: it cannot be deleted or started twice."""
 
 
-class RunStore(ClaimsMixin, LightReadsMixin, ViewReadsMixin):
+class RunStore(AnswerWritesMixin, ClaimsMixin, LightReadsMixin, ViewReadsMixin):
     """Thread-safe access to one store; a write is committed when it returns (or, with
     ``wait=False``, before its ``on_done`` runs).
 
@@ -332,93 +324,6 @@ class RunStore(ClaimsMixin, LightReadsMixin, ViewReadsMixin):
             # A judged sample's findings are in its verdict (evalui.run.findings.stored_findings).
             findings=_loads(row["error_findings"]) if row["stage"] != "judged" else None,
         )
-
-    def record_rollout(self, exp_id: str, sample_id: str, *, request, response, latency_s: float,
-                       prompt_tokens: int, completion_tokens: int, attempts: int, trajectory: list | Packed | None = None,
-                       wait: bool = True, on_done: Done | None = None, search_text: str | None = None) -> int:
-        """Keep the answer (stage rollout). Returns the write's ticket, for ``record_judgement(after=)``.
-        ``request``, ``response`` and ``trajectory`` may be packed ahead (evalui.store.parts.Packed);
-        ``search_text``: the answer's search document, when it was made with them
-        (evalui.store.prepared)."""
-        (request_text, response_text, trajectory_text), parts = self._pack(request, response, trajectory)
-        if search_text is None:
-            search_text = call_part(unpacked(request), response, trajectory, None)
-        return self._writer.submit([(
-            "UPDATE samples SET stage = 'rollout', request = ?, response = ?, latency_s = ?, prompt_tokens = ?,"
-            " completion_tokens = ?, attempts = attempts + ?, error = NULL, trajectory = ?, updated_at = ?,"
-            " findings = NULL, error_findings = NULL WHERE exp_id = ? AND sample_id = ?",
-            (request_text, response_text, latency_s, stored_tokens(prompt_tokens), stored_tokens(completion_tokens),
-             attempts, trajectory_text, time.time(), exp_id, sample_id)), *parts,
-            index_statement(self.dialect, exp_id, sample_id, CALL, search_text)],
-            wait=wait, on_done=on_done)
-
-    def record_error(self, exp_id: str, sample_id: str, *, request, error: str, attempts: int,
-                     trajectory: list | None = None, wait: bool = True, on_done: Done | None = None) -> None:
-        """The call failed for good: back to init (a resume starts it again), with what it did kept."""
-        (request_text, trajectory_text), parts = self._pack(request, trajectory)
-        self._writer.submit([(
-            "UPDATE samples SET stage = 'init', request = ?, error = ?, attempts = attempts + ?, trajectory = ?,"
-            " updated_at = ?, findings = NULL, error_findings = NULL WHERE exp_id = ? AND sample_id = ?",
-            (request_text, error, attempts, trajectory_text, time.time(), exp_id, sample_id)), *parts,
-            index_statement(self.dialect, exp_id, sample_id, CALL, call_part(unpacked(request), None, trajectory, error))],
-            wait=wait, on_done=on_done)
-
-    def _pack(self, *values: object) -> tuple[list[str | None], list[Statement]]:
-        """Column texts of ``values`` with their large parts stored apart (evalui.store.parts),
-        and the statements that store those parts; a value packed ahead is taken as it was packed."""
-        texts: list[str | None] = []
-        parts: dict[str, str] = {}
-        for value in values:
-            text, found = (value.text, value.parts) if isinstance(value, Packed) else pack(value)
-            texts.append(text)
-            parts.update(found)
-        self._parts.remember(parts)
-        return texts, part_statements(parts)
-
-    def record_judgement(self, exp_id: str, sample_id: str, *, prediction, correct: bool, verdict: dict,
-                         wait: bool = True, on_done: Done | None = None, after: int | None = None) -> None:
-        """Judge one sample. The last verdict marks the run finished in the same transaction, so a
-        crash between it and the summary cannot leave a complete run looking unfinished.
-
-        ``after``: the ticket of this sample's ``record_rollout(wait=False)``; while that write is
-        still queued, the verdict is folded into it (one row update instead of two)."""
-        self.record_prepared_judgement(exp_id, sample_id, prepare_verdict(prediction, correct, verdict), wait=wait,
-                                       on_done=on_done, after=after)
-
-    def record_prepared_judgement(self, exp_id: str, sample_id: str, prepared: PreparedVerdict, *, wait: bool = True,
-                                  on_done: Done | None = None, after: int | None = None) -> None:
-        """``record_judgement`` of a verdict made ready for the store elsewhere (evalui.store.prepared)."""
-        now = time.time()
-        verdict_values = prepared.values
-        # IN, not !=: two seeks on the (exp_id, stage) index instead of a scan of the judged rows.
-        # Keyed: once per group of writes, after the others.
-        # finished_by: the worker whose verdict was the last one writes the summary and exports.
-        finish = ("UPDATE experiments SET status = 'finished', finished_by = ?, updated_at = ? WHERE exp_id = ?"
-                  " AND status != 'finished' AND NOT EXISTS"
-                  " (SELECT 1 FROM samples WHERE exp_id = ? AND stage IN ('init', 'rollout'))",
-                  (self._joined.get(exp_id) or process_owner(), now, exp_id, exp_id), ("finished", exp_id))
-
-        indexed = index_statement(self.dialect, exp_id, sample_id, VERDICT, prepared.search_text)
-
-        def fold(statements: list[Statement]) -> list[Statement]:
-            rollout, *parts = statements  # the rollout's update, then its parts and its index
-            params = rollout[1]
-            return [(_ANSWER_AND_VERDICT, (*params[:8], *verdict_values, *params[8:])), *parts, indexed, *checks]
-
-        # PostgreSQL: two workers judging the last two samples at once would each see the other's
-        # as unfinished. Locking the run's row first orders them: the second one's check runs after
-        # the first commits, and sees every verdict. (SQLite writers are serialised already.)
-        checks = [("UPDATE experiments SET updated_at = ? WHERE exp_id = ?", (now, exp_id), ("lock", exp_id)),
-                  finish] if self.dialect == "postgresql" else [finish]
-        if after and not wait and self._writer.amend(after, fold, on_done):
-            return
-        self._writer.submit([
-            ("UPDATE samples SET stage = 'judged', prediction = ?, correct = ?, verdict = ?, error_type = ?,"
-             " unscored = ?, findings = ?, updated_at = ? WHERE exp_id = ? AND sample_id = ?",
-             (*verdict_values, now, exp_id, sample_id)),
-            indexed,
-            *checks,
-        ], wait=wait, on_done=on_done)
 
     def record_findings(self, exp_id: str, verdicts: dict[str, dict], errors: dict[str, list] | None = None) -> None:
         """Write judged samples' verdicts again, now holding their ``findings`` (evalui.run.findings):

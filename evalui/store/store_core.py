@@ -8,12 +8,13 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from evalui.store.group_commit import Done, GroupCommit
+from evalui.store.parts import PartCache
 from evalui.store.protocols import Connection, Row
 from evalui.store.rows import Sample
 
 
 class StoreCore(Protocol):
-    """What RunStore gives the mixins it is made of (evalui.store.claims, evalui.store.light)."""
+    """What RunStore gives the mixins it is made of (evalui.store.answers, claims, light and view)."""
 
     @property
     def dialect(self) -> str: ...
@@ -29,6 +30,9 @@ class StoreCore(Protocol):
 
     @property
     def _joined(self) -> dict[str, str]: ...
+
+    @property
+    def _parts(self) -> PartCache: ...
 
     def flush(self) -> None: ...
 

@@ -11,9 +11,10 @@ import threading
 
 import pytest
 
+from evalui.store.answers import _ANSWER_AND_VERDICT
 from evalui.store.bulk import BulkSQL, bulk_rows, bulk_sql
 from evalui.store.parts import INSERT_PART
-from evalui.store.run_store import _ANSWER_AND_VERDICT, RunStore
+from evalui.store.run_store import RunStore
 from evalui.store.search import _UPSERT_SQLITE, search
 
 TEXTS = ["", "plain", "ünïcödé 数学 🧮", "a 'quoted' \"word\"", "back\\slash \\u0000part:x", "line\nbreak\ttab",
