@@ -37,6 +37,7 @@ class _Run(Protocol):
     store: RunStore
     exp_id: str
     phases: RunPhases
+    failures: list[BaseException]  # the run's: a store that fails under it stops the run with its error
 
     def fail(self, sample: Sample, request: dict | None, error: str, attempts: int, had_error: bool) -> None: ...
 
@@ -83,6 +84,12 @@ class AnswerBatch:
         waiting, self._waiting = self._waiting, []
         if not waiting:
             return
+        try:
+            self._judge_and_keep(waiting)
+        except Exception as exc:  # the store failed under the run (a callback's error would go unseen)
+            self._run.failures.append(exc)
+
+    def _judge_and_keep(self, waiting: list[_Answer]) -> None:
         run = self._run
         answers: list[JudgedAnswer] = []
         kept_for: list[tuple[Sample, dict, bool]] = []
