@@ -141,6 +141,27 @@ def test_one_bad_write_in_a_group_does_not_take_the_others_with_it(tmp_path):
     db.close()
 
 
+def test_writes_handed_over_together_still_commit_and_fail_one_by_one(tmp_path):
+    """submit_many (a run's answers judged together): each write has its own outcome and callback,
+    in order, and a bad one takes no other with it."""
+    db = sqlite3.connect(tmp_path / "m.sqlite", check_same_thread=False)
+    db.execute("CREATE TABLE t (k TEXT PRIMARY KEY)")
+    db.commit()
+    writer = GroupCommit(db, threading.RLock())
+    outcomes: list = []
+    writer.submit_many([([("INSERT INTO t (k) VALUES (?)", (key,))],
+                         lambda error, key=key: outcomes.append((key, type(error).__name__ if error else None)))
+                        for key in ("a", "b", "a", "c")])
+    writer.submit_many([])  # nothing to hand over
+    writer.flush()
+    assert outcomes == [("a", None), ("b", None), ("a", "IntegrityError"), ("c", None)]
+    assert [k for (k,) in db.execute("SELECT k FROM t ORDER BY k")] == ["a", "b", "c"]
+    writer.close()
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        writer.submit_many([([("INSERT INTO t (k) VALUES (?)", ("d",))], None)])
+    db.close()
+
+
 def test_a_callback_that_writes_does_not_deadlock(tmp_path):
     store = RunStore(tmp_path / "s.sqlite")
     _register(store, "e", 2)
