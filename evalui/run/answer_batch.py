@@ -48,6 +48,14 @@ class _Run(Protocol):
                 error: BaseException | None) -> None: ...
 
 
+def with_pure_judge(task: Task, sample: Sample, request: dict,
+                    result: CallResult) -> tuple[TaskResult, JudgeJob | None]:
+    """The answer as a task's result, and the task's pure judge of it (``judge_job``; None when the
+    task has none for this sample). Raises what the task raises: that sample fails alone."""
+    kept = single_reply(result, request.get("messages")) if isinstance(result, ChatReply) else result
+    return kept, task.judge_job(sample, kept.output) if has_judge_jobs(task) else None
+
+
 class AnswerBatch:
     """The answers of one run waiting to be judged and kept; used on the run's event loop only."""
 
@@ -60,12 +68,10 @@ class AnswerBatch:
         """Take the answer to judge and keep with the others of this turn; False when the task has
         no pure judge for it (the caller keeps and judges it itself)."""
         run = self._run
-        task = run.task
-        if not has_judge_jobs(task):
+        if not has_judge_jobs(run.task):
             return False
         try:
-            kept = single_reply(result, request.get("messages")) if isinstance(result, ChatReply) else result
-            job = task.judge_job(sample, kept.output)
+            kept, job = with_pure_judge(run.task, sample, request, result)
         except Exception as exc:  # the task's bug fails this sample alone, as its judge's would
             run.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
             return True

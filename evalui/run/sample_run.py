@@ -22,7 +22,7 @@ from evalui.endpoint.circuit import EndpointCircuit
 from evalui.endpoint.client import Cancelled, ChatReply, EndpointError
 from evalui.endpoint.in_flight import LiveRun, describe
 from evalui.endpoint.limiter import Lease
-from evalui.run.answer_batch import AnswerBatch
+from evalui.run.answer_batch import AnswerBatch, with_pure_judge
 from evalui.run.answer_job import AnswerJobResult, keep_and_judge
 from evalui.run.judge_pool import JudgePool, Outcome, cpus
 from evalui.run.phases import RunPhases
@@ -341,16 +341,13 @@ class SampleRun:
         store gets both when they come back (``_kept_elsewhere``). A task with no job for this
         sample keeps and judges it here."""
         try:
-            if isinstance(result, ChatReply):
-                result = single_reply(result, request.get("messages"))
-            job = self.task.judge_job(sample, result.output) if has_judge_jobs(self.task) else None
+            kept, job = with_pure_judge(self.task, sample, request, result)
         except Exception as exc:
             self.fail(sample, request, f"task_error: {type(exc).__name__}: {exc}", 0, had_error)
             return
         if job is None:
-            self._later(self._finish(sample, request, result, had_error, packed))
+            self._later(self._finish(sample, request, kept, had_error, packed))
             return
-        kept = result
         judges.submit((keep_and_judge, (job, kept.output, stored_steps(kept.steps), request.get("messages"))),
                       lambda outcome: self._kept_elsewhere(sample, request, kept, had_error, packed, outcome))
 
