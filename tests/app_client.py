@@ -13,8 +13,13 @@ from gradio_client import Client
 
 from evalui.endpoint.tls import shared_tls_context
 
+# gradio_client's requests (its config read first) wait httpx's default 5 s for an answer; a loaded CI
+# machine has taken longer to serve an app's config, so a test's client waits longer.
+CLIENT_TIMEOUT_S = 60.0
+
 
 def app_client(src: str, **kwargs) -> Client:
+    kwargs.setdefault("httpx_kwargs", {"timeout": CLIENT_TIMEOUT_S})
     return Client(src, ssl_verify=shared_tls_context(), **kwargs)
 
 
